@@ -1,0 +1,67 @@
+"""Benchmark: cached vs uncached greedy decoding (30 output tokens) and run_with_cache vs a plain forward.
+
+    python bench/decoding.py [--checkpoint checkpoints/en-de] [--repeats 15]
+
+Uses the checkpoint's architecture and weights when the folder exists (else the same
+architecture with random weights). Prints medians of interleaved runs in one process.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import torch
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench.common import interleaved  # noqa: E402
+from model.checkpoint import load_checkpoint, load_config  # noqa: E402
+from model.config import ModelConfig  # noqa: E402
+from model.decoding import greedy  # noqa: E402
+from model.hooks import run_with_cache  # noqa: E402
+from model.transformer import Transformer  # noqa: E402
+
+STEPS = 30
+
+
+def main() -> None:
+    p = argparse.ArgumentParser()
+    p.add_argument("--checkpoint", default="checkpoints/en-de")
+    p.add_argument("--repeats", type=int, default=15)
+    p.add_argument("--threads", type=int, default=2)
+    args = p.parse_args()
+    torch.set_num_threads(args.threads)
+    path = Path(args.checkpoint)
+    if (path / "model.safetensors").is_file():
+        model, _, _ = load_checkpoint(path)
+        what = f"{path} (trained weights)"
+    else:
+        cfg = load_config(path)[0] if (path / "config.json").is_file() else ModelConfig(
+            vocab_size=8000, d_model=256, n_heads=4, d_ff=512, n_encoder_layers=3, n_decoder_layers=3)
+        torch.manual_seed(0)
+        model, what = Transformer(cfg).eval(), "random weights, en-de architecture"
+    cfg = model.cfg
+    # A 15-token source; min_len forbids an early EOS so that every run decodes exactly STEPS tokens.
+    src = torch.randint(4, cfg.vocab_size, (1, 15), generator=torch.Generator().manual_seed(0))
+    out, _ = greedy(model, src, STEPS, trace_top_k=0, min_len=STEPS)
+    assert len(out[0]) == STEPS, len(out[0])
+    tgt = torch.tensor([[cfg.bos_id] + out[0]])
+    with torch.inference_mode():
+        t = interleaved({
+            "cached": lambda: greedy(model, src, STEPS, use_cache=True, trace_top_k=0, min_len=STEPS),
+            "uncached": lambda: greedy(model, src, STEPS, use_cache=False, trace_top_k=0, min_len=STEPS),
+            "forward": lambda: model(src, tgt),
+            "run_with_cache": lambda: run_with_cache(model, src, tgt),
+        }, repeats=args.repeats)
+    print(f"model: {what}; {model.num_parameters() / 1e6:.2f}M parameters; {args.threads} threads; "
+          f"medians of {args.repeats} interleaved runs")
+    print(f"greedy, {STEPS} output tokens: cached {t['cached'] * 1e3:.1f} ms, uncached {t['uncached'] * 1e3:.1f} ms, "
+          f"speedup {t['uncached'] / t['cached']:.2f}x")
+    print(f"teacher-forced pass (15 -> {STEPS + 1} tokens): forward {t['forward'] * 1e3:.2f} ms, "
+          f"run_with_cache {t['run_with_cache'] * 1e3:.2f} ms, overhead {t['run_with_cache'] / t['forward']:.3f}x")
+
+
+if __name__ == "__main__":
+    main()

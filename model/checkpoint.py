@@ -1,0 +1,100 @@
+"""Save and load a checkpoint folder: model.safetensors, config.json, spm.model (+ metrics.json, train_log.csv).
+
+Loading never unpickles anything and names the file at fault when something is wrong.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import torch
+from safetensors import SafetensorError
+from safetensors.torch import load_file, save_file
+
+from model.config import ModelConfig
+from model.tokenizer import Tokenizer
+from model.transformer import Transformer
+
+WEIGHTS, CONFIG, SPM, METRICS, TRAIN_LOG = "model.safetensors", "config.json", "spm.model", "metrics.json", "train_log.csv"
+
+
+class CheckpointError(ValueError):
+    """A checkpoint folder is missing a file or holds a broken or mismatched one."""
+
+
+def save_checkpoint(
+    folder: str | Path,
+    model: Transformer,
+    tokenizer: Tokenizer,
+    training: dict[str, Any] | None = None,
+    dtype: torch.dtype = torch.float32,
+) -> None:
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    # The embedding is also the output projection: stored once, under its own name.
+    state = {k: v.detach().to(dtype).contiguous() for k, v in model.state_dict().items()}
+    save_file(state, str(folder / WEIGHTS), metadata={"format": "pt"})
+    (folder / CONFIG).write_text(json.dumps({"model": model.cfg.to_dict(), "training": training or {}}, indent=2) + "\n")
+    tokenizer.save(folder / SPM)
+
+
+def read_json(path: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise CheckpointError(f"{path}: file not found") from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise CheckpointError(f"{path}: not valid JSON ({e})") from None
+    if not isinstance(data, dict):
+        raise CheckpointError(f"{path}: expected a JSON object")
+    return data
+
+
+def load_config(folder: Path) -> tuple[ModelConfig, dict[str, Any]]:
+    data = read_json(folder / CONFIG)
+    try:
+        return ModelConfig.from_dict(data["model"]), data.get("training", {})
+    except (KeyError, TypeError, ValueError) as e:
+        raise CheckpointError(f"{folder / CONFIG}: bad model config ({e})") from None
+
+
+def load_checkpoint(folder: str | Path, dtype: torch.dtype = torch.float32) -> tuple[Transformer, Tokenizer, dict[str, Any]]:
+    """-> (model in eval mode, tokenizer, config.json's 'training' dict)."""
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise CheckpointError(f"{folder}: checkpoint folder not found")
+    cfg, training = load_config(folder)
+    try:
+        tokenizer = Tokenizer.load(folder / SPM)
+    except ValueError as e:
+        raise CheckpointError(str(e)) from None
+    if tokenizer.vocab_size != cfg.vocab_size:
+        raise CheckpointError(
+            f"{folder / SPM}: vocabulary of {tokenizer.vocab_size} pieces, but {folder / CONFIG} says {cfg.vocab_size}"
+        )
+    path = folder / WEIGHTS
+    if not path.is_file():
+        raise CheckpointError(f"{path}: file not found")
+    try:
+        state = load_file(str(path))
+    except (SafetensorError, OSError, ValueError) as e:
+        raise CheckpointError(f"{path}: not a readable safetensors file ({e})") from None
+    model = Transformer(cfg)
+    expected = model.state_dict()
+    missing, unexpected = set(expected) - set(state), set(state) - set(expected)
+    if missing or unexpected:
+        raise CheckpointError(
+            f"{path}: tensors do not match {folder / CONFIG} (missing {sorted(missing)[:5]}, unexpected {sorted(unexpected)[:5]})"
+        )
+    for name, t in state.items():
+        if t.shape != expected[name].shape:
+            raise CheckpointError(
+                f"{path}: {name} has shape {tuple(t.shape)}, config implies {tuple(expected[name].shape)}"
+            )
+        if not torch.isfinite(t).all():
+            raise CheckpointError(f"{path}: {name} holds NaN or infinite values")
+    model.load_state_dict({k: v.float() for k, v in state.items()})
+    model.to(dtype).eval()
+    return model, tokenizer, training

@@ -1,0 +1,75 @@
+"""Score a checkpoint with sacreBLEU (cased, detokenized) and write the result into its metrics.json.
+
+    python -m model.evaluate --checkpoint checkpoints/en-de --split test_2016_flickr [--beam 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+
+import sacrebleu
+import torch
+
+from model.checkpoint import METRICS, CheckpointError
+from model.data import read_split
+from model.translator import DecodeOptions, load_pretrained
+
+
+def bleu(hyps: list[str], refs: list[str]) -> dict:
+    cased = sacrebleu.metrics.BLEU()
+    lower = sacrebleu.metrics.BLEU(lowercase=True)
+    c = cased.corpus_score(hyps, [refs])
+    lc = lower.corpus_score(hyps, [refs])
+    return {"bleu": round(c.score, 2), "signature": str(cased.get_signature()),
+            "bleu_lowercase": round(lc.score, 2), "signature_lowercase": str(lower.get_signature()),
+            "detail": str(c)}
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--checkpoint", default="en-de", help="folder, or a name under checkpoints/")
+    p.add_argument("--split", default="test_2016_flickr")
+    p.add_argument("--data-dir", default=None)
+    p.add_argument("--beam", type=int, default=0, help="beam size; 0 or 1 = greedy")
+    p.add_argument("--length-penalty", type=float, default=0.6)
+    p.add_argument("--limit", type=int, default=0, help="score only the first N sentences")
+    p.add_argument("--no-write", action="store_true", help="do not update metrics.json")
+    p.add_argument("--threads", type=int, default=2)
+    args = p.parse_args(argv)
+    torch.set_num_threads(args.threads)
+    try:
+        tr = load_pretrained(args.checkpoint)
+        src, refs = read_split(args.data_dir, args.split)
+    except (CheckpointError, FileNotFoundError, ValueError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    if args.limit:
+        src, refs = src[: args.limit], refs[: args.limit]
+    beam = args.beam if args.beam > 1 else 0
+    opts = DecodeOptions("beam", beam_size=beam, length_penalty=args.length_penalty) if beam else DecodeOptions()
+    t0 = time.time()
+    hyps = tr.translate_batch(src, opts)
+    secs = time.time() - t0
+    res = bleu(hyps, refs)
+    key = f"{args.split}.{'beam' + str(beam) if beam else 'greedy'}" + (f".first{args.limit}" if args.limit else "")
+    res.update(sentences=len(src), seconds=round(secs, 1),
+               decoding="greedy" if not beam else f"beam {beam}, length penalty {args.length_penalty}")
+    print(f"{key}: BLEU {res['bleu']} (lowercased {res['bleu_lowercase']}) on {len(src)} sentences in {secs:.0f} s")
+    print(f"signature: {res['signature']}")
+    print(res["detail"])
+    if not args.no_write:
+        from model.translator import resolve
+
+        path = resolve(args.checkpoint) / METRICS
+        metrics = json.loads(path.read_text()) if path.is_file() else {}
+        metrics.setdefault("bleu", {})[key] = {k: v for k, v in res.items() if k != "detail"}
+        path.write_text(json.dumps(metrics, indent=2) + "\n")
+        print(f"wrote {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

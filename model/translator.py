@@ -1,0 +1,190 @@
+"""load_pretrained(name) -> Translator, with translate() for text and analyze() for the explorer."""
+
+from __future__ import annotations
+
+import json
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from model.checkpoint import METRICS, CheckpointError, load_checkpoint
+from model.data import pad_batch
+from model.decoding import DecodeTrace, beam_search, greedy, sample
+from model.hooks import ablate, capture
+from model.tokenizer import Tokenizer
+from model.transformer import Transformer
+
+CHECKPOINTS = Path(__file__).resolve().parent.parent / "checkpoints"
+METHODS = ("greedy", "beam", "sample")
+
+
+@dataclass
+class DecodeOptions:
+    method: str = "greedy"  # greedy | beam | sample
+    beam_size: int = 5
+    length_penalty: float = 0.6  # GNMT alpha; 0 = none
+    temperature: float = 1.0
+    top_k: int = 0  # 0 = off
+    top_p: float = 1.0
+    seed: int | None = 0
+    max_len: int | None = None  # None: 2 x source length + 10
+
+    def check(self) -> None:
+        if self.method not in METHODS:
+            raise ValueError(f"method must be one of {METHODS}, not {self.method!r}")
+        if self.beam_size < 1:
+            raise ValueError(f"beam size must be at least 1, got {self.beam_size}")
+        if not self.temperature > 0:
+            raise ValueError(f"temperature must be > 0, got {self.temperature}")
+        if not 0 < self.top_p <= 1:
+            raise ValueError(f"top-p must be in (0, 1], got {self.top_p}")
+        if self.top_k < 0:
+            raise ValueError(f"top-k must be >= 0 (0 = off), got {self.top_k}")
+
+
+@dataclass
+class Analysis:
+    """Everything one request shows: tokens, the capture cache of one teacher-forced pass, the decode trace."""
+
+    text: str
+    translation: str
+    src_ids: list[int]  # source ids incl. EOS
+    tgt_ids: list[int]  # decoder input: BOS + output ids
+    out_ids: list[int]  # what the decoder produced at each position: output ids + EOS
+    src_tokens: list[str]  # pieces of src_ids
+    tgt_tokens: list[str]  # pieces of tgt_ids (the decoder's queries)
+    out_tokens: list[str]  # pieces of out_ids
+    cache: dict[str, torch.Tensor]  # DESIGN.md names -> tensors with batch dim 1
+    trace: DecodeTrace
+    options: DecodeOptions
+    ablated: list[tuple[str, int]] = field(default_factory=list)
+
+
+class Translator:
+    def __init__(self, model: Transformer, tokenizer: Tokenizer, name: str = "", metrics: dict | None = None,
+                 training: dict | None = None) -> None:
+        self.model = model.eval()
+        self.tokenizer = tokenizer
+        self.name = name
+        self.metrics = metrics or {}
+        self.training = training or {}
+
+    @property
+    def cfg(self):
+        return self.model.cfg
+
+    # -- text <-> ids ------------------------------------------------------------------
+    def _src_ids(self, text: str) -> list[int]:
+        ids = self.tokenizer.encode(" ".join(text.split()))  # the model saw single spaces only
+        ids = ids[: self.cfg.max_len - 1]  # leave room for EOS
+        return ids + [self.cfg.eos_id]
+
+    def _max_len(self, n_src: int, opts: DecodeOptions) -> int:
+        limit = self.cfg.max_len - 1
+        return min(opts.max_len or 2 * n_src + 10, limit)
+
+    # -- decoding ----------------------------------------------------------------------
+    @torch.inference_mode()
+    def _decode(self, src_ids: list[int], opts: DecodeOptions) -> tuple[list[int], DecodeTrace]:
+        src = torch.tensor([src_ids])  # (1, S)
+        n = self._max_len(len(src_ids), opts)
+        if opts.method == "beam":
+            return beam_search(self.model, src, opts.beam_size, n, opts.length_penalty)
+        if opts.method == "sample":
+            return sample(self.model, src, n, opts.temperature, opts.top_k, opts.top_p, opts.seed)
+        out, traces = greedy(self.model, src, n)
+        return out[0], traces[0]
+
+    def translate(self, text: str, opts: DecodeOptions | None = None) -> str:
+        opts = opts or DecodeOptions()
+        opts.check()
+        if not text.strip():
+            return ""
+        out, _ = self._decode(self._src_ids(text), opts)
+        return self.tokenizer.decode(out)
+
+    @torch.inference_mode()
+    def translate_batch(self, texts: list[str], opts: DecodeOptions | None = None, batch_size: int = 64) -> list[str]:
+        """Many sentences, same order; greedy runs batched (sentences sorted by length), others one by one."""
+        opts = opts or DecodeOptions()
+        opts.check()
+        results = [""] * len(texts)
+        todo = [(i, self._src_ids(t)) for i, t in enumerate(texts) if t.strip()]
+        if opts.method != "greedy":
+            for i, ids in todo:
+                results[i] = self.tokenizer.decode(self._decode(ids, opts)[0])
+            return results
+        todo.sort(key=lambda x: len(x[1]))
+        for k in range(0, len(todo), batch_size):
+            chunk = todo[k : k + batch_size]
+            src = pad_batch([ids for _, ids in chunk], self.cfg.pad_id)  # (B, S)
+            n = self._max_len(src.size(1), opts)
+            outs, _ = greedy(self.model, src, n, trace_top_k=0)
+            for (i, _), out in zip(chunk, outs):
+                results[i] = self.tokenizer.decode(out)
+        return results
+
+    # -- the explorer's request --------------------------------------------------------
+    @torch.inference_mode()
+    def analyze(self, text: str, opts: DecodeOptions | None = None,
+                ablated: list[tuple[str, int]] | None = None) -> Analysis:
+        """Decode, then one teacher-forced pass over (source, output) that captures every hook."""
+        opts = opts or DecodeOptions()
+        opts.check()
+        if not text.strip():
+            raise ValueError("the sentence is empty")
+        ablated = list(ablated or [])
+        src_ids = self._src_ids(text)
+        with ablate(ablated):
+            out, trace = self._decode(src_ids, opts)
+            tgt_ids = [self.cfg.bos_id] + out
+            with capture() as cache:
+                self.model(torch.tensor([src_ids]), torch.tensor([tgt_ids]))
+        tok = self.tokenizer
+        return Analysis(
+            text=text, translation=tok.decode(out), src_ids=src_ids, tgt_ids=tgt_ids, out_ids=out + [self.cfg.eos_id],
+            src_tokens=tok.pieces(src_ids), tgt_tokens=tok.pieces(tgt_ids), out_tokens=tok.pieces(out + [self.cfg.eos_id]),
+            cache=dict(cache), trace=trace, options=opts, ablated=ablated,
+        )
+
+
+_LOADED: dict[Path, Translator] = {}
+_LOCK = threading.Lock()
+
+
+def resolve(name: str | Path) -> Path:
+    """A name under checkpoints/ ("en-de") or a path to a checkpoint folder."""
+    p = Path(name)
+    if p.is_dir():
+        return p.resolve()
+    q = CHECKPOINTS / str(name)
+    if "/" not in str(name) and q.is_dir():
+        return q.resolve()
+    known = sorted(d.name for d in CHECKPOINTS.iterdir() if (d / "config.json").is_file()) if CHECKPOINTS.is_dir() else []
+    raise CheckpointError(f"no checkpoint {str(name)!r}: not a folder, and not one of {known}")
+
+
+def available() -> list[str]:
+    if not CHECKPOINTS.is_dir():
+        return []
+    return sorted(d.name for d in CHECKPOINTS.iterdir() if (d / "model.safetensors").is_file())
+
+
+def load_pretrained(name: str | Path = "en-de") -> Translator:
+    """Load (once per process) a checkpoint folder into a Translator. Safe to share across threads."""
+    path = resolve(name)
+    with _LOCK:
+        if path not in _LOADED:
+            model, tok, training = load_checkpoint(path)
+            metrics_path = path / METRICS
+            metrics: dict[str, Any] = {}
+            if metrics_path.is_file():
+                try:
+                    metrics = json.loads(metrics_path.read_text())
+                except json.JSONDecodeError as e:
+                    raise CheckpointError(f"{metrics_path}: not valid JSON ({e})") from None
+            _LOADED[path] = Translator(model, tok, path.name, metrics, training)
+        return _LOADED[path]
