@@ -61,6 +61,16 @@ class Analysis:
     trace: DecodeTrace
     options: DecodeOptions
     ablated: list[tuple[str, int]] = field(default_factory=list)
+    # model-level context the views need, shared read-only (not per request): PE table (max_len, D),
+    # the tied embedding / output projection (V, D), and the vocabulary as a list of pieces
+    pe_table: torch.Tensor | None = None
+    unembed: torch.Tensor | None = None
+    vocab: list[str] = field(default_factory=list)
+    lens_layers: torch.Tensor | None = None  # (L, T, D) each decoder layer's output, ready for the projection
+    blocked_ids: tuple[int, ...] = ()  # ids decoding never produces (pad, bos)
+
+    def id_to_piece(self, i: int) -> str:
+        return self.vocab[int(i)]
 
 
 class Translator:
@@ -71,6 +81,7 @@ class Translator:
         self.name = name
         self.metrics = metrics or {}
         self.training = training or {}
+        self.vocab = [tokenizer.id_to_piece(i) for i in range(tokenizer.vocab_size)]
 
     @property
     def cfg(self):
@@ -123,8 +134,9 @@ class Translator:
             src = pad_batch([ids for _, ids in chunk], self.cfg.pad_id)  # (B, S)
             n = self._max_len(src.size(1), opts)
             outs, _ = greedy(self.model, src, n, trace_top_k=0)
-            for (i, _), out in zip(chunk, outs):
-                results[i] = self.tokenizer.decode(out)
+            for (i, ids), out in zip(chunk, outs):
+                # each sentence keeps its own length limit, so a batch gives what one-by-one gives
+                results[i] = self.tokenizer.decode(out[: self._max_len(len(ids), opts)])
         return results
 
     # -- the explorer's request --------------------------------------------------------
@@ -144,10 +156,15 @@ class Translator:
             with capture() as cache:
                 self.model(torch.tensor([src_ids]), torch.tensor([tgt_ids]))
         tok = self.tokenizer
+        lens = torch.stack([cache[f"decoder.layers.{i}.out"][0] for i in range(self.cfg.n_decoder_layers)])  # (L, T, D)
+        if self.cfg.norm_first:
+            lens = self.model.decoder.norm(lens)  # pre-LN: the final LayerNorm comes before the projection
         return Analysis(
             text=text, translation=tok.decode(out), src_ids=src_ids, tgt_ids=tgt_ids, out_ids=out + [self.cfg.eos_id],
             src_tokens=tok.pieces(src_ids), tgt_tokens=tok.pieces(tgt_ids), out_tokens=tok.pieces(out + [self.cfg.eos_id]),
             cache=dict(cache), trace=trace, options=opts, ablated=ablated,
+            pe_table=self.model.positional.table.detach(), unembed=self.model.embedding.weight.detach(),
+            vocab=self.vocab, lens_layers=lens, blocked_ids=(self.cfg.pad_id, self.cfg.bos_id),
         )
 
 

@@ -1,0 +1,175 @@
+"""Checkpoint folders: a briefly trained tiny model round-trips; broken files are refused by name."""
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+
+from model.checkpoint import CONFIG, SPM, WEIGHTS, CheckpointError, load_checkpoint
+from model.data import DEFAULT_DATA_DIR, read_split
+from model.toy import make_pairs
+from model.train import main as train_main
+from model.translator import DecodeOptions, Translator, load_pretrained
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _write_data(folder: Path, n: int = 300) -> None:
+    """A few hundred real Multi30k pairs when ../shared is there, else generated ones."""
+    folder.mkdir()
+    if DEFAULT_DATA_DIR.is_dir():
+        train, val = read_split(None, "train"), read_split(None, "val")
+        train, val = (train[0][:n], train[1][:n]), (val[0][:40], val[1][:40])
+    else:
+        train, val = make_pairs("reverse", n, 1), make_pairs("reverse", 40, 2)
+    for split, (en, de) in (("train", train), ("val", val)):
+        (folder / f"{split}.en").write_text("\n".join(en) + "\n")
+        (folder / f"{split}.de").write_text("\n".join(de) + "\n")
+
+
+@pytest.fixture(scope="module")
+def tiny_ckpt(tmp_path_factory) -> Path:
+    base = tmp_path_factory.mktemp("ckpt")
+    _write_data(base / "data")
+    out = base / "tiny"
+    rc = train_main(["--data-dir", str(base / "data"), "--out", str(out), "--vocab-size", "400", "--d-model", "32",
+                     "--n-heads", "2", "--d-ff", "64", "--layers", "1", "--epochs", "2", "--max-tokens", "600",
+                     "--average", "2", "--threads", "1", "--log-every", "1000", "--max-len", "128"])
+    assert rc == 0
+    return out
+
+
+def test_trained_checkpoint_loads_back_and_translates(tiny_ckpt):
+    for name in (WEIGHTS, CONFIG, SPM, "metrics.json", "train_log.csv"):
+        assert (tiny_ckpt / name).is_file(), name
+    log = (tiny_ckpt / "train_log.csv").read_text().splitlines()
+    assert log[0] == "step,epoch,loss,lr,val_loss" and len(log) >= 3
+    model, tok, training = load_checkpoint(tiny_ckpt)
+    assert training["epochs_run"] == 2 and training["averaged"] == ["epoch_001", "epoch_002"]
+    assert model.num_parameters() == json.loads((tiny_ckpt / "metrics.json").read_text())["parameters"]
+    tr = Translator(model, tok)
+    out = tr.translate("A man is riding a bike.")
+    assert isinstance(out, str)
+    assert tr.translate_batch(["A man is riding a bike.", "", "Two dogs."]) == [out, "", tr.translate("Two dogs.")]
+    a = tr.analyze("A man is riding a bike.", DecodeOptions("beam", beam_size=3))
+    assert a.src_tokens[-1] == "</s>" and a.tgt_tokens[0] == "<s>"
+    assert a.cache["decoder.layers.0.cross_attn.weights"].shape[-2:] == (len(a.tgt_ids), len(a.src_ids))
+
+
+def test_resume_continues_where_it_stopped(tiny_ckpt, tmp_path):
+    out = tmp_path / "resumed"
+    shutil.copytree(tiny_ckpt, out)
+    args = ["--data-dir", str(tiny_ckpt.parent / "data"), "--out", str(out), "--vocab-size", "400", "--d-model", "32",
+            "--n-heads", "2", "--d-ff", "64", "--layers", "1", "--epochs", "3", "--max-tokens", "600", "--average", "2",
+            "--threads", "1", "--log-every", "1000", "--max-len", "128", "--resume"]
+    assert train_main(args) == 0
+    training = json.loads((out / CONFIG).read_text())["training"]
+    assert training["epochs_run"] == 3 and training["averaged"] == ["epoch_002", "epoch_003"]
+    rows = (out / "train_log.csv").read_text().splitlines()[1:]
+    assert [r.split(",")[1] for r in rows if r.split(",")[-1]] == ["1", "2", "3"]  # one validation row per epoch
+
+
+def _broken(tiny_ckpt, tmp_path, name, mutate) -> Path:
+    bad = tmp_path / "bad"
+    shutil.copytree(tiny_ckpt, bad, ignore=shutil.ignore_patterns("work"))
+    mutate(bad / name)
+    return bad
+
+
+def _truncate(p: Path):
+    p.write_bytes(p.read_bytes()[: p.stat().st_size // 2])
+
+
+def _flip_header(p: Path):
+    data = bytearray(p.read_bytes())
+    data[8:40] = b"\xff" * 32  # inside the JSON header
+    p.write_bytes(bytes(data))
+
+
+def _pickle_in_disguise(p: Path):
+    torch.save({"embedding.weight": torch.zeros(3)}, p)  # a pickle file under the safetensors name
+
+
+def _mismatch(p: Path):
+    cfg = json.loads(p.read_text())
+    cfg["model"]["d_model"] = 64
+    p.write_text(json.dumps(cfg))
+
+
+def _unknown_field(p: Path):
+    cfg = json.loads(p.read_text())
+    cfg["model"]["n_experts"] = 8
+    p.write_text(json.dumps(cfg))
+
+
+def _vocab_mismatch(p: Path):
+    cfg = json.loads(p.read_text())
+    cfg["model"]["vocab_size"] += 1
+    p.write_text(json.dumps(cfg))
+
+
+def _nan(p: Path):
+    from safetensors.torch import load_file, save_file
+
+    state = load_file(str(p))
+    state["encoder.layers.0.ffn.w_1.weight"][0, 0] = float("nan")
+    save_file(state, str(p))
+
+
+@pytest.mark.parametrize(
+    "name, mutate, culprit",
+    [
+        (WEIGHTS, _truncate, WEIGHTS),
+        (WEIGHTS, _flip_header, WEIGHTS),
+        (WEIGHTS, _pickle_in_disguise, WEIGHTS),
+        (WEIGHTS, Path.unlink, WEIGHTS),
+        (WEIGHTS, _nan, WEIGHTS),
+        (CONFIG, _mismatch, WEIGHTS),
+        (CONFIG, _vocab_mismatch, SPM),
+        (CONFIG, _unknown_field, CONFIG),
+        (CONFIG, lambda p: p.write_text("{not json"), CONFIG),
+        (CONFIG, Path.unlink, CONFIG),
+        (SPM, _truncate, SPM),
+        (SPM, lambda p: p.write_bytes(b"garbage"), SPM),
+    ],
+    ids=["weights-truncated", "weights-header", "weights-pickle", "weights-missing", "weights-nan",
+         "config-shape-mismatch", "config-vocab-mismatch", "config-unknown-field", "config-bad-json",
+         "config-missing", "spm-truncated", "spm-garbage"],
+)
+def test_broken_checkpoint_is_refused_naming_the_file(tiny_ckpt, tmp_path, name, mutate, culprit):
+    bad = _broken(tiny_ckpt, tmp_path, name, mutate)
+    with pytest.raises(CheckpointError) as err:
+        load_checkpoint(bad)
+    assert str(bad / culprit) in str(err.value)
+
+
+def test_load_pretrained_unknown_name():
+    with pytest.raises(CheckpointError, match="no checkpoint 'nope'"):
+        load_pretrained("nope")
+
+
+def test_translate_cli_keeps_lines_and_order(tiny_ckpt):
+    lines = ["A man is riding a bike.", "", "Two dogs play in the grass.", "   ", "A girl.", ""]
+    proc = subprocess.run(
+        [sys.executable, "-m", "model.translate", "--checkpoint", str(tiny_ckpt), "--threads", "1", "--batch-size", "2"],
+        input="\n".join(lines) + "\n", capture_output=True, text=True, cwd=ROOT, timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout.split("\n")
+    assert out[-1] == "" and len(out) - 1 == len(lines)
+    tr = Translator(*load_checkpoint(tiny_ckpt)[:2])
+    assert out[:-1] == [tr.translate(line) for line in lines]  # same order as one-by-one
+    assert out[1] == out[3] == out[5] == ""
+    bad = subprocess.run([sys.executable, "-m", "model.translate", "--checkpoint", "/no/such/folder"],
+                         input="x\n", capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert bad.returncode == 2 and "/no/such/folder" in bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_missing_data_dir_says_where_to_get_it(tmp_path, capsys):
+    rc = train_main(["--data-dir", str(tmp_path / "none"), "--out", str(tmp_path / "o")])
+    assert rc == 2
+    assert "github.com/multi30k/dataset" in capsys.readouterr().err

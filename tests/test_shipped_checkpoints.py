@@ -1,0 +1,53 @@
+"""The shipped checkpoints: the toy-reverse model really reverses; en-de really translates."""
+
+from pathlib import Path
+
+import pytest
+import torch
+
+from model.checkpoint import load_checkpoint
+from model.toy import make_pairs
+from model.translator import load_pretrained
+
+CKPT = Path(__file__).resolve().parent.parent / "checkpoints"
+TRAIN_SEED = 1234  # the seed model.train used to generate toy-reverse's training pairs
+
+
+def test_toy_reverse_reverses_fresh_sequences():
+    tr = load_pretrained("toy-reverse")
+    seen = set(make_pairs("reverse", 20000, TRAIN_SEED)[0])
+    src, tgt = make_pairs("reverse", 400, 2026)
+    fresh = [(s, t) for s, t in zip(src, tgt) if s not in seen][:100]
+    assert len(fresh) == 100
+    out = tr.translate_batch([s for s, _ in fresh])
+    accuracy = sum(o == t for o, (_, t) in zip(out, fresh)) / len(fresh)
+    assert accuracy >= 0.99, accuracy
+
+
+def test_toy_reverse_cross_attention_is_anti_diagonal():
+    tr = load_pretrained("toy-reverse")
+    a = tr.analyze("a b c d e f g h")
+    n = 8
+    last = tr.cfg.n_decoder_layers - 1
+    w = a.cache[f"decoder.layers.{last}.cross_attn.weights"][0].mean(0)  # (T, S), heads averaged
+    # the query that emits output token i (decoder position i) should look hardest at source token n-1-i
+    hits = sum(int(w[i, :n].argmax()) == n - 1 - i for i in range(n))
+    assert hits >= n - 1, w
+
+
+@pytest.mark.skipif(not (CKPT / "en-de" / "model.safetensors").is_file(), reason="en-de not shipped yet")
+def test_en_de_translates_and_is_small():
+    model, _, _ = load_checkpoint(CKPT / "en-de")
+    assert model.num_parameters() <= 10_000_000
+    out = load_pretrained("en-de").translate("A dog is running in the snow.")
+    assert "Hund" in out and "Schnee" in out, out
+    for f in (CKPT / "en-de").iterdir():
+        if f.is_file():
+            assert f.stat().st_size < 10 * 2**20, f  # a Space stores it without large-file storage
+
+
+def test_shipped_weights_are_finite_and_in_eval_mode():
+    for name in ("toy-reverse",):
+        tr = load_pretrained(name)
+        assert not tr.model.training
+        assert all(torch.isfinite(p).all() for p in tr.model.parameters())

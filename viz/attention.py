@@ -1,0 +1,137 @@
+"""Attention heatmap of one head (or the average), the model view of all layers x heads, head statistics."""
+
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from viz.arrays import KINDS, as_array
+from viz.style import ATTENTION_SCALE, base_layout, token_axis
+from viz.tokens import hover_labels
+
+
+def _hover(query_tokens: list[str], key_tokens: list[str]) -> np.ndarray:
+    q, k = hover_labels(query_tokens), hover_labels(key_tokens)
+    return np.array([[f"query: {qi}<br>key: {kj}" for kj in k] for qi in q], dtype=object)
+
+
+def attention_heatmap(
+    attention,
+    query_tokens: list[str],
+    key_tokens: list[str],
+    head: int | None = None,
+    layer: int = 0,
+    kind: str = "cross",
+) -> go.Figure:
+    """One layer's attention (H, Tq, Tk): one head, or the mean over heads when head is None.
+
+    Rows are queries (the tokens doing the looking), columns are keys (the tokens looked at).
+    """
+    w = as_array(attention)
+    if w.ndim != 3 or w.shape[1:] != (len(query_tokens), len(key_tokens)):
+        raise ValueError(f"attention of shape {w.shape} does not fit {len(query_tokens)} queries x {len(key_tokens)} keys")
+    if head is not None and not 0 <= head < w.shape[0]:
+        raise ValueError(f"head {head} out of range 0..{w.shape[0] - 1}")
+    z = w.mean(0) if head is None else w[head]
+    which = f"mean of {w.shape[0]} heads" if head is None else f"head {head}"
+    fig = go.Figure(go.Heatmap(
+        z=z, x=list(range(len(key_tokens))), y=list(range(len(query_tokens))), zmin=0, zmax=1,
+        colorscale=ATTENTION_SCALE, customdata=_hover(query_tokens, key_tokens),
+        hovertemplate="%{customdata}<br>weight: %{z:.4f}<extra></extra>",
+        colorbar=dict(title=dict(text="weight")),
+    ))
+    q_title = "query: decoder input token" if kind in ("decoder", "cross") else "query: source token"
+    k_title = "key: source token" if kind in ("encoder", "cross") else "key: decoder input token"
+    fig.update_xaxes(**token_axis(key_tokens, k_title), tickangle=-60, side="bottom")
+    fig.update_yaxes(**token_axis(query_tokens, q_title), autorange="reversed")
+    n = max(len(query_tokens), len(key_tokens))
+    size = int(min(900, max(420, 22 * n + 160)))
+    return base_layout(fig, f"{KINDS[kind][2]}, layer {layer}, {which}", height=size, width=size + 120)
+
+
+def model_view(attention_layers, query_tokens: list[str], key_tokens: list[str], kind: str = "cross") -> go.Figure:
+    """All layers x heads (L, H, Tq, Tk) as small multiples on one shared colour scale (0..1)."""
+    w = as_array(attention_layers)
+    if w.ndim != 4 or w.shape[2:] != (len(query_tokens), len(key_tokens)):
+        raise ValueError(f"attention of shape {w.shape} does not fit {len(query_tokens)} x {len(key_tokens)} tokens")
+    n_l, n_h = w.shape[:2]
+    fig = make_subplots(rows=n_l, cols=n_h, horizontal_spacing=0.02, vertical_spacing=0.04,
+                        subplot_titles=[f"layer {layer} · head {h}" for layer in range(n_l) for h in range(n_h)])
+    hover = _hover(query_tokens, key_tokens)
+    for layer in range(n_l):
+        for h in range(n_h):
+            fig.add_trace(go.Heatmap(
+                z=w[layer, h], coloraxis="coloraxis", customdata=hover,
+                x=list(range(len(key_tokens))), y=list(range(len(query_tokens))),
+                hovertemplate=f"layer {layer}, head {h}<br>" + "%{customdata}<br>weight: %{z:.4f}<extra></extra>",
+            ), row=layer + 1, col=h + 1)
+    small = 7 if max(len(query_tokens), len(key_tokens)) > 24 else 9
+    for layer in range(n_l):
+        for h in range(n_h):
+            xa = token_axis(key_tokens, "key" if layer == n_l - 1 else "", small)
+            ya = token_axis(query_tokens, "query" if h == 0 else "", small)
+            if layer != n_l - 1:
+                xa["showticklabels"] = False
+            if h != 0:
+                ya["showticklabels"] = False
+            fig.update_xaxes(**xa, tickangle=-90, row=layer + 1, col=h + 1)
+            fig.update_yaxes(**ya, autorange="reversed", row=layer + 1, col=h + 1)
+    fig.update_layout(coloraxis=dict(colorscale=ATTENTION_SCALE, cmin=0, cmax=1, colorbar=dict(title=dict(text="weight"))))
+    fig.update_annotations(font_size=11)
+    panel = 210 if max(len(query_tokens), len(key_tokens)) <= 24 else 260
+    return base_layout(fig, f"Model view: {KINDS[kind][2]}<br><sup>rows = layers, columns = heads</sup>",
+                       height=panel * n_l + 160, width=min(1400, panel * n_h + 200))
+
+
+STATS = {  # short panel titles; the app's text explains each
+    "entropy": "entropy (nats; low = focused)",
+    "distance": "mean distance |query − key|",
+    "previous": "weight on previous token",
+    "same": "weight on same position",
+    "first": "weight on first token",
+    "last": "weight on last token (EOS)",
+}
+
+
+def head_statistics(attention_layers) -> dict[str, np.ndarray]:
+    """Per (layer, head), averaged over query positions: entropy, distance, previous, same, first, last."""
+    w = as_array(attention_layers)  # (L, H, Tq, Tk)
+    _, _, tq, tk = w.shape
+    qi = np.arange(tq)[:, None]
+    kj = np.arange(tk)[None, :]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        plogp = np.where(w > 0, w * np.log(w), 0.0)
+    prev = np.zeros(w.shape[:2])
+    if tq > 1 and tk > 1:
+        rows = np.arange(1, min(tq, tk + 1))
+        prev = w[:, :, rows, rows - 1].mean(-1)
+    diag = np.arange(min(tq, tk))
+    return {
+        "entropy": -plogp.sum(-1).mean(-1),
+        "distance": (w * np.abs(qi - kj)).sum(-1).mean(-1),
+        "previous": prev,
+        "same": w[:, :, diag, diag].sum(-1) / tq,
+        "first": w[:, :, :, 0].mean(-1),
+        "last": w[:, :, :, -1].mean(-1),
+    }
+
+
+def head_statistics_figure(attention_layers, kind: str = "encoder") -> go.Figure:
+    """Six small layer x head grids, one per statistic, each value written in its cell."""
+    stats = head_statistics(attention_layers)
+    n_l, n_h = next(iter(stats.values())).shape
+    fig = make_subplots(rows=2, cols=3, subplot_titles=list(STATS.values()), horizontal_spacing=0.09,
+                        vertical_spacing=0.2)
+    for i, (name, values) in enumerate(stats.items()):
+        r, c = divmod(i, 3)
+        fig.add_trace(go.Heatmap(
+            z=values, x=[f"h{h}" for h in range(n_h)], y=[f"L{layer}" for layer in range(n_l)],
+            colorscale="Viridis", showscale=False, text=np.round(values, 2), texttemplate="%{text}",
+            hovertemplate=f"{name}<br>layer %{{y}}, head %{{x}}<br>value: %{{z:.4f}}<extra></extra>",
+        ), row=r + 1, col=c + 1)
+        fig.update_xaxes(title_text="head", row=r + 1, col=c + 1)
+        fig.update_yaxes(title_text="layer", autorange="reversed", row=r + 1, col=c + 1)
+    fig.update_annotations(font_size=11)
+    return base_layout(fig, f"Head statistics: {KINDS[kind][2]}<br><sup>each value averaged over query positions</sup>",
+                       height=560, width=1100)

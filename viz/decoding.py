@@ -1,0 +1,152 @@
+"""Step-by-step decoding: top-k bars with the choice marked, attention rows, the beam tree, greedy vs beam."""
+
+from __future__ import annotations
+
+import html
+import math
+from typing import Any
+
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from viz.arrays import as_array
+from viz.style import ATTENTION_SCALE, base_layout, token_axis
+from viz.tokens import hover_labels, readable
+
+
+def step_view(
+    step: Any,
+    id_to_piece,
+    cross_row,
+    self_row,
+    src_tokens: list[str],
+    prefix_tokens: list[str],
+    layer: int,
+    head: int | None,
+) -> go.Figure:
+    """Decoding step t: top-k next tokens (chosen one marked), and the attention row that produced them.
+
+    step: a StepChoice (top_ids, top_probs, chosen, chosen_prob, step, prefix);
+    id_to_piece: callable id -> piece; cross_row (S,) and self_row (t+1,) are the attention weights of
+    the query at decoder position t over source tokens and over BOS + prefix.
+    """
+    labels = [readable(id_to_piece(i)) for i in step.top_ids]
+    which = "mean of heads" if head is None else f"head {head}"
+    colours = ["#d62728" if i == step.chosen else "#1f77b4" for i in step.top_ids]
+    fig = make_subplots(rows=3, cols=1, row_heights=[0.44, 0.28, 0.28], vertical_spacing=0.2, subplot_titles=[
+        f"step {step.step}: the {len(labels)} most likely next tokens (red = chosen)",
+        f"cross-attention of this step's query over the source (layer {layer}, {which})",
+        "decoder self-attention of this step's query over the prefix",
+    ])
+    fig.add_trace(go.Bar(x=list(range(len(labels))), y=step.top_probs, marker_color=colours,
+                         text=[f"{p:.3f}" for p in step.top_probs], textposition="outside",
+                         customdata=[html.escape(s, quote=False) for s in labels],
+                         hovertemplate="%{customdata}<br>p = %{y:.4f}<extra></extra>", showlegend=False), row=1, col=1)
+    fig.update_xaxes(tickmode="array", tickvals=list(range(len(labels))),
+                     ticktext=[html.escape(s, quote=False) for s in labels], row=1, col=1)
+    fig.update_yaxes(title_text="probability", range=[0, 1], row=1, col=1)
+    for r, row, toks in ((2, cross_row, src_tokens), (3, self_row, prefix_tokens)):
+        w = as_array(row)
+        fig.add_trace(go.Heatmap(z=w[None, :], x=list(range(len(toks))), zmin=0, zmax=1, colorscale=ATTENTION_SCALE,
+                                 showscale=r == 2, customdata=[hover_labels(toks)],
+                                 colorbar=dict(title=dict(text="weight"), len=0.5, y=0.3),
+                                 hovertemplate="key: %{customdata}<br>weight: %{z:.4f}<extra></extra>"), row=r, col=1)
+        fig.update_xaxes(**token_axis(toks, ""), tickangle=-45, row=r, col=1)
+        fig.update_yaxes(showticklabels=False, row=r, col=1)
+    prefix = " ".join(readable(p) for p in prefix_tokens)
+    chosen = html.escape(readable(id_to_piece(step.chosen)), quote=False)
+    title = f"Decoding step {step.step}: after “{html.escape(prefix, quote=False)}” → {chosen}"
+    return base_layout(fig, title, height=760)
+
+
+def beam_tree(trace: Any, id_to_piece, max_steps: int | None = None) -> go.Figure:
+    """Every beam step's candidates as nodes (x = step, y = rank), edges to their parent hypothesis.
+
+    Kept hypotheses are solid, pruned candidates faded, finished (EOS) ones square, and the winner's
+    path drawn in red. Edge hover: token and its log-probability.
+    """
+    steps = trace.beam_steps[: max_steps or len(trace.beam_steps)]
+    node_x, node_y, node_text, node_hover, node_colour, node_symbol = [], [], [], [], [], []
+    edge_x, edge_y = [], []
+    position = {}  # (step, candidate index) -> (x, y)
+    for s, st in enumerate(steps):
+        for ci, c in enumerate(st.candidates):
+            x, y = s + 1, -ci
+            position[(s, ci)] = (x, y)
+            if s == 0:
+                px, py = 0, 0
+            else:
+                px, py = position[(s - 1, steps[s - 1].beams[c.parent])]
+            edge_x += [px, x, None]
+            edge_y += [py, y, None]
+            label = readable(id_to_piece(c.token))
+            node_x.append(x)
+            node_y.append(y)
+            node_text.append(html.escape(label, quote=False))
+            node_hover.append(f"step {s}: {html.escape(label, quote=False)}<br>log p(token) = {c.token_logprob:.3f}"
+                              f"<br>score (sum of log p) = {c.score:.3f}<br>"
+                              + ("finished (EOS)" if c.finished else "kept" if c.kept else "pruned"))
+            node_colour.append("#2ca02c" if c.finished else "#1f77b4" if c.kept else "#c7c7c7")
+            node_symbol.append("square" if c.finished else "circle")
+    win_x, win_y = _winner_path(steps, trace)
+    fig = go.Figure()
+    fig.add_trace(go.Scatter(x=edge_x, y=edge_y, mode="lines", line=dict(color="#bbbbbb", width=1),
+                             hoverinfo="skip", name="extension"))
+    fig.add_trace(go.Scatter(x=win_x, y=win_y, mode="lines", line=dict(color="#d62728", width=3), hoverinfo="skip",
+                             name="best hypothesis"))
+    fig.add_trace(go.Scatter(x=[0], y=[0], mode="markers+text", text=["[BOS]"], textposition="middle left",
+                             marker=dict(size=12, color="#444"), hovertext=["start"], hoverinfo="text", name="start"))
+    fig.add_trace(go.Scatter(x=node_x, y=node_y, mode="markers+text", text=node_text, textposition="top center",
+                             textfont=dict(size=10), marker=dict(size=10, color=node_colour, symbol=node_symbol),
+                             hovertext=node_hover, hoverinfo="text", name="candidates (blue kept, grey pruned, green EOS)"))
+    fig.update_xaxes(title_text="decoding step", dtick=1, range=[-0.8, len(steps) + 0.5])
+    fig.update_yaxes(title_text="candidate rank at that step (0 = best)", showticklabels=False)
+    fig.update_layout(legend=dict(orientation="h", y=-0.15))
+    width = max(700, 90 * (len(steps) + 1))
+    return base_layout(fig, f"Beam search tree (beam size {len(steps[0].beams) if steps else 0}): "
+                            "every candidate considered, the winner in red", height=560, width=min(width, 2400))
+
+
+def _winner_path(steps, trace) -> tuple[list[float], list[float]]:
+    """Follow the winning hypothesis back through parents: its nodes' positions, from BOS on."""
+    if not trace.hypotheses or not steps:
+        return [], []
+    best = trace.hypotheses[0]
+    target = best.tokens + ([None] if best.finished else [])
+    # find the last node of the winner: at step len(target)-1, a candidate whose path spells the tokens
+    end = len(target) - 1
+    if end >= len(steps):
+        return [], []
+    for ci in range(len(steps[end].candidates)):
+        path = _path_to(steps, end, ci)
+        toks = [steps[s].candidates[i].token for s, i in path]
+        want = best.tokens + ([toks[-1]] if best.finished else [])
+        if toks == want and (not best.finished or steps[end].candidates[ci].finished):
+            return [0] + [s + 1 for s, _ in path], [0] + [-i for _, i in path]
+    return [], []
+
+
+def _path_to(steps, s: int, ci: int) -> list[tuple[int, int]]:
+    path = [(s, ci)]
+    while s > 0:
+        parent = steps[s].candidates[ci].parent
+        s, ci = s - 1, steps[s - 1].beams[parent]
+        path.append((s, ci))
+    return path[::-1]
+
+
+def greedy_vs_beam(greedy_trace: Any, beam_trace: Any, id_to_piece) -> go.Figure:
+    """The two outputs token by token with each token's probability; total log-probability in the legend."""
+    fig = go.Figure()
+    for trace, name, colour in ((greedy_trace, "greedy", "#1f77b4"), (beam_trace, "beam", "#d62728")):
+        toks = [readable(id_to_piece(s.chosen)) for s in trace.steps]
+        probs = [s.chosen_prob for s in trace.steps]
+        total = sum(math.log(max(p, 1e-30)) for p in probs)
+        fig.add_trace(go.Scatter(
+            x=list(range(len(toks))), y=probs, mode="lines+markers+text", name=f"{name} (sum log p = {total:.2f})",
+            text=[html.escape(t, quote=False) for t in toks], textposition="top center", line=dict(color=colour),
+            hovertemplate=f"{name}<br>step %{{x}}: %{{text}}<br>p = %{{y:.4f}}<extra></extra>"))
+    fig.update_xaxes(title_text="output position", dtick=1)
+    fig.update_yaxes(title_text="probability of the chosen token", range=[0, 1.1])
+    fig.update_layout(legend=dict(orientation="h", y=-0.2))
+    return base_layout(fig, "Greedy vs beam search on the same sentence", height=440)
