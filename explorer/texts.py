@@ -1,0 +1,50 @@
+"""The few lines for a learner that open every tab: what is shown, the formula, one thing to try."""
+
+INTRO = """# Attention Explorer
+Type an English sentence. A small Transformer (the encoder-decoder of *Attention Is All You Need*,
+trained here on Multi30k image captions) translates it into German, and every tab below shows one
+step inside it. The model knows the world of short picture descriptions best: people, animals, streets, sports.
+"""
+
+ATTEND = """**What you see:** how much each *query* token looks at each *key* token, for one layer and head.
+Cross-attention rows are the German tokens being produced; columns are the English source pieces.
+**Formula:** Attention(Q, K, V) = softmax(Q Kᵀ / √d_k) V — each row of the heatmap is one softmax and sums to 1.
+**Try:** pick *Cross-attention*, the last layer, *all heads (mean)*: the bright cells pair words with their
+translations (dog → Hund). Then switch to one head at a time: heads specialise."""
+
+STEPS = """**What you see:** decoding one token at a time. At step *t* the decoder has the prefix so far and
+chooses the next token from a probability distribution (bars; red = chosen). Below: where that step's query
+looked in the source (cross-attention) and in its own prefix (masked self-attention).
+**Formula:** greedy takes argmaxₜ p(yₜ | y₍<t₎, x); beam search keeps the *k* best prefixes by Σ log p, scored
+with the length penalty ((5 + |Y|) / 6)^α. **Try:** move the slider; then compare greedy with beam below."""
+
+POSITIONAL = """**What you see:** attention itself ignores word order, so the model adds a vector that depends only
+on the position. **Formula:** PE(pos, 2i) = sin(pos / 10000^(2i/d_model)), PE(pos, 2i+1) = cos(pos / 10000^(2i/d_model)).
+Low dimensions wiggle fast, high ones slowly — like the hands of a clock. **Try:** look at the similarity map:
+PE(p)·PE(q) depends on the distance p − q, which is what makes "the word two to the left" easy to find."""
+
+INSIDE = """**What you see:** the arithmetic of one head for one query token: its query vector q, every key vector k,
+the scores q·k / √d_k (masked keys greyed), the softmax, the value vectors v and the output Σⱼ wⱼ vⱼ.
+**Try:** in decoder self-attention pick an early query: every later key is masked — the decoder cannot
+look into the future."""
+
+EXPERIMENTS = """**Head ablation:** tick heads to switch off (their output is replaced by zeros before W_O) and see
+whether the translation changes. Many heads can go without harm; a few matter a lot.
+**Logit lens:** the decoder's output projection applied after every layer, not only the last: where does
+the right word first appear? **Try:** ablate all cross-attention heads of one layer."""
+
+MODEL = """**What you see:** the configuration and training of the model you picked, its BLEU score with the
+sacreBLEU signature (so the number can be reproduced), the training curves and the learning-rate schedule
+(warm up linearly, then decay as 1/√step — the paper's recipe). Training used **label smoothing 0.1**: the target
+distribution puts 0.9 on the right token and spreads 0.1 over the rest, so the model is never pushed to be
+certain — which hurts the training loss a little and helps BLEU. The toy models reverse or copy letter
+sequences: their attention shows textbook patterns (a clean anti-diagonal) for comparison."""
+
+EXAMPLES = [
+    "A man in an orange hat starring at something.",  # test_2016_flickr
+    "A Boston Terrier is running on lush green grass in front of a white fence.",  # test_2016_flickr
+    "People are fixing the roof of a house.",  # test_2016_flickr
+    "A dog is running in the snow.",
+    "Two children are playing football on the beach.",
+    "The woman with the red umbrella walks past a small café.",
+]

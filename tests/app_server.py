@@ -1,0 +1,28 @@
+"""Start app.py's Blocks in this process on a free port, for gradio_client and browser tests."""
+
+from __future__ import annotations
+
+import socket
+from pathlib import Path
+
+CKPT = Path(__file__).resolve().parent.parent / "checkpoints"
+MODEL = "en-de" if (CKPT / "en-de" / "model.safetensors").is_file() else "toy-reverse"
+SENTENCE = "A dog is running in the snow." if MODEL == "en-de" else "a b c d e"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def launch():
+    """-> (demo, url). The caller closes it with demo.close()."""
+    import app
+    from explorer import limits
+
+    demo = app.build()
+    demo.queue(default_concurrency_limit=limits.CONCURRENCY, max_size=limits.QUEUE_SIZE)
+    port = free_port()
+    demo.launch(server_name="127.0.0.1", server_port=port, prevent_thread_lock=True, quiet=True)
+    return demo, f"http://127.0.0.1:{port}/"

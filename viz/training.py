@@ -1,0 +1,37 @@
+"""Training curves and the learning-rate schedule, for the Model tab."""
+
+from __future__ import annotations
+
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from viz.style import base_layout
+
+
+def training_curves(rows: list[dict[str, str]], name: str = "") -> go.Figure:
+    """rows: train_log.csv as dicts (step, epoch, loss, lr, val_loss); training loss and validation loss by step."""
+    train = [(int(r["step"]), float(r["loss"])) for r in rows if r.get("loss") and not r.get("val_loss")]
+    val = [(int(r["step"]), float(r["val_loss"])) for r in rows if r.get("val_loss")]
+    fig = go.Figure()
+    fig.add_trace(go.Scatter(x=[s for s, _ in train], y=[v for _, v in train], mode="lines",
+                             name="training loss (label-smoothed)",
+                             hovertemplate="step %{x}<br>training loss %{y:.3f}<extra></extra>"))
+    fig.add_trace(go.Scatter(x=[s for s, _ in val], y=[v for _, v in val], mode="lines+markers",
+                             name="validation loss (plain cross-entropy)",
+                             hovertemplate="step %{x}<br>validation loss %{y:.3f}<extra></extra>"))
+    fig.update_xaxes(title_text="training step")
+    fig.update_yaxes(title_text="loss (nats per token)")
+    fig.update_layout(legend=dict(orientation="h", y=1.02, yanchor="bottom", x=0))
+    return base_layout(fig, f"Training curves{': ' + name if name else ''}", height=420)
+
+
+def lr_schedule_figure(steps: list[int], lrs: list[float], warmup: int) -> go.Figure:
+    """The learning rate the training used at each step (computed by model.train.lr_at)."""
+    fig = make_subplots()
+    fig.add_trace(go.Scatter(x=steps, y=lrs, mode="lines", name="learning rate",
+                             hovertemplate="step %{x}<br>lr %{y:.2e}<extra></extra>"))
+    fig.add_vline(x=warmup, line_dash="dot", annotation_text=f"end of warm-up (step {warmup})")
+    fig.update_xaxes(title_text="training step")
+    fig.update_yaxes(title_text="learning rate")
+    return base_layout(fig, "Learning rate: lr = peak · min(step / warmup, √(warmup / step)) — the paper's eq. 3",
+                       height=380)
