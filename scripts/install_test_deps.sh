@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Everything the tests need on a fresh machine: Python packages, Debian's Chromium (browser tests),
+# and local copies of what bertviz loads from its CDN (served to the browser by the tests).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_ROOT_USER_ACTION=ignore
+python -m pip install -q -r requirements-dev.txt
+if [ ! -x /usr/bin/chromium ]; then
+  if [ "$(id -u)" = 0 ]; then
+    apt-get update -q && apt-get install -y -q chromium
+  else
+    echo "note: /usr/bin/chromium is missing; run 'sudo apt-get install chromium' for the browser tests" >&2
+  fi
+fi
+if command -v npm >/dev/null; then
+  (cd tests/browser && npm install --no-audit --no-fund --loglevel=error)
+else
+  echo "note: npm is missing; the browser tests need it for bertviz's scripts" >&2
+fi
