@@ -8,6 +8,7 @@ Only wiring lives here: components, and events bound to explorer.endpoints.
 from __future__ import annotations
 
 import os
+import sys
 
 import gradio as gr
 import torch
@@ -143,4 +144,8 @@ def build() -> gr.Blocks:
 
 
 if __name__ == "__main__":
-    build().queue(default_concurrency_limit=limits.CONCURRENCY, max_size=limits.QUEUE_SIZE).launch()
+    try:
+        demo = build()  # loads every shipped model: a broken checkpoint stops us here, not mid-session
+    except ep.UserError as e:
+        sys.exit(f"error: {e}")
+    demo.queue(default_concurrency_limit=limits.CONCURRENCY, max_size=limits.QUEUE_SIZE).launch()

@@ -63,5 +63,28 @@ def main() -> None:
           f"run_with_cache {t['run_with_cache'] * 1e3:.2f} ms, overhead {t['run_with_cache'] / t['forward']:.3f}x")
 
 
+    translator_figures(args.repeats)
+
+
+def translator_figures(repeats: int) -> None:
+    """What a request costs end to end: analyze (decode + captured pass) vs translate, beam 5 vs greedy."""
+    from model.translator import DecodeOptions, available, load_pretrained
+
+    if "en-de" not in available():
+        print("(en-de not shipped: skipping the translator figures)")
+        return
+    tr = load_pretrained("en-de")
+    text = "A Boston Terrier is running on lush green grass in front of a white fence."
+    beam = DecodeOptions("beam", beam_size=5)
+    t = interleaved({
+        "translate": lambda: tr.translate(text),
+        "analyze": lambda: tr.analyze(text),
+        "beam5": lambda: tr.translate(text, beam),
+    }, repeats=repeats)
+    print(f"15-word sentence, en-de: translate (greedy) {t['translate'] * 1e3:.1f} ms, analyze (greedy + capture) "
+          f"{t['analyze'] * 1e3:.1f} ms, overhead {t['analyze'] / t['translate']:.3f}x")
+    print(f"beam 5: {t['beam5'] * 1e3:.1f} ms, {t['beam5'] / t['translate']:.2f}x greedy")
+
+
 if __name__ == "__main__":
     main()

@@ -153,6 +153,8 @@ def export_figures(*args) -> str:
 def choices_for_all_models() -> tuple[list[str], list[str]]:
     """(head dropdown choices, ablation head names) covering every shipped model, for the initial components."""
     n_heads, names = 1, []
+    if not h.available():
+        raise UserError(f"no checkpoints found in {h.CHECKPOINTS}: every model folder needs model.safetensors")
     for name in h.available():
         tr = h.model_for(name)
         n_heads = max(n_heads, tr.cfg.n_heads)

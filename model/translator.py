@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,7 +18,8 @@ from model.hooks import ablate, capture
 from model.tokenizer import Tokenizer
 from model.transformer import Transformer
 
-CHECKPOINTS = Path(__file__).resolve().parent.parent / "checkpoints"
+# Shipped checkpoints; ATTENTION_EXPLORER_CHECKPOINTS points elsewhere (tests, a Space with its own models).
+CHECKPOINTS = Path(os.environ.get("ATTENTION_EXPLORER_CHECKPOINTS", Path(__file__).resolve().parent.parent / "checkpoints"))
 METHODS = ("greedy", "beam", "sample")
 
 

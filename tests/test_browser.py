@@ -7,7 +7,6 @@ import os
 from pathlib import Path
 
 import pytest
-
 from app_server import MODEL, SENTENCE, launch
 
 pw = pytest.importorskip("playwright.sync_api")
@@ -73,6 +72,16 @@ def page(browser, server):
     ctx.close()
 
 
+def open_tab(pg, name: str) -> None:
+    """Click a tab; on a narrow screen Gradio folds tabs into a "More tabs" menu first."""
+    tab = pg.get_by_role("tab", name=name)
+    if tab.count() and tab.first.is_visible():
+        tab.first.click()
+        return
+    pg.locator('button[aria-label="More tabs"]').click()
+    pg.locator(".overflow-menu button", has_text=name).first.click()
+
+
 def rendered_plot(pg, elem_id, timeout=60_000):
     pg.locator(f"#{elem_id} .js-plotly-plot .main-svg").first.wait_for(timeout=timeout)
     return pg.locator(f"#{elem_id} .js-plotly-plot")
@@ -103,7 +112,7 @@ def test_type_translate_slide_and_switch_tabs(page):
         assert "Männer" in out or "Fußball" in out, out
     rendered_plot(page, "heatmap")
     # the step slider drives the step view
-    page.get_by_role("tab", name="Step by step").click()
+    open_tab(page, "Step by step")
     rendered_plot(page, "step-plot")
     number = page.locator("#step input[type=number]")
     number.fill("2")
@@ -112,7 +121,7 @@ def test_type_translate_slide_and_switch_tabs(page):
         "() => [...document.querySelectorAll('#step-plot .gtitle')].some(t => t.textContent.startsWith('Decoding step 2'))",
         timeout=30_000)
     for name in TABS:
-        page.get_by_role("tab", name=name).click()
+        open_tab(page, name)
         page.wait_for_timeout(300)
         assert page.get_by_role("tab", name=name).get_attribute("aria-selected") == "true"
         assert page.locator(".js-plotly-plot:visible").count() >= 1, name
@@ -149,7 +158,7 @@ def test_script_tokens_fire_no_script_anywhere(page):
     page.get_by_text("bertviz views").click()
     page.frame_locator("#bertviz-head iframe").locator("svg").first.wait_for(timeout=60_000)
     for name in TABS:
-        page.get_by_role("tab", name=name).click()
+        open_tab(page, name)
         page.wait_for_timeout(400)
     page.wait_for_timeout(1000)
     assert page.dialogs == []

@@ -1,8 +1,8 @@
 """The explorer's handlers without a server: validation messages name the setting; views come from one analysis."""
 
 import pytest
-
 from app_server import MODEL, SENTENCE
+
 from explorer import handlers as h
 from explorer.handlers import UserError
 
