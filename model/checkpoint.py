@@ -24,17 +24,52 @@ class CheckpointError(ValueError):
     """A checkpoint folder is missing a file or holds a broken or mismatched one."""
 
 
+SCALE = ".int8_scale"  # suffix of the per-row scales stored next to an int8 matrix
+
+
+def quantize_int8(state: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
+    """Matrices -> int8 with one float32 scale per row (absmax / 127); vectors (biases, norms) stay float32."""
+    out = {}
+    for name, t in state.items():
+        t = t.detach().float()
+        if t.dim() == 2:
+            scale = t.abs().amax(dim=1, keepdim=True).clamp(min=1e-12) / 127.0  # (rows, 1)
+            out[name] = torch.round(t / scale).to(torch.int8).contiguous()
+            out[name + SCALE] = scale.contiguous()
+        else:
+            out[name] = t.contiguous()
+    return out
+
+
+def dequantize(state: dict[str, torch.Tensor], path: Path) -> dict[str, torch.Tensor]:
+    out = {}
+    for name, t in state.items():
+        if name.endswith(SCALE):
+            continue
+        if t.dtype == torch.int8:
+            if name + SCALE not in state:
+                raise CheckpointError(f"{path}: int8 tensor {name} has no {name + SCALE}")
+            out[name] = t.float() * state[name + SCALE].float()
+        else:
+            out[name] = t.float()
+    return out
+
+
 def save_checkpoint(
     folder: str | Path,
     model: Transformer,
     tokenizer: Tokenizer,
     training: dict[str, Any] | None = None,
-    dtype: torch.dtype = torch.float32,
+    dtype: torch.dtype | str = torch.float32,
 ) -> None:
+    """dtype: float32, float16 / bfloat16 (half the size) or "int8" (a quarter; per-row scales)."""
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     # The embedding is also the output projection: stored once, under its own name.
-    state = {k: v.detach().to(dtype).contiguous() for k, v in model.state_dict().items()}
+    if dtype == "int8":
+        state = quantize_int8(model.state_dict())
+    else:
+        state = {k: v.detach().to(dtype).contiguous() for k, v in model.state_dict().items()}
     save_file(state, str(folder / WEIGHTS), metadata={"format": "pt"})
     (folder / CONFIG).write_text(json.dumps({"model": model.cfg.to_dict(), "training": training or {}}, indent=2) + "\n")
     tokenizer.save(folder / SPM)
@@ -78,8 +113,10 @@ def load_checkpoint(folder: str | Path, dtype: torch.dtype = torch.float32) -> t
     if not path.is_file():
         raise CheckpointError(f"{path}: file not found")
     try:
-        state = load_file(str(path))
+        state = dequantize(load_file(str(path)), path)
     except (SafetensorError, OSError, ValueError) as e:
+        if isinstance(e, CheckpointError):
+            raise
         raise CheckpointError(f"{path}: not a readable safetensors file ({e})") from None
     model = Transformer(cfg)
     expected = model.state_dict()

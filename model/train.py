@@ -60,7 +60,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--epochs", type=int, default=15)
     p.add_argument("--time-budget", type=float, default=0, help="minutes; stop after the epoch that would overrun")
     p.add_argument("--average", type=int, default=5, help="average the weights of the last N epochs")
-    p.add_argument("--save-dtype", default="float32", choices=["float32", "float16", "bfloat16"])
+    p.add_argument("--save-dtype", default="float32", choices=["float32", "float16", "bfloat16", "int8"],
+                   help="storage of the final weights (int8: per-row scales, a quarter of the size)")
     p.add_argument("--seed", type=int, default=1234)
     p.add_argument("--threads", type=int, default=2, help="torch CPU threads (match the cores)")
     p.add_argument("--log-every", type=int, default=50)
@@ -253,7 +254,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"averaged {len(epochs)} epochs ({', '.join(p.stem for p in epochs)}): validation loss {averaged_val:.3f}", flush=True)
     training.update(epochs_run=state["epoch"], steps=step, averaged=[p.stem for p in epochs],
                     val_loss_averaged=averaged_val, train_pairs=len(train_pairs))
-    save_checkpoint(out, model, tok, training, dtype=getattr(torch, args.save_dtype))
+    save_checkpoint(out, model, tok, training, dtype=args.save_dtype if args.save_dtype == "int8" else getattr(torch, args.save_dtype))
     metrics_path = out / METRICS
     metrics = json.loads(metrics_path.read_text()) if metrics_path.is_file() else {}
     metrics.update(

@@ -173,3 +173,32 @@ def test_missing_data_dir_says_where_to_get_it(tmp_path, capsys):
     rc = train_main(["--data-dir", str(tmp_path / "none"), "--out", str(tmp_path / "o")])
     assert rc == 2
     assert "github.com/multi30k/dataset" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, "int8"])
+def test_smaller_storage_round_trips(tiny_ckpt, tmp_path, dtype):
+    from model.checkpoint import save_checkpoint
+
+    model, tok, training = load_checkpoint(tiny_ckpt)
+    save_checkpoint(tmp_path / "small", model, tok, training, dtype=dtype)
+    small, _, _ = load_checkpoint(tmp_path / "small")
+    assert (tmp_path / "small" / WEIGHTS).stat().st_size < 0.6 * (tiny_ckpt / WEIGHTS).stat().st_size
+    src, tgt = torch.tensor([[5, 6, 7, 3]]), torch.tensor([[2, 8, 9]])
+    ref, got = model(src, tgt), small(src, tgt)
+    assert (got - ref).abs().max() < 0.05 * ref.abs().max()
+    assert torch.equal(got.argmax(-1), ref.argmax(-1))
+
+
+def test_int8_without_scales_is_refused(tiny_ckpt, tmp_path):
+    from safetensors.torch import load_file, save_file
+
+    from model.checkpoint import SCALE, save_checkpoint
+
+    model, tok, training = load_checkpoint(tiny_ckpt)
+    save_checkpoint(tmp_path / "q", model, tok, training, dtype="int8")
+    path = tmp_path / "q" / WEIGHTS
+    state = load_file(str(path))
+    del state["embedding.weight" + SCALE]
+    save_file(state, str(path))
+    with pytest.raises(CheckpointError, match="embedding.weight"):
+        load_checkpoint(tmp_path / "q")
