@@ -19,7 +19,6 @@ import math
 import os
 import platform
 import random
-import shutil
 import sys
 import time
 from pathlib import Path
@@ -28,7 +27,7 @@ import torch
 import torch.nn.functional as F
 from safetensors.torch import load_file, save_file
 
-from model.checkpoint import CONFIG, METRICS, TRAIN_LOG, save_checkpoint
+from model.checkpoint import METRICS, TRAIN_LOG, save_checkpoint
 from model.config import ModelConfig
 from model.data import pad_batch, read_split, token_batches
 from model.tokenizer import BOS, EOS, PAD, Tokenizer
@@ -254,7 +253,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"averaged {len(epochs)} epochs ({', '.join(p.stem for p in epochs)}): validation loss {averaged_val:.3f}", flush=True)
     training.update(epochs_run=state["epoch"], steps=step, averaged=[p.stem for p in epochs],
                     val_loss_averaged=averaged_val, train_pairs=len(train_pairs))
-    save_checkpoint(out, model, tok, training, dtype=args.save_dtype if args.save_dtype == "int8" else getattr(torch, args.save_dtype))
+    dtype = args.save_dtype if args.save_dtype == "int8" else getattr(torch, args.save_dtype)
+    save_checkpoint(out, model, tok, training, dtype=dtype)
     metrics_path = out / METRICS
     metrics = json.loads(metrics_path.read_text()) if metrics_path.is_file() else {}
     metrics.update(
@@ -264,15 +264,8 @@ def main(argv: list[str] | None = None) -> int:
         val_loss=averaged_val,
     )
     metrics_path.write_text(json.dumps(metrics, indent=2) + "\n")
-    assert (out / CONFIG).is_file()
-    if not args.resume:
-        pass
     print(f"wrote {out}", flush=True)
     return 0
-
-
-def cleanup_work(out: Path) -> None:
-    shutil.rmtree(out / "work", ignore_errors=True)
 
 
 if __name__ == "__main__":

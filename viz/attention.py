@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 import plotly.graph_objects as go
-from plotly.subplots import make_subplots
 
 from viz.arrays import KINDS, as_array
-from viz.style import ATTENTION_SCALE, base_layout, token_axis
+from viz.style import ATTENTION_SCALE, axis_id, base_layout, grid, token_axis
 from viz.tokens import hover_labels
 
 
@@ -56,29 +55,26 @@ def model_view(attention_layers, query_tokens: list[str], key_tokens: list[str],
     if w.ndim != 4 or w.shape[2:] != (len(query_tokens), len(key_tokens)):
         raise ValueError(f"attention of shape {w.shape} does not fit {len(query_tokens)} x {len(key_tokens)} tokens")
     n_l, n_h = w.shape[:2]
-    fig = make_subplots(rows=n_l, cols=n_h, horizontal_spacing=0.02, vertical_spacing=0.04,
-                        subplot_titles=[f"layer {layer} · head {h}" for layer in range(n_l) for h in range(n_h)])
+    layout = grid(n_l, n_h, [f"layer {layer} · head {h}" for layer in range(n_l) for h in range(n_h)], vgap=0.06)
     hover = _hover(query_tokens, key_tokens)
-    for layer in range(n_l):
-        for h in range(n_h):
-            fig.add_trace(go.Heatmap(
-                z=w[layer, h], coloraxis="coloraxis", customdata=hover,
-                x=list(range(len(key_tokens))), y=list(range(len(query_tokens))),
-                hovertemplate=f"layer {layer}, head {h}<br>" + "%{customdata}<br>weight: %{z:.4f}<extra></extra>",
-            ), row=layer + 1, col=h + 1)
     small = 7 if max(len(query_tokens), len(key_tokens)) > 24 else 9
-    for layer in range(n_l):
-        for h in range(n_h):
-            xa = token_axis(key_tokens, "key" if layer == n_l - 1 else "", small)
-            ya = token_axis(query_tokens, "query" if h == 0 else "", small)
-            if layer != n_l - 1:
-                xa["showticklabels"] = False
-            if h != 0:
-                ya["showticklabels"] = False
-            fig.update_xaxes(**xa, tickangle=-90, row=layer + 1, col=h + 1)
-            fig.update_yaxes(**ya, autorange="reversed", row=layer + 1, col=h + 1)
-    fig.update_layout(coloraxis=dict(colorscale=ATTENTION_SCALE, cmin=0, cmax=1, colorbar=dict(title=dict(text="weight"))))
-    fig.update_annotations(font_size=11)
+    traces = []
+    for i in range(n_l * n_h):
+        layer, h = divmod(i, n_h)
+        a = axis_id(i)
+        traces.append(go.Heatmap(
+            z=w[layer, h], coloraxis="coloraxis", customdata=hover, xaxis=f"x{a}", yaxis=f"y{a}",
+            x=list(range(len(key_tokens))), y=list(range(len(query_tokens))),
+            hovertemplate=f"layer {layer}, head {h}<br>" + "%{customdata}<br>weight: %{z:.4f}<extra></extra>",
+        ))
+        xa = token_axis(key_tokens, "key" if layer == n_l - 1 else "", small)
+        ya = token_axis(query_tokens, "query" if h == 0 else "", small)
+        xa.update(showticklabels=layer == n_l - 1, tickangle=-90)
+        ya.update(showticklabels=h == 0, autorange="reversed")
+        layout[f"xaxis{a}"].update(xa)
+        layout[f"yaxis{a}"].update(ya)
+    layout["coloraxis"] = dict(colorscale=ATTENTION_SCALE, cmin=0, cmax=1, colorbar=dict(title=dict(text="weight")))
+    fig = go.Figure(data=traces, layout=layout)
     panel = 210 if max(len(query_tokens), len(key_tokens)) <= 24 else 260
     return base_layout(fig, f"Model view: {KINDS[kind][2]}<br><sup>rows = layers, columns = heads</sup>",
                        height=panel * n_l + 160, width=min(1400, panel * n_h + 200))
@@ -121,17 +117,17 @@ def head_statistics_figure(attention_layers, kind: str = "encoder") -> go.Figure
     """Six small layer x head grids, one per statistic, each value written in its cell."""
     stats = head_statistics(attention_layers)
     n_l, n_h = next(iter(stats.values())).shape
-    fig = make_subplots(rows=2, cols=3, subplot_titles=list(STATS.values()), horizontal_spacing=0.09,
-                        vertical_spacing=0.2)
+    layout = grid(2, 3, list(STATS.values()), hgap=0.09, vgap=0.25)
+    traces = []
     for i, (name, values) in enumerate(stats.items()):
-        r, c = divmod(i, 3)
-        fig.add_trace(go.Heatmap(
-            z=values, x=[f"h{h}" for h in range(n_h)], y=[f"L{layer}" for layer in range(n_l)],
-            colorscale="Viridis", showscale=False, text=np.round(values, 2), texttemplate="%{text}",
+        a = axis_id(i)
+        traces.append(go.Heatmap(
+            z=values, x=[f"h{h}" for h in range(n_h)], y=[f"L{layer}" for layer in range(n_l)], xaxis=f"x{a}",
+            yaxis=f"y{a}", colorscale="Viridis", showscale=False, text=np.round(values, 2), texttemplate="%{text}",
             hovertemplate=f"{name}<br>layer %{{y}}, head %{{x}}<br>value: %{{z:.4f}}<extra></extra>",
-        ), row=r + 1, col=c + 1)
-        fig.update_xaxes(title_text="head", row=r + 1, col=c + 1)
-        fig.update_yaxes(title_text="layer", autorange="reversed", row=r + 1, col=c + 1)
-    fig.update_annotations(font_size=11)
+        ))
+        layout[f"xaxis{a}"].update(title=dict(text="head"))
+        layout[f"yaxis{a}"].update(title=dict(text="layer"), autorange="reversed")
+    fig = go.Figure(data=traces, layout=layout)
     return base_layout(fig, f"Head statistics: {KINDS[kind][2]}<br><sup>each value averaged over query positions</sup>",
                        height=560, width=1100)
