@@ -104,8 +104,10 @@ def main() -> None:
             t0 = time.perf_counter()
             client.predict(text, *DEC, api_name="/analyze")
             client.predict(text, *DEC, "Cross-attention", 2, "all heads (mean)", api_name="/attention")
+            client.predict(text, *DEC, api_name="/bertviz")
             lat.append(time.perf_counter() - t0)
-        print(f"analysis request (analyze + attention tab figures), 15-word sentences, n={len(lat)}: "
+        print(f"analysis request (analyze + every figure of the first tab: heatmap, model view, head statistics, "
+              f"2 bertviz pages), 15-word sentences, n={len(lat)}: "
               f"p50 {statistics.median(lat) * 1e3:.0f} ms, p95 {pct(lat, 0.95) * 1e3:.0f} ms")
         single = []
         for text in texts[:20]:

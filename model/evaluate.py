@@ -34,7 +34,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--split", default="test_2016_flickr")
     p.add_argument("--data-dir", default=None)
     p.add_argument("--beam", type=int, default=0, help="beam size; 0 or 1 = greedy")
-    p.add_argument("--length-penalty", type=float, default=0.6)
+    p.add_argument("--length-penalty", type=float, default=1.0, help="GNMT alpha (1.0 chosen on val)")
     p.add_argument("--limit", type=int, default=0, help="score only the first N sentences")
     p.add_argument("--no-write", action="store_true", help="do not update metrics.json")
     p.add_argument("--threads", type=int, default=2)

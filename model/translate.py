@@ -18,7 +18,7 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--checkpoint", default="en-de", help="folder, or a name under checkpoints/")
     p.add_argument("--beam", type=int, default=0, help="beam size; 0 or 1 = greedy (batched)")
-    p.add_argument("--length-penalty", type=float, default=0.6)
+    p.add_argument("--length-penalty", type=float, default=1.0, help="GNMT alpha (1.0 chosen on val)")
     p.add_argument("--batch-size", type=int, default=64)
     p.add_argument("--threads", type=int, default=2)
     args = p.parse_args(argv)
