@@ -18,7 +18,7 @@ from explorer import limits, texts
 from explorer.handlers import AVERAGE, KIND_LABELS
 from model.translator import available
 
-torch.set_num_threads(int(os.environ.get("TORCH_THREADS", "2")))  # one per core; more threads oversubscribe
+torch.set_num_threads(int(os.environ.get("TORCH_THREADS", "1")))  # 2 requests at once x 1 thread = 2 cores
 DEFAULT_TEXT = texts.EXAMPLES[3]
 DEFAULT_MODEL = "en-de" if "en-de" in available() else (available() or ["en-de"])[0]
 

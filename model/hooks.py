@@ -43,6 +43,11 @@ class HookPoint(nn.Module):
             cap.store[self.name] = x.detach()
         return x
 
+    # nn.Module.__call__ (hook dispatch, tracing checks) costs more than this whole forward; a decoding
+    # step passes ~45 HookPoints, so they are called directly. PyTorch forward hooks on a HookPoint
+    # are therefore not run: capture goes through capture() / run_with_cache() instead.
+    __call__ = forward
+
 
 def name_hook_points(model: nn.Module) -> None:
     """Give every HookPoint (and every module, as ``path``) its dotted module path."""
