@@ -7,7 +7,8 @@ step inside it. The model knows the world of short picture descriptions best: pe
 """
 
 ATTEND = """**What you see:** how much each *query* token looks at each *key* token, for one layer and head.
-Cross-attention rows are the German tokens being produced; columns are the English source pieces.
+In cross-attention each row is a decoder position: the row labelled *Ein* is where the model picks the
+word after *Ein* (hover shows which), so it looks at the English word it is about to translate.
 **Formula:** Attention(Q, K, V) = softmax(Q Kᵀ / √d_k) V — each row of the heatmap is one softmax and sums to 1.
 **Try:** pick *Cross-attention*, the last layer, *all heads (mean)*: the bright cells pair words with their
 translations (dog → Hund). Then switch to one head at a time: heads specialise."""

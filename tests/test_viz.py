@@ -53,6 +53,8 @@ def test_heatmap_shows_given_weights_and_tokens():
     assert "%{z:.4f}" in fig.data[0].hovertemplate
     hover = np.array(fig.data[0].customdata)
     assert hover[1, 3] == "query: Ein (#1)<br>key: dog (#3)"  # the duplicate "dog" keeps its own position
+    pred = attention_heatmap(w, TGT, SRC, head=0, predicted_tokens=["▁Ein", "▁Hund", "▁läuft", "</s>"])
+    assert np.array(pred.data[0].customdata)[1, 0] == "query: Ein (#1), predicting Hund<br>key: A (#0)"
     avg = attention_heatmap(w, TGT, SRC, head=None)
     assert np.allclose(np.array(avg.data[0].z), w.mean(0)) and "mean of 4 heads" in avg.layout.title.text
     with pytest.raises(ValueError):

@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+import html
+
 import numpy as np
 import plotly.graph_objects as go
 
 from viz.arrays import KINDS, as_array
 from viz.style import ATTENTION_SCALE, axis_id, base_layout, grid, token_axis
-from viz.tokens import hover_labels
+from viz.tokens import hover_labels, readable
 
 
-def _hover(query_tokens: list[str], key_tokens: list[str]) -> np.ndarray:
+def _hover(query_tokens: list[str], key_tokens: list[str], predicted: list[str] | None = None) -> np.ndarray:
     q, k = hover_labels(query_tokens), hover_labels(key_tokens)
+    if predicted:  # a decoder query at position t is where token t+1 is chosen
+        q = [f"{qi}, predicting {html.escape(readable(p), quote=False)}" for qi, p in zip(q, predicted)]
     return np.array([[f"query: {qi}<br>key: {kj}" for kj in k] for qi in q], dtype=object)
 
 
@@ -22,10 +26,12 @@ def attention_heatmap(
     head: int | None = None,
     layer: int = 0,
     kind: str = "cross",
+    predicted_tokens: list[str] | None = None,
 ) -> go.Figure:
     """One layer's attention (H, Tq, Tk): one head, or the mean over heads when head is None.
 
     Rows are queries (the tokens doing the looking), columns are keys (the tokens looked at).
+    predicted_tokens (decoder queries): the token each row goes on to produce, shown on hover.
     """
     w = as_array(attention)
     if w.ndim != 3 or w.shape[1:] != (len(query_tokens), len(key_tokens)):
@@ -36,11 +42,11 @@ def attention_heatmap(
     which = f"mean of {w.shape[0]} heads" if head is None else f"head {head}"
     fig = go.Figure(go.Heatmap(
         z=z, x=list(range(len(key_tokens))), y=list(range(len(query_tokens))), zmin=0, zmax=1,
-        colorscale=ATTENTION_SCALE, customdata=_hover(query_tokens, key_tokens),
+        colorscale=ATTENTION_SCALE, customdata=_hover(query_tokens, key_tokens, predicted_tokens),
         hovertemplate="%{customdata}<br>weight: %{z:.4f}<extra></extra>",
         colorbar=dict(title=dict(text="weight")),
     ))
-    q_title = "query: decoder input token" if kind in ("decoder", "cross") else "query: source token"
+    q_title = "query: decoder input (predicts the next token)" if kind in ("decoder", "cross") else "query: source token"
     k_title = "key: source token" if kind in ("encoder", "cross") else "key: decoder input token"
     fig.update_xaxes(**token_axis(key_tokens, k_title), tickangle=-60, side="bottom")
     fig.update_yaxes(**token_axis(query_tokens, q_title), autorange="reversed")

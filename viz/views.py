@@ -24,7 +24,9 @@ def _tokens(a: Any, kind: str) -> tuple[list[str], list[str]]:
 
 def heatmap(a: Any, kind: str = "cross", layer: int = 0, head: int | None = None) -> go.Figure:
     q, k = _tokens(a, kind)
-    return attention_heatmap(arrays.attention(a.cache, kind, layer), q, k, head=head, layer=layer, kind=kind)
+    predicted = a.out_tokens if kind in ("cross", "decoder") else None
+    return attention_heatmap(arrays.attention(a.cache, kind, layer), q, k, head=head, layer=layer, kind=kind,
+                             predicted_tokens=predicted)
 
 
 def all_heads(a: Any, kind: str = "cross") -> go.Figure:
