@@ -58,8 +58,9 @@ def build() -> gr.Blocks:
                 heatmap = gr.Plot(label="Attention heatmap", elem_id="heatmap")
                 all_heads = gr.Plot(label="Model view: every layer and head")
                 stats = gr.Plot(label="Head statistics")
-                with gr.Accordion("bertviz views (interactive; need the CDN)", open=False):
+                with gr.Accordion("bertviz views (interactive; need the CDN)", open=False) as bv_box:
                     bv_head = gr.HTML(elem_id="bertviz-head")
+                    bv_open = gr.State(False)
                     bv_model = gr.HTML()
                 with gr.Row():
                     get_npz = gr.DownloadButton("Download tensors (.npz)")
@@ -110,21 +111,24 @@ def build() -> gr.Blocks:
         def draw_everything(event, public: bool):
             """Decode once, then every tab draws from the same (cached) analysis. Named endpoints once only."""
             api = (lambda name: dict(api_name=name)) if public else (lambda name: private)
-            return (event.then(ep.analyze, dec, [translation, pieces, step], **api("analyze"))
-                    .then(ep.attention, attn_in, [heatmap, all_heads, stats], **api("attention"))
+            return (event.then(ep.analyze, attn_in, [translation, pieces, step, heatmap, all_heads, stats],
+                               **api("analyze"))
                     .then(ep.step, step_in, step_plot, **api("step"))
                     .then(ep.queries, dec + [in_kind], in_query, **api("queries"))
                     .then(ep.inside, inside_in, inside_plot, **api("inside_head"))
                     .then(ep.positional, pe_in, pe_out, **api("positional"))
                     .then(ep.beam, dec, [beam_plot, compare_plot], **api("beam"))
                     .then(ep.lens, dec, lens_plot, **api("logit_lens"))
-                    .then(ep.bertviz, dec, [bv_head, bv_model], **api("bertviz")))
+                    .then(ep.bertviz_if_open, dec + [bv_open], [bv_head, bv_model], **private))
 
         draw_everything(go.click(lambda: None, None, None, **private), public=True)
         draw_everything(text.submit(lambda: None, None, None, **private), public=False)
         gr.api(ep.translate, api_name="translate")
-        for c in (kind, layer, head):
-            c.input(ep.attention, attn_in, [heatmap, all_heads, stats], **private)
+        for i, c in enumerate((kind, layer, head)):
+            c.input(ep.attention, attn_in, [heatmap, all_heads, stats], **(dict(api_name="attention") if i == 0 else private))
+        # bertviz pages are large: drawn when their panel is opened, and again after each translation if open
+        bv_box.expand(lambda: True, None, bv_open, **private).then(ep.bertviz, dec, [bv_head, bv_model], api_name="bertviz")
+        bv_box.collapse(lambda: False, None, bv_open, **private)
         for c in (step, step_layer, step_head):
             c.input(ep.step, step_in, step_plot, **private)
         in_kind.input(ep.queries, dec + [in_kind], in_query, **private).then(ep.inside, inside_in, inside_plot, **private)

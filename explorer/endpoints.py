@@ -50,12 +50,15 @@ def translate(text: str, method: str = "greedy", beam_size: int = 4, length_pena
 
 
 @endpoint
-def analyze(*dec):
-    """Translation, token pieces, and the step slider sized to this decode."""
+def analyze(*args):
+    """One round trip for the first tab: translation, token pieces, the step slider sized to this decode,
+    and the attention heatmap, model view and head statistics."""
+    *dec, kind, layer, head = args
     req = _req(*dec)
     a = h.analysis(req)
     n = max(len(a.trace.steps), 1)
-    return a.translation, h.tokens_html(a), gr.Slider(minimum=0, maximum=n - 1, value=0, step=1)
+    figures = h.attention_views(req, kind, layer, head)
+    return (a.translation, h.tokens_html(a), gr.Slider(minimum=0, maximum=n - 1, value=0, step=1), *figures)
 
 
 @endpoint
@@ -67,6 +70,13 @@ def attention(*args):
 @endpoint
 def bertviz(*dec):
     return h.bertviz_frames(_req(*dec))
+
+
+@endpoint
+def bertviz_if_open(*args):
+    """After a new translation: redraw the bertviz panel if it is open, else empty it (redrawn on open)."""
+    *dec, is_open = args
+    return bertviz(*dec) if is_open else ("", "")
 
 
 @endpoint

@@ -62,9 +62,11 @@ def test_translate(client):
 
 
 def test_views(client):
-    translation, pieces, slider = client.predict(*dec(), api_name="/analyze")
+    translation, pieces, slider, heat0, _, _ = client.predict(*dec(), "Cross-attention", 1, "all heads (mean)",
+                                                              api_name="/analyze")
     assert translation and "Source pieces" in pieces
     heat, mv, stats = client.predict(*dec(), "Cross-attention", 1, "all heads (mean)", api_name="/attention")
+    assert figure(heat0) == figure(heat)
     fig = figure(heat)
     z = array(fig["data"][0]["z"])
     assert np.allclose(z.sum(1), 1, atol=1e-4)  # rows of an attention map sum to 1
@@ -107,14 +109,13 @@ BAD = [
     (dec("\x00\x01\x07"), "Type an English sentence"),
     (dec("a" * 10_000), "300 characters"),
     (dec(model="no-such-model"), "Unknown model"),
-    # sliders are range-checked by Gradio itself on the server, before our handler (which checks again)
-    (dec(method="beam", beam_size=0), "less than minimum value 1"),
-    (dec(method="beam", beam_size=1000), "greater than maximum value 8"),
-    (dec(method="sample", temperature=0), "less than minimum value 0.05"),
-    (dec(method="sample", temperature=-1), "less than minimum value 0.05"),
-    (dec(method="sample", top_p=0), "less than minimum value 0.05"),
-    (dec(method="sample", top_p=1.5), "greater than maximum value 1"),
-    (dec(max_len=100000), "greater than maximum value 100"),
+    (dec(method="beam", beam_size=0), "Beam size must be at least 1"),
+    (dec(method="beam", beam_size=1000), "Beam size must be at least 1 and at most 8"),
+    (dec(method="sample", temperature=0), "Temperature must be greater than 0"),
+    (dec(method="sample", temperature=-1), "Temperature must be greater than 0"),
+    (dec(method="sample", top_p=0), "Top-p must be greater than 0"),
+    (dec(method="sample", top_p=1.5), "Top-p must be greater than 0 and at most 1"),
+    (dec(max_len=100000), "Maximum output length must be"),
     (dec("🐶" * 30), "tokens long"),  # 30 characters, but 4 byte pieces each
 ]
 
@@ -122,16 +123,24 @@ BAD = [
 @pytest.mark.parametrize("args, message", BAD, ids=[m + str(i) for i, (_, m) in enumerate(BAD)])
 def test_bad_inputs_get_a_clear_message(client, args, message):
     with pytest.raises(Exception) as err:
-        client.predict(*args, api_name="/analyze")
+        client.predict(*args, api_name="/translate")
     assert message in str(err.value) and "Traceback" not in str(err.value)
     # and the app still answers a normal request correctly
     assert client.predict(SENTENCE, model=MODEL, api_name="/translate") == client.predict(
         SENTENCE, model=MODEL, api_name="/translate")
 
 
+def test_ui_sliders_are_range_checked_too(client):
+    """The view endpoints take Gradio sliders, which Gradio range-checks on the server before our handler."""
+    with pytest.raises(Exception, match="less than minimum value 1"):
+        client.predict(*dec(method="beam", beam_size=0), "Cross-attention", 0, "head 0", api_name="/attention")
+    with pytest.raises(Exception, match="not in the list of choices"):
+        client.predict(*dec(), "Cross-attention", 0, "head 7", api_name="/attention")
+
+
 @pytest.mark.parametrize("text", ["🐶 🐱 🦜", "שלום עולם مرحبا", "<script>alert(1)</script> <img src=x onerror=alert(1)>",
                                   "NUL\x00inside\x07text"])
 def test_odd_but_valid_inputs_are_translated(client, text):
-    translation, pieces, _ = client.predict(*dec(text), api_name="/analyze")
+    translation, pieces, *_ = client.predict(*dec(text), "Cross-attention", 0, "head 0", api_name="/analyze")
     assert isinstance(translation, str)
     assert "<script" not in pieces and "<img" not in pieces  # tokens reach the page escaped
