@@ -96,7 +96,7 @@ def build() -> gr.Blocks:
                 ablation_text = gr.Textbox(label="Translations", lines=3, interactive=False)
                 with gr.Row():
                     before, after = gr.Plot(label="Original"), gr.Plot(label="With heads off")
-                lens_plot = gr.Plot(label="Logit lens")
+                lens_plot = gr.Plot(label="Logit lens", elem_id="lens-plot")
             with gr.Tab("Model", id="model"):
                 gr.Markdown(texts.MODEL)
                 card = gr.Markdown()

@@ -271,12 +271,14 @@ def logit_lens(req: Request):
 def model_card(name: Any) -> str:
     tr = model_for(name)
     cfg, m = tr.cfg, tr.metrics
-    rows = [f"| {k} | {v} |" for k, v in cfg.to_dict().items()]
+    settings = " · ".join(f"`{k}` {v}" for k, v in cfg.to_dict().items())
     bleu = m.get("bleu", {})
-    bleu_rows = [f"| {k} | {v['bleu']} | {v.get('bleu_lowercase', '')} | `{v['signature']}` |" for k, v in bleu.items()]
+    pipe = lambda text: str(text).replace("|", "\\|")  # a sacreBLEU signature is full of table separators
+    bleu_rows = [f"| {k} | {v['bleu']} | {v.get('bleu_lowercase', '')} | {pipe(v['signature'])} |"
+                 for k, v in sorted(bleu.items())]
     parts = [f"### {html.escape(name)}: {tr.model.num_parameters():,} parameters",
              f"Trained for {m.get('training_minutes', '?')} minutes on {html.escape(str(m.get('hardware', '?')))}.",
-             "| setting | value |\n|---|---|\n" + "\n".join(rows)]
+             f"**Configuration:** {settings}"]
     if bleu_rows:
         parts.append("| evaluation | sacreBLEU | lowercased | signature |\n|---|---|---|---|\n" + "\n".join(bleu_rows))
     return "\n\n".join(parts)

@@ -16,7 +16,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 from app_server import launch  # noqa: E402
 from playwright.sync_api import sync_playwright  # noqa: E402
-from test_browser import CHROMIUM, TABS, open_tab, serve_cdn  # noqa: E402
+from test_browser import CHROMIUM, TABS, idle, open_tab, serve_cdn, settled  # noqa: E402
 
 SLUG = {"Translate & attend": "attend", "Step by step": "steps", "Positional encoding": "positional",
         "Inside a head": "inside", "Experiments": "experiments", "Model": "model"}
@@ -40,13 +40,14 @@ def main() -> None:
                 ctx.route("**/cdnjs.cloudflare.com/**", serve_cdn)
                 page = ctx.new_page()
                 page.goto(url)
-                page.locator("#heatmap .js-plotly-plot .main-svg").first.wait_for(timeout=120_000)
+                settled(page)
                 page.locator("#sentence textarea").fill(args.sentence)
                 page.locator("#translate").click()
-                page.wait_for_timeout(6000)
+                page.wait_for_timeout(500)
+                idle(page)
                 for tab in TABS:
                     open_tab(page, tab)
-                    page.wait_for_timeout(1500)
+                    page.wait_for_timeout(1000)
                     path = out / f"{SLUG[tab]}-{label}.png"
                     page.screenshot(path=str(path), full_page=label == "desktop")
                     print("wrote", path)

@@ -10,7 +10,7 @@ import numpy as np
 KINDS = {
     "encoder": ("encoder", "self_attn", "Encoder self-attention"),
     "decoder": ("decoder", "self_attn", "Decoder self-attention (masked)"),
-    "cross": ("decoder", "cross_attn", "Cross-attention (decoder queries, encoder keys)"),
+    "cross": ("decoder", "cross_attn", "Cross-attention"),
 }
 
 

@@ -52,7 +52,10 @@ def attention_heatmap(
     fig.update_yaxes(**token_axis(query_tokens, q_title), autorange="reversed")
     n = max(len(query_tokens), len(key_tokens))
     size = int(min(900, max(420, 22 * n + 160)))
-    return base_layout(fig, f"{KINDS[kind][2]}, layer {layer}, {which}", height=size, width=size + 120)
+    sub = {"cross": "German decoder positions (rows) look at English source tokens (columns)",
+           "encoder": "English source tokens look at each other", "decoder": "German positions look at earlier ones"}[kind]
+    return base_layout(fig, f"{KINDS[kind][2]}, layer {layer}, {which}<br><sup>{sub}</sup>", height=size,
+                       width=max(640, size + 120))
 
 
 def model_view(attention_layers, query_tokens: list[str], key_tokens: list[str], kind: str = "cross") -> go.Figure:

@@ -44,7 +44,7 @@ def step_view(
                          hovertemplate="%{customdata}<br>p = %{y:.4f}<extra></extra>", showlegend=False), row=1, col=1)
     fig.update_xaxes(tickmode="array", tickvals=list(range(len(labels))),
                      ticktext=[html.escape(s, quote=False) for s in labels], row=1, col=1)
-    fig.update_yaxes(title_text="probability", range=[0, 1], row=1, col=1)
+    fig.update_yaxes(title_text="probability", range=[0, 1.18], row=1, col=1)  # headroom for the value labels
     for r, row, toks in ((2, cross_row, src_tokens), (3, self_row, prefix_tokens)):
         w = as_array(row)
         fig.add_trace(go.Heatmap(z=w[None, :], x=list(range(len(toks))), zmin=0, zmax=1, colorscale=ATTENTION_SCALE,
