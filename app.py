@@ -119,8 +119,11 @@ def build() -> gr.Blocks:
                     .then(ep.positional, pe_in, pe_out, **api("positional"))
                     .then(ep.beam, dec, [beam_plot, compare_plot], **api("beam"))
                     .then(ep.lens, dec, lens_plot, **api("logit_lens"))
+                    .then(ep.ablate, dec + [heads_off], [ablation_text, before, after], **private)
                     .then(ep.bertviz_if_open, dec + [bv_open], [bv_head, bv_model], **private))
 
+        # named endpoints first: events registered later with the same function get suffixed names
+        run_ablation.click(ep.ablate, dec + [heads_off], [ablation_text, before, after], api_name="ablate")
         draw_everything(go.click(lambda: None, None, None, **private), public=True)
         draw_everything(text.submit(lambda: None, None, None, **private), public=False)
         gr.api(ep.translate, api_name="translate")
@@ -136,7 +139,6 @@ def build() -> gr.Blocks:
             c.input(ep.inside, inside_in, inside_plot, **private)
         for c in (pe_len, pe_dims):
             c.input(ep.positional, pe_in, pe_out, **private)
-        run_ablation.click(ep.ablate, dec + [heads_off], [ablation_text, before, after], api_name="ablate")
         get_npz.click(ep.export_tensors, dec, get_npz, api_name="export_tensors")
         get_html.click(ep.export_figures, attn_in, get_html, api_name="export_figures")
         # first load: meaningful figures without a click

@@ -136,7 +136,13 @@ def model_controls(model: str):
     return (gr.Slider(maximum=n_layers, value=n_layers), gr.Dropdown(choices=heads, value=h.AVERAGE),
             gr.Slider(maximum=n_layers, value=n_layers), gr.Dropdown(choices=heads, value=h.AVERAGE),
             gr.Slider(maximum=n_layers, value=0), gr.Dropdown(choices=heads[1:], value="head 0"),
-            gr.CheckboxGroup(choices=h.head_names(tr), value=[]))
+            gr.CheckboxGroup(choices=h.head_names(tr), value=default_ablation(tr)))
+
+
+def default_ablation(tr) -> list[str]:
+    """Something worth seeing on first load: every cross-attention head of the last layer off."""
+    last = tr.cfg.n_decoder_layers - 1
+    return [f"cross L{last} H{i}" for i in range(tr.cfg.n_heads)]
 
 
 @endpoint
