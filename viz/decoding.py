@@ -138,15 +138,20 @@ def _path_to(steps, s: int, ci: int) -> list[tuple[int, int]]:
 def greedy_vs_beam(greedy_trace: Any, beam_trace: Any, id_to_piece) -> go.Figure:
     """The two outputs token by token with each token's probability; total log-probability in the legend."""
     fig = go.Figure()
-    for trace, name, colour in ((greedy_trace, "greedy", "#1f77b4"), (beam_trace, "beam", "#d62728")):
+    same = [s.chosen for s in greedy_trace.steps] == [s.chosen for s in beam_trace.steps]
+    styles = (("greedy", "#1f77b4", dict(width=6), "top center"), ("beam", "#d62728", dict(width=2, dash="dash"),
+                                                                     "bottom center"))
+    for trace, (name, colour, line, where) in zip((greedy_trace, beam_trace), styles):
         toks = [readable(id_to_piece(s.chosen)) for s in trace.steps]
         probs = [s.chosen_prob for s in trace.steps]
         total = sum(math.log(max(p, 1e-30)) for p in probs)
         fig.add_trace(go.Scatter(
             x=list(range(len(toks))), y=probs, mode="lines+markers+text", name=f"{name} (sum log p = {total:.2f})",
-            text=[html.escape(t, quote=False) for t in toks], textposition="top center", line=dict(color=colour),
+            text=[html.escape(t, quote=False) for t in toks], textposition=where, line=dict(color=colour, **line),
+            textfont=dict(color=colour), opacity=0.55 if name == "greedy" else 1.0,
             hovertemplate=f"{name}<br>step %{{x}}: %{{text}}<br>p = %{{y:.4f}}<extra></extra>"))
     fig.update_xaxes(title_text="output position", dtick=1)
     fig.update_yaxes(title_text="probability of the chosen token", range=[0, 1.1])
     fig.update_layout(legend=dict(orientation="h", y=-0.2))
-    return base_layout(fig, "Greedy vs beam search on the same sentence", height=440)
+    verdict = "the two agree on every token" if same else "they differ: where the lines part, beam kept a less likely token"
+    return base_layout(fig, f"Greedy vs beam search on the same sentence<br><sup>{verdict}</sup>", height=460)

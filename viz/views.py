@@ -61,7 +61,7 @@ def compare(greedy_analysis: Any, beam_analysis: Any) -> go.Figure:
     return greedy_vs_beam(greedy_analysis.trace, beam_analysis.trace, greedy_analysis.id_to_piece)
 
 
-def positional(a: Any, length: int = 50, dims: tuple[int, ...] = (0, 1, 4, 5, 20, 21)) -> dict[str, go.Figure]:
+def positional(a: Any, length: int = 50, dims: tuple[int, ...] = (0, 1, 10, 11, 60, 61)) -> dict[str, go.Figure]:
     d = a.pe_table.shape[1]
     dims = [x for x in dims if x < d]
     emb = arrays.as_array(a.cache["src_embed"])[0]
