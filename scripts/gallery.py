@@ -45,7 +45,7 @@ def main() -> None:
         **{f"pe_{k}": v for k, v in views.positional(a).items()},
     }
     for name, fig in figs.items():
-        fig.write_image(out / f"{name}.png", width=fig.layout.width or 1000, height=fig.layout.height or 600)
+        fig.write_image(out / f"{name}.png", width=fig.layout.meta["export_width"], height=fig.layout.height or 600)
         print("wrote", out / f"{name}.png")
     for view in ("head", "model"):
         (out / f"bertviz_{view}.html").write_text(views.bertviz(a, view))

@@ -48,8 +48,9 @@ def attention_heatmap(
     ))
     q_title = "query: decoder input (predicts the next token)" if kind in ("decoder", "cross") else "query: source token"
     k_title = "key: source token" if kind in ("encoder", "cross") else "key: decoder input token"
-    fig.update_xaxes(**token_axis(key_tokens, k_title), tickangle=-60, side="bottom")
-    fig.update_yaxes(**token_axis(query_tokens, q_title), autorange="reversed")
+    fig.update_xaxes(**token_axis(key_tokens, k_title), tickangle=-60, side="bottom", constrain="domain")
+    # square cells whatever the container's width (a wide desktop column, a 390 px phone)
+    fig.update_yaxes(**token_axis(query_tokens, q_title), autorange="reversed", scaleanchor="x", constrain="domain")
     n = max(len(query_tokens), len(key_tokens))
     size = int(min(900, max(420, 22 * n + 160)))
     sub = {"cross": "German decoder positions (rows) look at English source tokens (columns)",

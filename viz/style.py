@@ -26,8 +26,9 @@ def base_layout(fig: go.Figure, title: str, height: int | None = None, width: in
                       margin=dict(l=80, r=30, t=70, b=80))
     if height:
         fig.update_layout(height=height)
-    if width:
-        fig.update_layout(width=width)
+    # No fixed width on the page: the figure fills its container (a phone is 390 px wide). ``width`` is the
+    # natural width for a static export, kept in layout.meta for scripts/gallery.py.
+    fig.update_layout(autosize=True, meta=dict(export_width=width or 1000))
     return fig
 
 
