@@ -181,10 +181,6 @@ def bertviz_frames(req: Request) -> tuple[str, str]:
                                                                               "bertviz model view")
 
 
-def n_steps(req: Request) -> int:
-    return len(analysis(req).trace.steps)
-
-
 def step_view(req: Request, step: Any, layer: Any, head: Any):
     tr, a = model_for(req.model), analysis(req)
     n = len(a.trace.steps)
@@ -309,15 +305,3 @@ def export_npz(req: Request) -> bytes:
     buf = io.BytesIO()
     np.savez_compressed(buf, __meta__=np.array(json.dumps(meta)), **arrays)
     return buf.getvalue()
-
-
-def summary(req: Request) -> dict[str, Any]:
-    """What the analyze API returns: tokens, translation and the decode steps (no tensors)."""
-    a = analysis(req)
-    return {
-        "translation": a.translation, "src_tokens": a.src_tokens, "tgt_tokens": a.tgt_tokens,
-        "steps": [{"step": s.step, "chosen": readable(a.id_to_piece(s.chosen)), "p": round(s.chosen_prob, 4),
-                   "top": [[readable(a.id_to_piece(i)), round(p, 4)] for i, p in zip(s.top_ids, s.top_probs)]}
-                  for s in a.trace.steps],
-    }
-
