@@ -60,16 +60,18 @@ def save_checkpoint(
     model: Transformer,
     tokenizer: Tokenizer,
     training: dict[str, Any] | None = None,
-    dtype: torch.dtype | str = torch.float32,
+    dtype: str = "float32",
 ) -> None:
-    """dtype: float32, float16 / bfloat16 (half the size) or "int8" (a quarter; per-row scales)."""
+    """dtype: "float32", "float16" / "bfloat16" (half the size) or "int8" (a quarter; per-row scales)."""
+    if dtype not in ("float32", "float16", "bfloat16", "int8"):
+        raise ValueError(f"unknown storage type {dtype!r}")
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     # The embedding is also the output projection: stored once, under its own name.
     if dtype == "int8":
         state = quantize_int8(model.state_dict())
     else:
-        state = {k: v.detach().to(dtype).contiguous() for k, v in model.state_dict().items()}
+        state = {k: v.detach().to(getattr(torch, dtype)).contiguous() for k, v in model.state_dict().items()}
     save_file(state, str(folder / WEIGHTS), metadata={"format": "pt"})
     (folder / CONFIG).write_text(json.dumps({"model": model.cfg.to_dict(), "training": training or {}}, indent=2) + "\n")
     tokenizer.save(folder / SPM)

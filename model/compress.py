@@ -13,9 +13,9 @@ import shutil
 import sys
 from pathlib import Path
 
-import torch
+from safetensors.torch import load_file
 
-from model.checkpoint import WEIGHTS, CheckpointError, load_checkpoint, read_json, save_checkpoint
+from model.checkpoint import WEIGHTS, CheckpointError, load_checkpoint, save_checkpoint
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -29,27 +29,15 @@ def main(argv: list[str] | None = None) -> int:
         if not keep.exists():
             keep.parent.mkdir(exist_ok=True)
             shutil.copy2(folder / WEIGHTS, keep)
-        model, tok, _ = load_checkpoint(folder)  # whatever is there now, checked
-        original, _, _ = load_checkpoint_from(keep, folder)
-        model.load_state_dict(original.state_dict())
+        model, tok, training = load_checkpoint(folder)  # config, tokenizer and current weights, all checked
+        model.load_state_dict(load_file(str(keep)))  # then the full-precision original
     except CheckpointError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    training = read_json(folder / "config.json").get("training", {})
-    save_checkpoint(folder, model, tok, training, dtype=args.dtype if args.dtype == "int8" else getattr(torch, args.dtype))
+    save_checkpoint(folder, model, tok, training, dtype=args.dtype)
     print(f"{folder / WEIGHTS}: {(folder / WEIGHTS).stat().st_size / 2**20:.1f} MiB as {args.dtype} "
           f"(float32 original kept in {keep})")
     return 0
-
-
-def load_checkpoint_from(weights: Path, folder: Path):
-    """Load ``folder`` but with the weights file ``weights`` (the kept float32 original)."""
-    tmp = folder / "work" / "original"
-    tmp.mkdir(exist_ok=True)
-    for name in ("config.json", "spm.model"):
-        shutil.copy2(folder / name, tmp / name)
-    shutil.copy2(weights, tmp / WEIGHTS)
-    return load_checkpoint(tmp)
 
 
 if __name__ == "__main__":

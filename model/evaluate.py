@@ -15,7 +15,7 @@ import torch
 
 from model.checkpoint import METRICS, CheckpointError
 from model.data import read_split
-from model.translator import DecodeOptions, load_pretrained
+from model.translator import DecodeOptions, load_pretrained, resolve
 
 
 def bleu(hyps: list[str], refs: list[str]) -> dict:
@@ -61,8 +61,6 @@ def main(argv: list[str] | None = None) -> int:
     print(f"signature: {res['signature']}")
     print(res["detail"])
     if not args.no_write:
-        from model.translator import resolve
-
         path = resolve(args.checkpoint) / METRICS
         metrics = json.loads(path.read_text()) if path.is_file() else {}
         metrics.setdefault("bleu", {})[key] = {k: v for k, v in res.items() if k != "detail"}

@@ -253,8 +253,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"averaged {len(epochs)} epochs ({', '.join(p.stem for p in epochs)}): validation loss {averaged_val:.3f}", flush=True)
     training.update(epochs_run=state["epoch"], steps=step, averaged=[p.stem for p in epochs],
                     val_loss_averaged=averaged_val, train_pairs=len(train_pairs))
-    dtype = args.save_dtype if args.save_dtype == "int8" else getattr(torch, args.save_dtype)
-    save_checkpoint(out, model, tok, training, dtype=dtype)
+    save_checkpoint(out, model, tok, training, dtype=args.save_dtype)
     metrics_path = out / METRICS
     metrics = json.loads(metrics_path.read_text()) if metrics_path.is_file() else {}
     metrics.update(

@@ -29,7 +29,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {e}", file=sys.stderr)
         return 2
     # Lines, not split(): "\n" ends a sentence; a stray "\r" or U+2028 inside one does not.
-    lines = [line.rstrip("\r\n").rstrip("\n") for line in sys.stdin.read().split("\n")]
+    lines = [line.removesuffix("\r") for line in sys.stdin.read().split("\n")]
     if lines and lines[-1] == "":
         lines.pop()  # the final newline does not start another sentence
     beam = args.beam if args.beam > 1 else 0

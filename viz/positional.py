@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import numpy as np
 import plotly.graph_objects as go
-from plotly.subplots import make_subplots
 
 from viz.arrays import as_array
 from viz.style import DIVERGING_SCALE, base_layout, token_axis
@@ -69,7 +68,7 @@ def embedding_vs_pe(token_embedding, positional, tokens: list[str]) -> go.Figure
         raise ValueError(f"shapes {e.shape} and {p.shape} do not fit {len(tokens)} tokens")
     x = list(range(len(tokens)))
     hover = hover_labels(tokens)
-    fig = make_subplots(rows=1, cols=1)
+    fig = go.Figure()
     fig.add_trace(go.Bar(x=x, y=np.linalg.norm(e, axis=1), name="|token embedding x sqrt(d_model)|",
                          customdata=hover, hovertemplate="%{customdata}<br>|embedding| = %{y:.3f}<extra></extra>"))
     fig.add_trace(go.Bar(x=x, y=np.linalg.norm(p, axis=1), name="|positional encoding|",

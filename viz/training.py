@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import plotly.graph_objects as go
-from plotly.subplots import make_subplots
 
 from viz.style import base_layout
 
@@ -27,7 +26,7 @@ def training_curves(rows: list[dict[str, str]], name: str = "") -> go.Figure:
 
 def lr_schedule_figure(steps: list[int], lrs: list[float], warmup: int) -> go.Figure:
     """The learning rate the training used at each step (computed by model.train.lr_at)."""
-    fig = make_subplots()
+    fig = go.Figure()
     fig.add_trace(go.Scatter(x=steps, y=lrs, mode="lines", name="learning rate",
                              hovertemplate="step %{x}<br>lr %{y:.2e}<extra></extra>"))
     fig.add_vline(x=warmup, line_dash="dot", annotation_text=f"end of warm-up (step {warmup})")
