@@ -2,35 +2,65 @@
 
     python app.py     # http://127.0.0.1:7860; GRADIO_SERVER_NAME / GRADIO_SERVER_PORT are honoured
 
-Only wiring lives here: components, and events bound to explorer.endpoints.
+Only wiring lives here: components, and events bound to explorer.ui (the page), explorer.api (the
+public API) and explorer/static/views.js (views the browser draws itself). docs/architecture.md
+describes the data flow of one translation.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import sys
+from pathlib import Path
 
 import gradio as gr
 import torch
 
-from explorer import endpoints as ep
-from explorer import limits, texts
-from explorer.handlers import AVERAGE, KIND_LABELS
+from explorer import api, limits, texts, ui
+from explorer.blocks import ExplorerBlocks
+from explorer.handlers import AVERAGE, KIND_LABELS, default_ablation, head_names, model_for, model_page
+from explorer.request import Request, UserError, default_model
+from explorer.store import STORE
 from model.translator import available
 
-torch.set_num_threads(int(os.environ.get("TORCH_THREADS", "1")))  # 2 requests at once x 1 thread = 2 cores
+torch.set_num_threads(int(os.environ.get("TORCH_THREADS", "1")))  # one request per core, one thread each
 DEFAULT_TEXT = texts.EXAMPLES[3]
-DEFAULT_MODEL = "en-de" if "en-de" in available() else (available() or ["en-de"])[0]
+VIEWS_JS = (Path(__file__).parent / "explorer" / "static" / "views.js").read_text(encoding="utf-8")
+HEAD = f"<script>{VIEWS_JS}\nwindow.AE_EXAMPLES = {json.dumps(texts.EXAMPLES)};</script>"
+CSS = """.ae-status{padding:6px 10px;border-radius:6px;background:#eef6ee;font-size:14px}
+.ae-stale{background:#fff4e0;color:#6b3d00}"""
+LAUNCH = dict(head=HEAD, css=CSS, state_session_capacity=limits.SESSION_CAPACITY)
+MODEL_WORK = dict(concurrency_id="model", concurrency_limit=limits.MODEL_SLOTS)  # one limit for all model work
+PRIVATE = dict(api_visibility="private")
+DRAW = """(bank, text, model, kind, layer, head, step, slayer, shead) => [AE.heatmap(bank, kind, layer, head),
+  AE.modelView(bank, kind), AE.stats(bank, kind), AE.step(bank, step, slayer, shead), AE.status(bank, text, model)]"""
 
 
 def build() -> gr.Blocks:
-    heads, head_names = ep.choices_for_all_models()
-    with gr.Blocks(title="Attention Explorer") as demo:
+    model_name = default_model()
+    if not available():
+        raise UserError("no checkpoints found: every model folder in checkpoints/ needs model.safetensors")
+    for name in available():  # a broken checkpoint stops start-up here, not mid-session
+        model_for(name)
+        model_page(name)
+    tr = model_for(model_name)
+    cfg = tr.cfg
+    last = cfg.n_decoder_layers - 1
+    heads = [AVERAGE] + [f"head {i}" for i in range(cfg.n_heads)]
+    default = Request.parse(DEFAULT_TEXT, model_name)
+    for text in texts.EXAMPLES if model_name == "en-de" else [DEFAULT_TEXT]:  # examples answer at once
+        for method in ("greedy", "beam"):
+            STORE.pin(Request.parse(text, model_name, method))
+    first_text, first_pieces, first_bank, first_shown, first_steps = ui.initial(default)
+    card0, curves0, lr0 = ui.model_tab(model_name)
+
+    with ExplorerBlocks(title="Attention Explorer") as demo:
         gr.Markdown(texts.INTRO)
         with gr.Row():
             text = gr.Textbox(label="English sentence", value=DEFAULT_TEXT, max_length=limits.MAX_CHARS, scale=4,
                               elem_id="sentence")
-            model = gr.Dropdown(available(), value=DEFAULT_MODEL, label="Model", scale=1, allow_custom_value=True)
+            model = gr.Dropdown(available(), value=model_name, label="Model", scale=1, elem_id="model")
         with gr.Accordion("Decoding options", open=False):
             with gr.Row():
                 method = gr.Radio(["greedy", "beam", "sample"], value="greedy", label="Decoding")
@@ -43,115 +73,144 @@ def build() -> gr.Blocks:
                 top_p = gr.Slider(0.05, 1, value=1.0, step=0.05, label="Top-p")
                 seed = gr.Number(0, precision=0, label="Seed")
         go = gr.Button("Translate", variant="primary", elem_id="translate")
-        gr.Examples(texts.EXAMPLES, inputs=text)
-        translation = gr.Textbox(label="German", interactive=False, elem_id="translation")
-        pieces = gr.HTML()
-        dec = [text, method, beam_size, length_penalty, temperature, top_k, top_p, seed, max_len, model]
+        examples = gr.Dataset(components=[gr.Textbox(visible=False)], samples=[[e] for e in texts.EXAMPLES],
+                              label="Examples (click one to translate it)", type="index", elem_id="examples")
+        status = gr.HTML(elem_id="status")
+        translation = gr.Textbox(first_text, label="German", interactive=False, elem_id="translation")
+        pieces = gr.HTML(first_pieces)
+        bank = gr.JSON(first_bank, visible=False)  # the page's copy of the analysis every view draws from
+        shown = gr.Textbox(first_shown, visible=False, elem_id="shown")  # its request: what the server views read
 
         with gr.Tabs():
-            with gr.Tab("Translate & attend", id="attend"):
+            with gr.Tab("Translate & attend", id="attend") as tab_attend:
                 gr.Markdown(texts.ATTEND)
                 with gr.Row():
-                    kind = gr.Radio(list(KIND_LABELS), value="Cross-attention", label="Attention type")
-                    layer = gr.Slider(0, 2, value=2, step=1, label="Layer")
-                    head = gr.Dropdown(heads, value=AVERAGE, label="Head")
+                    kind = gr.Radio(list(KIND_LABELS), value="Cross-attention", label="Attention type", elem_id="kind")
+                    layer = gr.Slider(0, last, value=last, step=1, label="Layer", elem_id="layer")
+                    head = gr.Dropdown(heads, value=AVERAGE, label="Head", elem_id="head")
                 heatmap = gr.Plot(label="Attention heatmap", elem_id="heatmap")
-                all_heads = gr.Plot(label="Model view: every layer and head")
-                stats = gr.Plot(label="Head statistics")
+                all_heads = gr.Plot(label="Model view: every layer and head", elem_id="model-view")
+                stats = gr.Plot(label="Head statistics", elem_id="head-stats")
                 with gr.Accordion("bertviz views (interactive; need the CDN)", open=False) as bv_box:
                     bv_head = gr.HTML(elem_id="bertviz-head")
-                    bv_open = gr.State(False)
                     bv_model = gr.HTML()
                 with gr.Row():
-                    get_npz = gr.DownloadButton("Download tensors (.npz)")
-                    get_html = gr.DownloadButton("Download these figures (.html)")
-            with gr.Tab("Step by step", id="steps"):
+                    get_npz = gr.Button("Download tensors (.npz)", elem_id="download-npz")
+                    get_html = gr.Button("Download these figures (.html)", elem_id="download-html")
+                npz_file, html_file = gr.File(visible=False), gr.File(visible=False)
+            with gr.Tab("Step by step", id="steps") as tab_steps:
                 gr.Markdown(texts.STEPS)
                 with gr.Row():
-                    step = gr.Slider(0, 10, value=0, step=1, label="Decoding step", elem_id="step")
-                    step_layer = gr.Slider(0, 2, value=2, step=1, label="Cross-attention layer")
-                    step_head = gr.Dropdown(heads, value=AVERAGE, label="Head")
+                    step = gr.Slider(0, first_steps, value=0, step=1, label="Decoding step", elem_id="step")
+                    step_layer = gr.Slider(0, last, value=last, step=1, label="Cross-attention layer", elem_id="step-layer")
+                    step_head = gr.Dropdown(heads, value=AVERAGE, label="Head", elem_id="step-head")
                 step_plot = gr.Plot(label="This step", elem_id="step-plot")
-                beam_plot = gr.Plot(label="Beam tree")
-                compare_plot = gr.Plot(label="Greedy vs beam")
-            with gr.Tab("Positional encoding", id="pe"):
+                beam_plot = gr.Plot(label="Beam tree", elem_id="beam-plot")
+                compare_plot = gr.Plot(label="Greedy vs beam", elem_id="compare-plot")
+            with gr.Tab("Positional encoding", id="pe") as tab_pe:
                 gr.Markdown(texts.POSITIONAL)
                 with gr.Row():
                     pe_len = gr.Slider(2, limits.MAX_PE_LENGTH, value=50, step=1, label="Positions")
                     pe_dims = gr.Textbox("0, 1, 10, 11, 60, 61", label="Dimensions to draw")
-                pe_table, pe_waves = gr.Plot(label="PE matrix"), gr.Plot(label="Dimensions as waves")
-                pe_sim, pe_sentence = gr.Plot(label="Similarity"), gr.Plot(label="Your sentence")
-            with gr.Tab("Inside a head", id="inside"):
+                pe_table, pe_waves = gr.Plot(label="PE matrix", elem_id="pe-table"), gr.Plot(label="Dimensions as waves")
+                pe_sim, pe_sentence = gr.Plot(label="Similarity"), gr.Plot(label="Your sentence", elem_id="pe-sentence")
+            with gr.Tab("Inside a head", id="inside") as tab_inside:
                 gr.Markdown(texts.INSIDE)
                 with gr.Row():
                     in_kind = gr.Radio(list(KIND_LABELS), value="Encoder self-attention", label="Attention type")
-                    in_layer = gr.Slider(0, 2, value=0, step=1, label="Layer")
+                    in_layer = gr.Slider(0, last, value=0, step=1, label="Layer")
                     in_head = gr.Dropdown(heads[1:], value="head 0", label="Head")
-                    in_query = gr.Dropdown([], label="Query token", allow_custom_value=True)
-                inside_plot = gr.Plot(label="Inside the head")
-            with gr.Tab("Experiments", id="experiments"):
+                    in_query = gr.Dropdown([], label="Query token", elem_id="query")
+                inside_plot = gr.Plot(label="Inside the head", elem_id="inside-plot")
+            with gr.Tab("Experiments", id="experiments") as tab_exp:
                 gr.Markdown(texts.EXPERIMENTS)
-                heads_off = gr.CheckboxGroup(head_names, label="Heads to switch off")
+                heads_off = gr.CheckboxGroup(head_names(tr), value=default_ablation(tr), label="Heads to switch off")
                 run_ablation = gr.Button("Run with these heads off")
                 ablation_text = gr.Textbox(label="Translations", lines=3, interactive=False)
                 with gr.Row():
                     before, after = gr.Plot(label="Original"), gr.Plot(label="With heads off")
                 lens_plot = gr.Plot(label="Logit lens", elem_id="lens-plot")
-            with gr.Tab("Model", id="model"):
+            with gr.Tab("Model", id="model") as tab_model:
                 gr.Markdown(texts.MODEL)
-                card = gr.Markdown()
-                curves, lr_plot = gr.Plot(label="Training curves"), gr.Plot(label="Learning rate")
+                card = gr.Markdown(card0)
+                curves, lr_plot = gr.Plot(curves0, label="Training curves"), gr.Plot(lr0, label="Learning rate")
 
-        attn_in = dec + [kind, layer, head]
-        step_in, inside_in = dec + [step, step_layer, step_head], dec + [in_kind, in_layer, in_head, in_query]
-        pe_in, pe_out = dec + [pe_len, pe_dims], [pe_table, pe_waves, pe_sim, pe_sentence]
-        controls = [layer, head, step_layer, step_head, in_layer, in_head, heads_off]
-        private = dict(api_visibility="private")
+        # Lazy tabs: opening a tab copies the shown request into its `want` box; the server is asked only when
+        # that changes (a new translation, or the first opening), never again for the same analysis.
+        want = {name: gr.Textbox(visible=False) for name in ("steps", "pe", "inside", "experiments", "bertviz")}
+        wants = list(want.values())
+        draw_in = [bank, text, model, kind, layer, head, step, step_layer, step_head]
+        draw_out = [heatmap, all_heads, stats, step_plot, status]
 
-        def draw_everything(event, public: bool):
-            """Decode once, then every tab draws from the same (cached) analysis. Named endpoints once only."""
-            api = (lambda name: dict(api_name=name)) if public else (lambda name: private)
-            return (event.then(ep.analyze, attn_in, [translation, pieces, step, heatmap, all_heads, stats],
-                               **api("analyze"))
-                    .then(ep.step, step_in, step_plot, **api("step"))
-                    .then(ep.queries, dec + [in_kind], in_query, **api("queries"))
-                    .then(ep.inside, inside_in, inside_plot, **api("inside_head"))
-                    .then(ep.positional, pe_in, pe_out, **api("positional"))
-                    .then(ep.beam, dec, [beam_plot, compare_plot], **api("beam"))
-                    .then(ep.lens, dec, lens_plot, **api("logit_lens"))
-                    .then(ep.ablate, dec + [heads_off], [ablation_text, before, after], **private)
-                    .then(ep.bertviz_if_open, dec + [bv_open], [bv_head, bv_model], **private))
+        # -- Translate: button, Enter, or an example; exactly one decode with capture -------------------
+        decode_in = [text, model, method, beam_size, length_penalty, max_len, temperature, top_k, top_p, seed]
+        decode_out = [translation, pieces, bank, shown, step, layer, head, step_layer, step_head, in_layer, in_head,
+                      heads_off]
 
-        # named endpoints first: events registered later with the same function get suffixed names
-        run_ablation.click(ep.ablate, dec + [heads_off], [ablation_text, before, after], api_name="ablate")
-        draw_everything(go.click(lambda: None, None, None, **private), public=True)
-        draw_everything(text.submit(lambda: None, None, None, **private), public=False)
-        gr.api(ep.translate, api_name="translate")
-        for i, c in enumerate((kind, layer, head)):
-            c.input(ep.attention, attn_in, [heatmap, all_heads, stats], **(dict(api_name="attention") if i == 0 else private))
-        # bertviz pages are large: drawn when their panel is opened, and again after each translation if open
-        bv_box.expand(lambda: True, None, bv_open, **private).then(ep.bertviz, dec, [bv_head, bv_model], api_name="bertviz")
-        bv_box.collapse(lambda: False, None, bv_open, **private)
+        def after_translate(event):
+            return (event.then(None, draw_in, draw_out, js=DRAW, **PRIVATE)
+                    .then(None, [shown] + wants, wants, js="(s, ...w) => AE.refreshOpen(s, w)", **PRIVATE))
+
+        after_translate(gr.on([go.click, text.submit], ui.translate, decode_in, decode_out, **MODEL_WORK, **PRIVATE))
+        after_translate(examples.click(None, [examples], [text], js="(i) => AE_EXAMPLES[i]", **PRIVATE)
+                        .then(ui.translate, decode_in, decode_out, **MODEL_WORK, **PRIVATE))
+
+        # -- views the browser draws: no server request --------------------------------------------
+        demo.load(None, draw_in, draw_out, js=DRAW, **PRIVATE)
+        attend_in = [bank, kind, layer, head]
+        for c in (kind, layer, head):
+            c.input(None, attend_in, [heatmap, all_heads, stats],
+                    js="(b, k, l, h) => [AE.heatmap(b, k, l, h), AE.modelView(b, k), AE.stats(b, k)]", **PRIVATE)
         for c in (step, step_layer, step_head):
-            c.input(ep.step, step_in, step_plot, **private)
-        in_kind.input(ep.queries, dec + [in_kind], in_query, **private).then(ep.inside, inside_in, inside_plot, **private)
-        for c in (in_layer, in_head, in_query):
-            c.input(ep.inside, inside_in, inside_plot, **private)
+            c.input(None, [bank, step, step_layer, step_head], step_plot, js="(b, t, l, h) => AE.step(b, t, l, h)",
+                    **PRIVATE)
+        gr.on([text.input, text.change, model.input], None, [bank, text, model], status,
+              js="(b, t, m) => AE.status(b, t, m)", **PRIVATE)
+
+        # -- lazy tabs ------------------------------------------------------------------------------------
+        for tab, name in ((tab_attend, "attend"), (tab_steps, "steps"), (tab_pe, "pe"), (tab_inside, "inside"),
+                          (tab_exp, "experiments"), (tab_model, "model")):
+            tab.select(None, [shown] + wants, wants, js=f"(s, ...w) => AE.openTab({name!r}, s, w)", **PRIVATE)
+        want["steps"].change(ui.steps_tab, want["steps"], [beam_plot, compare_plot], **MODEL_WORK, **PRIVATE)
+        want["pe"].change(ui.positional_tab, [want["pe"], pe_len, pe_dims], [pe_table, pe_waves, pe_sim, pe_sentence],
+                          **MODEL_WORK, **PRIVATE)
+        want["inside"].change(ui.inside_tab, [want["inside"], in_kind, in_layer, in_head, in_query],
+                              [in_query, inside_plot], **MODEL_WORK, **PRIVATE)
+        want["experiments"].change(ui.experiments_tab, [want["experiments"], heads_off],
+                                   [ablation_text, before, after, lens_plot], **MODEL_WORK, **PRIVATE)
+        want["bertviz"].change(ui.bertviz, want["bertviz"], [bv_head, bv_model], **MODEL_WORK, **PRIVATE)
+        bv_box.expand(None, [shown] + wants, wants, js="(s, ...w) => AE.openTab('bertviz', s, w)", **PRIVATE)
+        bv_box.collapse(None, None, None, js="() => { AE.closeTab('bertviz'); }", **PRIVATE)
+
+        # -- server views that need the model or are model-only ---------------------------------------
         for c in (pe_len, pe_dims):
-            c.input(ep.positional, pe_in, pe_out, **private)
-        get_npz.click(ep.export_tensors, dec, get_npz, api_name="export_tensors")
-        get_html.click(ep.export_figures, attn_in, get_html, api_name="export_figures")
-        # first load: meaningful figures without a click
-        draw_everything(demo.load(ep.model_controls, model, controls, api_name="load_controls", **private).then(
-            ep.model_info, model, [card, curves, lr_plot], api_name="model_info"), public=False)
-        model.input(ep.model_controls, model, controls, api_name="model_controls").then(
-            ep.model_info, model, [card, curves, lr_plot], **private)
+            c.input(ui.positional_controls, [shown, pe_len, pe_dims], [pe_table, pe_waves, pe_sim], **MODEL_WORK,
+                    **PRIVATE)
+        in_kind.input(ui.inside_tab, [shown, in_kind, in_layer, in_head, in_query], [in_query, inside_plot],
+                      **MODEL_WORK, **PRIVATE)
+        for c in (in_layer, in_head, in_query):
+            c.input(ui.inside_view, [shown, in_kind, in_layer, in_head, in_query], inside_plot, **MODEL_WORK, **PRIVATE)
+        run_ablation.click(ui.ablate, [shown, heads_off], [ablation_text, before, after], **MODEL_WORK, **PRIVATE)
+        model.input(ui.model_tab, model, [card, curves, lr_plot], **PRIVATE)
+        get_npz.click(ui.export_tensors, shown, npz_file, **MODEL_WORK, **PRIVATE).then(
+            None, npz_file, None, js="(f) => AE.download(f)", **PRIVATE)
+        get_html.click(ui.export_figures, [shown, kind, layer, head], html_file, **MODEL_WORK, **PRIVATE).then(
+            None, html_file, None, js="(f) => AE.download(f)", **PRIVATE)
+
+        # -- the public API (README's names; each works called alone, defaults filled in) --------------
+        for name, fn in api.PUBLIC.items():
+            gr.api(fn, api_name=name, **({} if name in api.LIGHT else MODEL_WORK))
     return demo
+
+
+def serve(demo: gr.Blocks, **kwargs):
+    demo.queue(default_concurrency_limit=limits.MODEL_SLOTS, max_size=limits.QUEUE_SIZE)
+    return demo.launch(**LAUNCH, **kwargs)
 
 
 if __name__ == "__main__":
     try:
         demo = build()  # loads every shipped model: a broken checkpoint stops us here, not mid-session
-    except ep.UserError as e:
+    except UserError as e:
         sys.exit(f"error: {e}")
-    demo.queue(default_concurrency_limit=limits.CONCURRENCY, max_size=limits.QUEUE_SIZE).launch()
+    serve(demo)

@@ -1,4 +1,4 @@
-"""Limits enforced on the server (a Textbox max_length is only a hint to the browser)."""
+"""Limits enforced on the server (a Textbox max_length is only a hint to the browser), and resource bounds."""
 
 import os
 
@@ -9,6 +9,16 @@ MAX_OUTPUT_TOKENS = 100  # decoding steps
 MAX_TEMPERATURE = 5.0
 MAX_TOP_K = 200
 MAX_PE_LENGTH = 200
-QUEUE_SIZE = 64  # waiting requests beyond this are refused with "queue full"
-CONCURRENCY = int(os.environ.get("ATTENTION_EXPLORER_CONCURRENCY", "2"))  # events at once: one per core
-ANALYSIS_CACHE = 64  # recent analyses kept so that every tab of one request reuses one decode
+
+# One slot per core for all model work, whichever event or endpoint asks (explorer.store.model_slot),
+# and the same number as Gradio's concurrency limit of the shared "model" concurrency group.
+MODEL_SLOTS = int(os.environ.get("ATTENTION_EXPLORER_CONCURRENCY", str(min(os.cpu_count() or 2, 8))))
+# The queue counts events, not people: a student's Translate is one event and each tab opened one more.
+MAX_STUDENTS = 200
+QUEUE_SIZE = MAX_STUDENTS * 4  # events waiting; a class of 100 clicking at once queues, never "Queue is full"
+SESSION_CAPACITY = 300  # Gradio keeps each session's output values in memory; the oldest sessions go first
+
+ANALYSIS_CACHE = 64  # recent analyses kept so that every tab of one translation reuses one decode
+ANALYSIS_CACHE_BYTES = 192 * 2**20  # ... and at most this many bytes of captured tensors
+EXPORT_TTL_S = float(os.environ.get("ATTENTION_EXPLORER_EXPORT_TTL", "60"))  # exports are deleted after this
+MAX_BERTVIZ_TOKENS = 60  # longer sentences: bertviz pages would be several MB; the plotly views still work

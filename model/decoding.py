@@ -168,7 +168,9 @@ def sample(
     cache = model.new_cache() if use_cache else None
     trace = DecodeTrace("sample")
     for t in range(max_len):
-        logits = _next_logits(model, src_mask, memory, ys, cache)[0] / temperature  # (V,)
+        logits = _next_logits(model, src_mask, memory, ys, cache)[0]  # (V,)
+        # shift before dividing: a tiny temperature then gives -inf (never NaN) to all but the best token
+        logits = (logits - logits.max()) / temperature
         if top_k:
             kth = logits.topk(min(top_k, logits.numel())).values[-1]
             logits = logits.masked_fill(logits < kth, float("-inf"))

@@ -70,6 +70,7 @@ class Analysis:
     vocab: list[str] = field(default_factory=list)
     lens_layers: torch.Tensor | None = None  # (L, T, D) each decoder layer's output, ready for the projection
     blocked_ids: tuple[int, ...] = ()  # ids decoding never produces (pad, bos)
+    note: str = ""  # set by the explorer when the decode produced no words: why
 
     def id_to_piece(self, i: int) -> str:
         return self.vocab[int(i)]

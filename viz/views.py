@@ -74,6 +74,13 @@ def positional(a: Any, length: int = 50, dims: tuple[int, ...] = (0, 1, 10, 11, 
     }
 
 
+def positional_sentence(a: Any) -> go.Figure:
+    """The user's sentence: size of each token embedding next to the positional encoding added to it."""
+    emb = arrays.as_array(a.cache["src_embed"])[0]
+    pos = arrays.as_array(a.cache["src_pos"])[0] - emb  # the PE rows actually added
+    return embedding_vs_pe(emb, pos, a.src_tokens)
+
+
 def head_inside(a: Any, kind: str = "encoder", layer: int = 0, head: int = 0, query: int = 0) -> go.Figure:
     blk = arrays.block_name(kind, layer)
     q, k = _tokens(a, kind)

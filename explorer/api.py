@@ -1,0 +1,202 @@
+"""The public API: one typed function per endpoint name in README's API section (registered with gr.api).
+
+Every endpoint takes the sentence first, then the decoding options with their documented defaults
+(Request's field defaults), then its own settings; every argument after the sentence may be left
+out, by gradio_client or by a plain HTTP call (explorer/blocks.py fills in the defaults). Figures come
+back as gr.Plot's API value, {"type": "plotly", "plot": "<figure JSON>"}.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+from typing import Any
+
+import gradio as gr
+
+from explorer import exports, limits
+from explorer import handlers as h
+from explorer.request import Request, UserError
+from viz.compact import plot_value
+
+log = logging.getLogger("attention-explorer")
+
+
+def endpoint(fn):
+    """UserError -> a gr.Error with its message, no traceback logged; anything else -> logged once, short message."""
+    @functools.wraps(fn)
+    def wrapped(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except UserError as e:
+            raise gr.Error(str(e), print_exception=False) from None
+        except gr.Error:
+            raise
+        except Exception:  # the app must keep serving: log the details, tell the user briefly
+            log.exception("request failed")
+            raise gr.Error("Something went wrong while computing this view. Try another sentence or setting.",
+                           print_exception=False) from None
+    return wrapped
+
+
+def request(text: Any, method: Any, beam_size: Any, length_penalty: Any, temperature: Any, top_k: Any, top_p: Any,
+            seed: Any, max_len: Any, model: Any) -> Request:
+    return Request.parse(text, model, method, beam_size, length_penalty, temperature, top_k, top_p, seed, max_len)
+
+
+def layer_or_last(req: Request, kind: str, layer: Any) -> Any:
+    """-1 (the default) means the last layer of that stack."""
+    if isinstance(layer, (int, float)) and not isinstance(layer, bool) and layer == -1:
+        cfg = h.model_for(req.model).cfg
+        return (cfg.n_encoder_layers if h._kind(kind) == "encoder" else cfg.n_decoder_layers) - 1
+    return layer
+
+
+# The decoding options of every endpoint, in this order, with Request's defaults.
+@endpoint
+def translate(text: str, method: str = "greedy", beam_size: int = 4, length_penalty: float = 0.6,
+              temperature: float = 1.0, top_k: int = 0, top_p: float = 1.0, seed: int = 0, max_len: int = 60,
+              model: str = "en-de") -> str:
+    """English text in, German text out."""
+    return h.translate(request(text, method, beam_size, length_penalty, temperature, top_k, top_p, seed, max_len, model))
+
+
+@endpoint
+def analyze(text: str, method: str = "greedy", beam_size: int = 4, length_penalty: float = 0.6,
+            temperature: float = 1.0, top_k: int = 0, top_p: float = 1.0, seed: int = 0, max_len: int = 60,
+            model: str = "en-de", kind: str = "Cross-attention", layer: int = -1,
+            head: str = "all heads (mean)") -> tuple[str, str, int, dict, dict, dict]:
+    """Translation, token pieces (HTML), number of decoding steps, and the attention heatmap, model view and
+    head statistics of one attention type (layer -1 = the last)."""
+    req = request(text, method, beam_size, length_penalty, temperature, top_k, top_p, seed, max_len, model)
+    a = h.analysis(req)
+    figs = h.attention_views(req, kind, layer_or_last(req, kind, layer), head)
+    return (a.translation, h.tokens_html(a), len(a.trace.steps), *(plot_value(f) for f in figs))
+
+
+@endpoint
+def attention(text: str, method: str = "greedy", beam_size: int = 4, length_penalty: float = 0.6,
+              temperature: float = 1.0, top_k: int = 0, top_p: float = 1.0, seed: int = 0, max_len: int = 60,
+              model: str = "en-de", kind: str = "Cross-attention", layer: int = -1,
+              head: str = "all heads (mean)") -> tuple[dict, dict, dict]:
+    """Heatmap (one layer, one head or the mean), model view (every layer and head), head statistics."""
+    req = request(text, method, beam_size, length_penalty, temperature, top_k, top_p, seed, max_len, model)
+    return tuple(plot_value(f) for f in h.attention_views(req, kind, layer_or_last(req, kind, layer), head))
+
+
+@endpoint
+def step(text: str, method: str = "greedy", beam_size: int = 4, length_penalty: float = 0.6,
+         temperature: float = 1.0, top_k: int = 0, top_p: float = 1.0, seed: int = 0, max_len: int = 60,
+         model: str = "en-de", step: int = 0, layer: int = -1, head: str = "all heads (mean)") -> dict:
+    """Decoding step `step` (0 = the first output token): the top next tokens and that step's attention."""
+    req = request(text, method, beam_size, length_penalty, temperature, top_k, top_p, seed, max_len, model)
+    return plot_value(h.step_view(req, step, layer_or_last(req, "cross", layer), head))
+
+
+@endpoint
+def beam(text: str, method: str = "greedy", beam_size: int = 4, length_penalty: float = 0.6,
+         temperature: float = 1.0, top_k: int = 0, top_p: float = 1.0, seed: int = 0, max_len: int = 60,
+         model: str = "en-de") -> tuple[dict, dict]:
+    """Beam tree (beam size from the options, at least 2) and greedy vs beam on the same sentence."""
+    req = request(text, method, beam_size, length_penalty, temperature, top_k, top_p, seed, max_len, model)
+    return tuple(plot_value(f) for f in h.beam_views(req))
+
+
+@endpoint
+def positional(text: str, method: str = "greedy", beam_size: int = 4, length_penalty: float = 0.6,
+               temperature: float = 1.0, top_k: int = 0, top_p: float = 1.0, seed: int = 0, max_len: int = 60,
+               model: str = "en-de", length: int = 50, dims: str = "0, 1, 10, 11, 60, 61") -> tuple[dict, dict, dict, dict]:
+    """PE matrix, chosen dimensions as waves, PE similarity, and embedding vs PE size for the sentence."""
+    req = request(text, method, beam_size, length_penalty, temperature, top_k, top_p, seed, max_len, model)
+    return tuple(plot_value(f) for f in h.positional_views(req, length, dims))
+
+
+@endpoint
+def queries(text: str, method: str = "greedy", beam_size: int = 4, length_penalty: float = 0.6,
+            temperature: float = 1.0, top_k: int = 0, top_p: float = 1.0, seed: int = 0, max_len: int = 60,
+            model: str = "en-de", kind: str = "Encoder self-attention") -> list[str]:
+    """The query tokens of an attention type, as "index: token" (inside_head's query argument)."""
+    req = request(text, method, beam_size, length_penalty, temperature, top_k, top_p, seed, max_len, model)
+    return h.query_choices(req, kind)
+
+
+@endpoint
+def inside_head(text: str, method: str = "greedy", beam_size: int = 4, length_penalty: float = 0.6,
+                temperature: float = 1.0, top_k: int = 0, top_p: float = 1.0, seed: int = 0, max_len: int = 60,
+                model: str = "en-de", kind: str = "Encoder self-attention", layer: int = 0, head: str = "head 0",
+                query: str = "1") -> dict:
+    """One head's arithmetic for one query token: q, k, scores, softmax, v, output."""
+    req = request(text, method, beam_size, length_penalty, temperature, top_k, top_p, seed, max_len, model)
+    return plot_value(h.inside_head(req, kind, layer_or_last(req, kind, layer), head, query))
+
+
+@endpoint
+def ablate(text: str, method: str = "greedy", beam_size: int = 4, length_penalty: float = 0.6,
+           temperature: float = 1.0, top_k: int = 0, top_p: float = 1.0, seed: int = 0, max_len: int = 60,
+           model: str = "en-de", heads: list[str] | None = None) -> tuple[str, dict, dict]:
+    """Translate with the named heads off (e.g. ["cross L2 H0"]; default: every cross head of the last layer)."""
+    req = request(text, method, beam_size, length_penalty, temperature, top_k, top_p, seed, max_len, model)
+    if heads is None:
+        heads = h.default_ablation(h.model_for(req.model))
+    summary, before, after = h.ablation(req, heads)
+    return summary, plot_value(before), plot_value(after)
+
+
+@endpoint
+def logit_lens(text: str, method: str = "greedy", beam_size: int = 4, length_penalty: float = 0.6,
+               temperature: float = 1.0, top_k: int = 0, top_p: float = 1.0, seed: int = 0, max_len: int = 60,
+               model: str = "en-de") -> dict:
+    """The output projection applied after every decoder layer."""
+    req = request(text, method, beam_size, length_penalty, temperature, top_k, top_p, seed, max_len, model)
+    return plot_value(h.logit_lens(req))
+
+
+@endpoint
+def bertviz(text: str, method: str = "greedy", beam_size: int = 4, length_penalty: float = 0.6,
+            temperature: float = 1.0, top_k: int = 0, top_p: float = 1.0, seed: int = 0, max_len: int = 60,
+            model: str = "en-de") -> tuple[str, str]:
+    """bertviz's head view and model view, each as a sandboxed <iframe> (needs bertviz's CDN scripts)."""
+    req = request(text, method, beam_size, length_penalty, temperature, top_k, top_p, seed, max_len, model)
+    return h.bertviz_frames(req)
+
+
+@endpoint
+def model_info(model: str = "en-de") -> tuple[str, dict, dict]:
+    """Model card (Markdown), training curves and learning-rate schedule."""
+    card, curves, lr = h.model_page(model)
+    return card, curves, lr
+
+
+@endpoint
+def export_tensors(text: str, method: str = "greedy", beam_size: int = 4, length_penalty: float = 0.6,
+                   temperature: float = 1.0, top_k: int = 0, top_p: float = 1.0, seed: int = 0, max_len: int = 60,
+                   model: str = "en-de") -> gr.FileData:
+    """Every captured tensor of the analysis plus its tokens and request, as a .npz file."""
+    req = request(text, method, beam_size, length_penalty, temperature, top_k, top_p, seed, max_len, model)
+    return file_data(exports.write(h.export_npz(req), "analysis", ".npz"))
+
+
+@endpoint
+def export_figures(text: str, method: str = "greedy", beam_size: int = 4, length_penalty: float = 0.6,
+                   temperature: float = 1.0, top_k: int = 0, top_p: float = 1.0, seed: int = 0, max_len: int = 60,
+                   model: str = "en-de", kind: str = "Cross-attention", layer: int = -1,
+                   head: str = "all heads (mean)") -> gr.FileData:
+    """The attention tab's three figures as one self-contained HTML file."""
+    req = request(text, method, beam_size, length_penalty, temperature, top_k, top_p, seed, max_len, model)
+    return file_data(exports.write(h.export_html(req, kind, layer_or_last(req, kind, layer), head), "figures", ".html"))
+
+
+def file_data(path: str) -> gr.FileData:
+    from pathlib import Path
+
+    return gr.FileData(path=path, orig_name=Path(path).name)
+
+
+PUBLIC = {  # api_name -> function; README's API section lists these names (callers depend on them)
+    "translate": translate, "analyze": analyze, "attention": attention, "step": step, "beam": beam,
+    "positional": positional, "queries": queries, "inside_head": inside_head, "ablate": ablate,
+    "logit_lens": logit_lens, "bertviz": bertviz, "model_info": model_info, "export_tensors": export_tensors,
+    "export_figures": export_figures,
+}
+LIGHT = {"model_info", "queries"}  # no model run: outside the model concurrency group
+assert limits.MODEL_SLOTS >= 1

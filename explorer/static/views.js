@@ -1,0 +1,242 @@
+// Attention Explorer's client-side views: drawn in the browser from the page's copy of one analysis
+// (viz/page_data.py), so switching attention type, layer, head or decoding step asks the server nothing.
+// Every function returns a gr.Plot value ({type: "plotly", plot: "<figure JSON>"}); Gradio draws it.
+// Layout and wording follow viz/attention.py and viz/decoding.py, which draw the same figures on the server.
+(function () {
+  const KIND = { "Cross-attention": "cross", "Encoder self-attention": "encoder", "Decoder self-attention": "decoder" };
+  const TITLE = { encoder: "Encoder self-attention", decoder: "Decoder self-attention (masked)", cross: "Cross-attention" };
+  const SUB = {
+    cross: "German decoder positions (rows) look at English source tokens (columns)",
+    encoder: "English source tokens look at each other",
+    decoder: "German positions look at earlier ones",
+  };
+  const BLUES = [[0, "rgb(247,251,255)"], [0.125, "rgb(222,235,247)"], [0.25, "rgb(198,219,239)"], [0.375, "rgb(158,202,225)"], [0.5, "rgb(107,174,214)"], [0.625, "rgb(66,146,198)"], [0.75, "rgb(33,113,181)"], [0.875, "rgb(8,81,156)"], [1, "rgb(8,48,107)"]];  // plotly.py's "Blues" (ColorBrewer); plotly.js names a different scale so
+  const FONT = { family: "Inter, Helvetica, Arial, sans-serif", size: 12 };
+  const AVERAGE = "all heads (mean)";
+
+  const kindOf = (k) => KIND[k] || k;
+  const headOf = (h) => (h === null || h === undefined || h === "" || h === AVERAGE ? null : parseInt(String(h).replace("head ", ""), 10));
+  const plot = (fig) => ({ type: "plotly", plot: JSON.stringify(fig) });
+  const empty = () => null;
+
+  function base(fig, title, height) {
+    fig.layout = Object.assign(fig.layout || {}, {
+      title: { text: title, x: 0.01, xanchor: "left" }, font: FONT, template: { layout: { paper_bgcolor: "white", plot_bgcolor: "white" } },
+      margin: { l: 80, r: 30, t: 70, b: 80 }, autosize: true, height: height,
+    });
+    return fig;
+  }
+
+  function ticks(bank, which) {
+    const special = new Set(bank[which + "_special"] || []);
+    return bank[which].map((t, i) => (special.has(i) ? "<i>" + t + "</i>" : t));
+  }
+
+  function tokenAxis(labels, title, size) {
+    const n = labels.length;
+    return {
+      title: { text: title }, tickmode: "array", tickvals: [...Array(n).keys()], ticktext: labels,
+      tickfont: { size: size || (n <= 20 ? 12 : n <= 32 ? 10 : 8) }, showgrid: false, zeroline: false,
+    };
+  }
+
+  function queriesKeys(bank, kind) {
+    if (kind === "encoder") return ["src", "src"];
+    if (kind === "decoder") return ["tgt", "tgt"];
+    return ["tgt", "src"];
+  }
+
+  function hover(bank, kind, withPrediction) {
+    const [q, k] = queriesKeys(bank, kind);
+    const ql = bank[q].map((t, i) => t + " (#" + i + ")" + (withPrediction && kind !== "encoder" ? ", predicting " + bank.out[i] : ""));
+    const kl = bank[k].map((t, j) => t + " (#" + j + ")");
+    return ql.map((qi) => kl.map((kj) => "query: " + qi + "<br>key: " + kj));
+  }
+
+  // (Tq, Tk) weights of one head, or the mean over heads; per-mille integers -> floats
+  function weights(bank, kind, layer, head) {
+    const heads = bank.att[kind][layer];
+    if (head !== null) return heads[head].map((row) => row.map((v) => v / 1000));
+    return heads[0].map((row, i) => row.map((_, j) => {
+      let s = 0;
+      for (const h of heads) s += h[i][j];
+      return Math.round(s / heads.length) / 1000;
+    }));
+  }
+
+  function caption(bank) {
+    return "“" + bank.title_html + "”";
+  }
+
+  function heatmap(bank, kindLabel, layer, headLabel) {
+    if (!bank || !bank.att) return empty();
+    const kind = kindOf(kindLabel), head = headOf(headLabel);
+    layer = Math.min(parseInt(layer, 10) || 0, bank.att[kind].length - 1);
+    const [q, k] = queriesKeys(bank, kind);
+    const z = weights(bank, kind, layer, head);
+    const which = head === null ? "mean of " + bank.heads + " heads" : "head " + head;
+    const fig = {
+      data: [{
+        type: "heatmap", z: z, x: [...Array(bank[k].length).keys()], y: [...Array(bank[q].length).keys()],
+        zmin: 0, zmax: 1, colorscale: BLUES, customdata: hover(bank, kind, true),
+        hovertemplate: "%{customdata}<br>weight: %{z:.3f}<extra></extra>", colorbar: { title: { text: "weight" } },
+      }],
+      layout: {},
+    };
+    const qTitle = kind === "encoder" ? "query: source token" : "query: decoder input (predicts the next token)";
+    const kTitle = kind === "decoder" ? "key: decoder input token" : "key: source token";
+    fig.layout.xaxis = Object.assign(tokenAxis(ticks(bank, k), kTitle), { tickangle: -60, side: "bottom", constrain: "domain" });
+    fig.layout.yaxis = Object.assign(tokenAxis(ticks(bank, q), qTitle), { autorange: "reversed", scaleanchor: "x", constrain: "domain" });
+    const n = Math.max(bank[q].length, bank[k].length);
+    const size = Math.round(Math.min(900, Math.max(420, 22 * n + 160)));
+    return plot(base(fig, TITLE[kind] + ", layer " + layer + ", " + which + " — " + caption(bank) + "<br><sup>" + SUB[kind] + "</sup>", size));
+  }
+
+  function grid(rows, cols, titles, hgap, vgap) {
+    const layout = { annotations: [] };
+    const w = (1 - hgap * (cols - 1)) / cols, h = (1 - vgap * (rows - 1)) / rows;
+    const clip = (v) => Math.min(1, Math.max(0, Math.round(v * 1e6) / 1e6));
+    for (let i = 0; i < rows * cols; i++) {
+      const r = Math.floor(i / cols), c = i % cols, x0 = c * (w + hgap), y1 = 1 - r * (h + vgap), a = i === 0 ? "" : String(i + 1);
+      layout["xaxis" + a] = { domain: [clip(x0), clip(x0 + w)], anchor: "y" + a };
+      layout["yaxis" + a] = { domain: [clip(y1 - h), clip(y1)], anchor: "x" + a };
+      if (i < titles.length) layout.annotations.push({ text: titles[i], x: x0 + w / 2, y: y1, xref: "paper", yref: "paper",
+        xanchor: "center", yanchor: "bottom", showarrow: false, font: { size: 11 } });
+    }
+    return layout;
+  }
+
+  function modelView(bank, kindLabel) {
+    if (!bank || !bank.att) return empty();
+    const kind = kindOf(kindLabel), [q, k] = queriesKeys(bank, kind);
+    const layers = bank.att[kind], nL = layers.length, nH = bank.heads;
+    const titles = [];
+    for (let l = 0; l < nL; l++) for (let h = 0; h < nH; h++) titles.push("layer " + l + " · head " + h);
+    const layout = grid(nL, nH, titles, 0.02, 0.06);
+    const cd = hover(bank, kind, false), long = Math.max(bank[q].length, bank[k].length) > 24, small = long ? 7 : 9;
+    const data = [];
+    for (let i = 0; i < nL * nH; i++) {
+      const l = Math.floor(i / nH), h = i % nH, a = i === 0 ? "" : String(i + 1);
+      data.push({ type: "heatmap", z: layers[l][h].map((row) => row.map((v) => v / 1000)), coloraxis: "coloraxis", customdata: cd, xaxis: "x" + a, yaxis: "y" + a,
+        hovertemplate: "layer " + l + ", head " + h + "<br>%{customdata}<br>weight: %{z:.3f}<extra></extra>" });
+      Object.assign(layout["xaxis" + a], tokenAxis(ticks(bank, k), l === nL - 1 ? "key" : "", small), { showticklabels: l === nL - 1, tickangle: -90 });
+      Object.assign(layout["yaxis" + a], tokenAxis(ticks(bank, q), h === 0 ? "query" : "", small), { showticklabels: h === 0, autorange: "reversed" });
+    }
+    layout.coloraxis = { colorscale: BLUES, cmin: 0, cmax: 1, colorbar: { title: { text: "weight" } } };
+    const panel = long ? 260 : 210;
+    return plot(base({ data: data, layout: layout }, "Model view: " + TITLE[kind] + " — " + caption(bank) + "<br><sup>rows = layers, columns = heads</sup>", panel * nL + 160));
+  }
+
+  function stats(bank, kindLabel) {
+    if (!bank || !bank.stats) return empty();
+    const kind = kindOf(kindLabel), s = bank.stats[kind], names = Object.keys(bank.stat_titles);
+    const layout = grid(2, 3, names.map((n) => bank.stat_titles[n]), 0.09, 0.25);
+    const data = names.map((name, i) => {
+      const a = i === 0 ? "" : String(i + 1), v = s[name];
+      layout["xaxis" + a].title = { text: "head" };
+      Object.assign(layout["yaxis" + a], { title: { text: "layer" }, autorange: "reversed" });
+      return { type: "heatmap", z: v, x: v[0].map((_, h) => "h" + h), y: v.map((_, l) => "L" + l), xaxis: "x" + a, yaxis: "y" + a,
+        colorscale: "Viridis", showscale: false, text: v.map((r) => r.map((x) => x.toFixed(2))), texttemplate: "%{text}",
+        hovertemplate: name + "<br>layer %{y}, head %{x}<br>value: %{z:.3f}<extra></extra>" };
+    });
+    return plot(base({ data: data, layout: layout }, "Head statistics: " + TITLE[kind] + " — " + caption(bank) + "<br><sup>each value averaged over query positions</sup>", 560));
+  }
+
+  function step(bank, t, layer, headLabel) {
+    if (!bank || !bank.steps || !bank.steps.length) return empty();
+    const steps = bank.steps;
+    t = Math.max(0, Math.min(parseInt(t, 10) || 0, steps.length - 1));
+    layer = Math.min(parseInt(layer, 10) || 0, bank.att.cross.length - 1);
+    const head = headOf(headLabel), st = steps[t];
+    const which = head === null ? "mean of heads" : "head " + head;
+    const cross = weights(bank, "cross", layer, head)[t];
+    const self = weights(bank, "decoder", layer, head)[t].slice(0, t + 1);
+    const prefix = bank.tgt.slice(0, t + 1);
+    const bars = st.top.map((_, i) => i);
+    const layout = {
+      xaxis: { domain: [0, 1], anchor: "y", tickmode: "array", tickvals: bars, ticktext: st.top },
+      yaxis: { domain: [0.736, 1], anchor: "x", title: { text: "probability" }, range: [0, 1.18] },
+      xaxis2: Object.assign(tokenAxis(ticks(bank, "src"), ""), { domain: [0, 1], anchor: "y2", tickangle: -45 }),
+      yaxis2: { domain: [0.368, 0.536], anchor: "x2", showticklabels: false },
+      xaxis3: Object.assign(tokenAxis(ticks(bank, "tgt").slice(0, t + 1), ""), { domain: [0, 1], anchor: "y3", tickangle: -45 }),
+      yaxis3: { domain: [0, 0.168], anchor: "x3", showticklabels: false },
+      annotations: [
+        ["step " + t + ": the " + st.top.length + " most likely next tokens (red = chosen)", 1],
+        ["cross-attention of this step's query over the source (layer " + layer + ", " + which + ")", 0.536],
+        ["decoder self-attention of this step's query over the prefix", 0.168],
+      ].map(([text, y]) => ({ text: text, x: 0.5, y: y, xref: "paper", yref: "paper", xanchor: "center", yanchor: "bottom",
+        showarrow: false, font: { size: 16 } })),
+    };
+    const data = [
+      { type: "bar", x: bars, y: st.p, marker: { color: bars.map((i) => (i === st.pick ? "#d62728" : "#1f77b4")) },
+        text: st.p.map((p) => p.toFixed(3)), textposition: "outside", customdata: st.top,
+        hovertemplate: "%{customdata}<br>p = %{y:.4f}<extra></extra>", showlegend: false, xaxis: "x", yaxis: "y" },
+      { type: "heatmap", z: [cross], x: cross.map((_, i) => i), zmin: 0, zmax: 1, colorscale: BLUES, showscale: true,
+        customdata: [bank.src.map((s, i) => s + " (#" + i + ")")], colorbar: { title: { text: "weight" }, len: 0.5, y: 0.3 },
+        hovertemplate: "key: %{customdata}<br>weight: %{z:.3f}<extra></extra>", xaxis: "x2", yaxis: "y2" },
+      { type: "heatmap", z: [self], x: self.map((_, i) => i), zmin: 0, zmax: 1, colorscale: BLUES, showscale: false,
+        customdata: [prefix.map((s, i) => s + " (#" + i + ")")],
+        hovertemplate: "key: %{customdata}<br>weight: %{z:.3f}<extra></extra>", xaxis: "x3", yaxis: "y3" },
+    ];
+    if (st.pick < 0) {
+      // sampling can choose a token outside the top-k bars: show it as its own red bar
+      data[0].x.push(bars.length); data[0].y.push(st.chosen_p); data[0].marker.color.push("#d62728");
+      data[0].text.push(st.chosen_p.toFixed(3)); data[0].customdata.push(st.chosen + " (chosen, outside the top " + bars.length + ")");
+      layout.xaxis.tickvals = bars.concat([bars.length]); layout.xaxis.ticktext = st.top.concat([st.chosen + " (chosen)"]);
+    }
+    const words = prefix.join(" ");
+    return plot(base({ data: data, layout: layout }, "Decoding step " + t + ": after “" + words + "” → " + st.chosen + " — " + caption(bank), 760));
+  }
+
+  // The "not translated yet" line: compares the text box (and model) with what the views show.
+  function status(bank, text, model) {
+    if (!bank || !bank.text) return "<div class='ae-status ae-stale'>Not translated yet: press <b>Translate</b>.</div>";
+    const norm = (s) => String(s || "").replace(/[\u0000-\u001f\u007f]/g, " ").replace(/\s+/g, " ").trim();
+    const shownModel = bank.request ? JSON.parse(bank.request).model : model;
+    if (norm(text) === norm(bank.text) && (!model || model === shownModel)) {
+      return "<div class='ae-status'>Every view below shows: “" + bank.text_html + "” (" + esc(shownModel) + ")</div>";
+    }
+    const what = norm(text) === norm(bank.text) ? "this sentence with the model " + esc(model) : "this sentence";
+    return "<div class='ae-status ae-stale'><b>Not translated yet.</b> Press <b>Translate</b> (or Enter) to see " + what +
+      ". Until then every view below still shows “" + bank.text_html + "” (" + esc(shownModel) + ").</div>";
+  }
+
+  function esc(s) {
+    return String(s).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
+  }
+
+  // Lazy tabs. `wants` are hidden boxes, one per lazily drawn part (steps, pe, inside, experiments, bertviz); the
+  // server draws a part when its box changes to a new request. Opening a part sets its box to the shown request.
+  const WANTS = ["steps", "pe", "inside", "experiments", "bertviz"];
+  const state = { tab: "attend", bertviz: false };
+
+  function openTab(name, shown, wants) {
+    if (name === "bertviz") state.bertviz = true; else state.tab = name;
+    const out = wants.slice(), i = WANTS.indexOf(name);
+    if (i >= 0 && shown) out[i] = shown;
+    return out;
+  }
+
+  function closeTab(name) {
+    if (name === "bertviz") state.bertviz = false;
+  }
+
+  function refreshOpen(shown, wants) {
+    // after a translation: redraw the open tab (and the bertviz panel if open); the others wait until opened
+    const out = wants.slice();
+    const i = WANTS.indexOf(state.tab);
+    if (i >= 0 && shown) out[i] = shown;
+    if (state.bertviz && shown) out[WANTS.indexOf("bertviz")] = shown;
+    return out;
+  }
+
+  function download(file) {
+    // a hidden gr.File received the export: hand it to the browser as a download, once
+    if (!file || !file.url) return;
+    const a = document.createElement("a");
+    a.href = file.url; a.download = file.orig_name || "";
+    document.body.appendChild(a); a.click(); a.remove();
+  }
+
+  window.AE = { heatmap, modelView, stats, step, status, download, openTab, closeTab, refreshOpen, kindOf, headOf, state };
+})();
