@@ -56,6 +56,9 @@ def build() -> gr.Blocks:
     card0, curves0, lr0 = ui.model_tab(model_name)
 
     with ExplorerBlocks(title="Attention Explorer") as demo:
+        # the public API first, so that its names are taken before the page's private events are registered
+        for name, fn in api.PUBLIC.items():  # README's names; each works called alone, defaults filled in
+            gr.api(fn, api_name=name, **({} if name in api.LIGHT else MODEL_WORK))
         gr.Markdown(texts.INTRO)
         with gr.Row():
             text = gr.Textbox(label="English sentence", value=DEFAULT_TEXT, max_length=limits.MAX_CHARS, scale=4,
@@ -197,9 +200,6 @@ def build() -> gr.Blocks:
         get_html.click(ui.export_figures, [shown, kind, layer, head], html_file, **MODEL_WORK, **PRIVATE).then(
             None, html_file, None, js="(f) => AE.download(f)", **PRIVATE)
 
-        # -- the public API (README's names; each works called alone, defaults filled in) --------------
-        for name, fn in api.PUBLIC.items():
-            gr.api(fn, api_name=name, **({} if name in api.LIGHT else MODEL_WORK))
     return demo
 
 

@@ -6,7 +6,6 @@ out, by gradio_client or by a plain HTTP call (explorer/blocks.py fills in the d
 back as gr.Plot's API value, {"type": "plotly", "plot": "<figure JSON>"}.
 """
 
-from __future__ import annotations
 
 import functools
 import logging

@@ -16,13 +16,11 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def launch():
-    """-> (demo, url). The caller closes it with demo.close()."""
+def launch(**kwargs):
+    """-> (demo, url), served exactly as `python app.py` serves it. The caller closes it with demo.close()."""
     import app
-    from explorer import limits
 
     demo = app.build()
-    demo.queue(default_concurrency_limit=limits.CONCURRENCY, max_size=limits.QUEUE_SIZE)
     port = free_port()
-    demo.launch(server_name="127.0.0.1", server_port=port, prevent_thread_lock=True, quiet=True)
+    app.serve(demo, server_name="127.0.0.1", server_port=port, prevent_thread_lock=True, quiet=True, **kwargs)
     return demo, f"http://127.0.0.1:{port}/"

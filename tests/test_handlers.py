@@ -1,10 +1,16 @@
-"""The explorer's handlers without a server: validation messages name the setting; views come from one analysis."""
+"""The explorer's handlers without a server: validation names the field; views come from one analysis."""
 
+import json
+import threading
+
+import numpy as np
 import pytest
 from app_server import MODEL, SENTENCE
 
 from explorer import handlers as h
-from explorer.handlers import UserError
+from explorer.request import Request, UserError
+from explorer.store import STORE, AnalysisStore, nbytes
+from viz.page_data import SCALE, page_data
 
 
 @pytest.mark.parametrize("kwargs, message", [
@@ -12,37 +18,50 @@ from explorer.handlers import UserError
     (dict(text="\x00 \x1b"), "Type an English sentence"),
     (dict(text="x" * 301), "300 characters"),
     (dict(text=None), "must be text"),
+    (dict(text="a \ud800 b"), "not valid Unicode"),
     (dict(model="../../etc"), "Unknown model"),
     (dict(method="nucleus"), "greedy, beam or sample"),
     (dict(beam_size=0), "Beam size must be at least 1"),
     (dict(beam_size=2.5), "Beam size must be a whole number"),
     (dict(beam_size=9), "Beam size must be at least 1 and at most 8"),
+    (dict(beam_size="eight"), "Beam size must be a number"),
+    (dict(beam_size=[4]), "Beam size must be a number"),
     (dict(temperature=0), "Temperature must be greater than 0"),
     (dict(temperature="hot"), "Temperature must be a number"),
     (dict(top_p=0), "Top-p must be greater than 0"),
     (dict(top_p=1.01), "Top-p must be greater than 0 and at most 1"),
     (dict(top_k=-1), "Top-k"),
     (dict(max_len=float("nan")), "Maximum output length"),
+    (dict(max_len=None), "Maximum output length must be a number"),
     (dict(seed=-5), "Seed"),
+    (dict(length_penalty="x"), "Length penalty must be a number"),
 ])
 def test_bad_settings_are_named(kwargs, message):
-    args = dict(model=MODEL, text=SENTENCE, **{k: v for k, v in kwargs.items() if k not in ("model", "text")})
-    args.update({k: v for k, v in kwargs.items() if k in ("model", "text")})
+    args = {"text": SENTENCE, "model": MODEL, **kwargs}
     with pytest.raises(UserError, match=message):
-        h.make_request(**args)
+        Request.parse(**args)
+
+
+def test_defaults_live_in_one_place():
+    req = Request.parse(SENTENCE, MODEL)
+    assert req == Request(text=SENTENCE, model=MODEL)  # parse's defaults are the dataclass's
+    assert Request.from_json(req.to_json()) == req
+    with pytest.raises(UserError, match="Translate a sentence first"):
+        Request.from_json("not json")
 
 
 def test_control_characters_are_dropped_and_whitespace_normalised():
-    req = h.make_request(MODEL, "  A\x00 dog\t runs \x07 ")
+    req = Request.parse("  A\x00 dog\t runs \x07 ", MODEL)
     assert req.text == "A dog  runs"
 
 
 def test_views_share_one_analysis():
-    req = h.make_request(MODEL, SENTENCE)
+    req = Request.parse(SENTENCE, MODEL)
     a = h.analysis(req)
-    assert h.analysis(h.make_request(MODEL, SENTENCE)) is a  # same request -> decoded once
+    assert h.analysis(Request.parse(SENTENCE, MODEL)) is a  # same request -> decoded once
     heat, mv, stats = h.attention_views(req, "Cross-attention", 0, "head 1")
     assert list(heat.data[0].z[0]) == list(a.cache["decoder.layers.0.cross_attn.weights"][0, 1, 0].double().numpy())
+    assert SENTENCE in heat.layout.title.text and SENTENCE in mv.layout.title.text  # titles name the sentence
     with pytest.raises(UserError, match="Layer"):
         h.attention_views(req, "Cross-attention", 7, None)
     with pytest.raises(UserError, match="Head"):
@@ -51,9 +70,47 @@ def test_views_share_one_analysis():
         h.attention_views(req, "Sideways attention", 0, None)
 
 
+def test_page_data_is_the_analysis_in_per_mille():
+    """What the browser draws from equals the captured weights to 3 decimals, and is compact."""
+    req = Request.parse(SENTENCE, MODEL)
+    a = h.analysis(req)
+    d = page_data(a, h.model_for(MODEL).cfg.n_heads)
+    for kind, name in (("cross", "decoder.layers.1.cross_attn.weights"), ("encoder", "encoder.layers.0.self_attn.weights"),
+                       ("decoder", "decoder.layers.1.self_attn.weights")):
+        w = a.cache[name][0].double().numpy()  # (H, Tq, Tk)
+        got = np.array(d["att"][kind][int(name.split(".")[2])]) / SCALE
+        assert got.shape == w.shape and np.abs(got - w).max() <= 0.5 / SCALE + 1e-9
+    assert len(d["steps"]) == len(a.trace.steps) and d["steps"][0]["chosen"] == d["out"][0]
+    assert len(json.dumps(d)) < 60_000
+
+
+def test_identical_requests_at_once_decode_once():
+    store = AnalysisStore()
+    req = Request.parse("Two dogs play in the garden.", MODEL)
+    results = []
+    threads = [threading.Thread(target=lambda: results.append(store.get(req))) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert store.computed == 1 and all(r is results[0] for r in results)
+
+
+def test_store_is_bounded_by_bytes_and_keeps_pinned():
+    first = Request.parse("A cat sleeps.", MODEL)
+    one = nbytes(STORE.get(first))
+    store = AnalysisStore(max_items=100, max_bytes=int(one * 2.5))
+    store.pin(first)
+    for i in range(6):
+        store.get(Request.parse(f"A cat sleeps {i} times.", MODEL))
+    s = store.stats()
+    assert s["items"] <= 3 and s["bytes"] <= one * 2.5 * 1.5
+    assert first in store._items  # pinned survives
+
+
 def test_ablation_of_every_cross_head_changes_the_output():
     tr = h.model_for(MODEL)
-    req = h.make_request(MODEL, SENTENCE)
+    req = Request.parse(SENTENCE, MODEL)
     names = [n for n in h.head_names(tr) if n.startswith("cross")]
     text, _, _ = h.ablation(req, names)
     assert "(changed)" in text
@@ -63,7 +120,21 @@ def test_ablation_of_every_cross_head_changes_the_output():
         h.ablation(req, ["cross L99 H0"])
 
 
+def test_a_decode_that_yields_nothing_says_why():
+    if MODEL != "en-de":
+        pytest.skip("needs the en-de model")
+    req = Request.parse("A dog is running in the snow. 🐶🐶🐶🐶🐶", MODEL, "beam", 8)
+    with pytest.raises(UserError, match="produced no words: beam search"):
+        h.translate(req)
+
+
+def test_tiny_temperature_samples_the_argmax():
+    greedy = h.analysis(Request.parse(SENTENCE, MODEL)).translation
+    cold = h.analysis(Request.parse(SENTENCE, MODEL, "sample", temperature=1e-38)).translation
+    assert cold == greedy
+
+
 def test_tokens_html_escapes():
-    req = h.make_request(MODEL, "<img src=x onerror=alert(1)> </script>")
+    req = Request.parse("<img src=x onerror=alert(1)> </script>", MODEL)
     page = h.tokens_html(h.analysis(req))
     assert "<img" not in page and "</script" not in page
