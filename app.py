@@ -17,7 +17,7 @@ from pathlib import Path
 import gradio as gr
 import torch
 
-from explorer import api, limits, texts, ui
+from explorer import api, limits, memory, texts, ui
 from explorer.blocks import ExplorerBlocks
 from explorer.handlers import AVERAGE, KIND_LABELS, default_ablation, head_names, model_for, model_page
 from explorer.request import Request, UserError, default_model
@@ -204,6 +204,7 @@ def build() -> gr.Blocks:
 
 
 def serve(demo: gr.Blocks, **kwargs):
+    memory.limit_arenas()
     demo.queue(default_concurrency_limit=limits.MODEL_SLOTS, max_size=limits.QUEUE_SIZE)
     return demo.launch(**LAUNCH, **kwargs)
 

@@ -13,7 +13,7 @@ from typing import Any
 
 import gradio as gr
 
-from explorer import exports, limits
+from explorer import exports, limits, memory
 from explorer import handlers as h
 from explorer.request import Request, UserError
 from viz.compact import plot_value
@@ -35,6 +35,8 @@ def endpoint(fn):
             log.exception("request failed")
             raise gr.Error("Something went wrong while computing this view. Try another sentence or setting.",
                            print_exception=False) from None
+        finally:
+            memory.trim()
     return wrapped
 
 
@@ -197,5 +199,5 @@ PUBLIC = {  # api_name -> function; README's API section lists these names (call
     "logit_lens": logit_lens, "bertviz": bertviz, "model_info": model_info, "export_tensors": export_tensors,
     "export_figures": export_figures,
 }
-LIGHT = {"model_info", "queries"}  # no model run: outside the model concurrency group
+LIGHT = {"model_info"}  # no model run: outside the model concurrency group
 assert limits.MODEL_SLOTS >= 1

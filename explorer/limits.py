@@ -16,9 +16,10 @@ MODEL_SLOTS = int(os.environ.get("ATTENTION_EXPLORER_CONCURRENCY", str(min(os.cp
 # The queue counts events, not people: a student's Translate is one event and each tab opened one more.
 MAX_STUDENTS = 200
 QUEUE_SIZE = MAX_STUDENTS * 4  # events waiting; a class of 100 clicking at once queues, never "Queue is full"
-SESSION_CAPACITY = 300  # Gradio keeps each session's output values in memory; the oldest sessions go first
+SESSION_CAPACITY = 16  # Gradio keeps each session's last output values in memory; the oldest sessions go first (the
+# page keeps its own state and every event sends what it needs, so a session evicted mid-class loses nothing)
 
 ANALYSIS_CACHE = 64  # recent analyses kept so that every tab of one translation reuses one decode
-ANALYSIS_CACHE_BYTES = 192 * 2**20  # ... and at most this many bytes of captured tensors
+ANALYSIS_CACHE_BYTES = 96 * 2**20  # ... and at most this many bytes of captured tensors
 EXPORT_TTL_S = float(os.environ.get("ATTENTION_EXPLORER_EXPORT_TTL", "60"))  # exports are deleted after this
-MAX_BERTVIZ_TOKENS = 60  # longer sentences: bertviz pages would be several MB; the plotly views still work
+MAX_BERTVIZ_TOKENS = 101  # a side; bertviz pages carry 3-decimal weights: ~1.7 MB each at 100 output tokens

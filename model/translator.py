@@ -59,7 +59,7 @@ class Analysis:
     src_tokens: list[str]  # pieces of src_ids
     tgt_tokens: list[str]  # pieces of tgt_ids (the decoder's queries)
     out_tokens: list[str]  # pieces of out_ids
-    cache: dict[str, torch.Tensor]  # DESIGN.md names -> tensors with batch dim 1
+    cache: dict[str, torch.Tensor]  # docs/architecture.md names -> tensors with batch dim 1
     trace: DecodeTrace
     options: DecodeOptions
     ablated: list[tuple[str, int]] = field(default_factory=list)

@@ -3,9 +3,12 @@
 bertviz's CDN addresses are routed to local copies installed from npm (tests/browser, by .ci/run).
 """
 
+import json
 import os
+import shutil
 from pathlib import Path
 
+import numpy as np
 import pytest
 from app_server import MODEL, SENTENCE, launch
 
@@ -117,23 +120,33 @@ def test_first_load_shows_a_heatmap_and_a_translation(page):
     assert page.locator("#heatmap .heatmaplayer, #heatmap .hm").count() >= 1 or page.locator("#heatmap image").count() >= 1
 
 
-def test_type_translate_slide_and_switch_tabs(page):
-    settled(page)
-    before = translation(page)
-    sentence = "Two men are playing football in the park." if MODEL == "en-de" else "c a b"
-    page.locator("#sentence textarea").fill(sentence)
-    page.locator("#translate").click()
-    expected = "c a b"[::-1] if MODEL != "en-de" else None
-    page.wait_for_function(
+def heatmap_title(pg) -> str:
+    return pg.evaluate("() => document.querySelector('#heatmap .js-plotly-plot').layout.title.text")
+
+
+def model_calls(requests: list[str]) -> list[str]:
+    """The requests that ask the server to run something (queue joins and API calls)."""
+    return [u for u in requests if "/gradio_api/queue/join" in u or "/gradio_api/call/" in u]
+
+
+def translate(pg, sentence: str) -> str:
+    before = translation(pg)
+    pg.locator("#sentence textarea").fill(sentence)
+    pg.locator("#translate").click()
+    pg.wait_for_function(
         "(old) => { const v = document.querySelector('#translation textarea').value; return v && v !== old; }",
         arg=before, timeout=60_000)
-    page.wait_for_timeout(500)
-    out = translation(page)
-    assert out and (expected is None or out == expected)
-    if MODEL == "en-de":
-        assert "Männer" in out or "Fußball" in out, out
+    pg.wait_for_function("(s) => document.querySelector('#status').innerText.includes(s)", arg=sentence, timeout=30_000)
+    return translation(pg)
+
+
+def test_type_translate_slide_and_switch_tabs(page):
+    settled(page)
+    sentence = "Two men are playing football in the park." if MODEL == "en-de" else "c a b"
+    out = translate(page, sentence)
+    assert out and (MODEL != "en-de" or "Männer" in out or "Fußball" in out), out
     rendered_plot(page, "heatmap")
-    # the step slider drives the step view
+    assert sentence in heatmap_title(page)
     open_tab(page, "Step by step")
     rendered_plot(page, "step-plot")
     number = page.locator("#step input[type=number]")
@@ -146,8 +159,123 @@ def test_type_translate_slide_and_switch_tabs(page):
         open_tab(page, name)
         page.wait_for_timeout(300)
         assert page.get_by_role("tab", name=name).get_attribute("aria-selected") == "true"
-        assert page.locator(".js-plotly-plot:visible").count() >= 1, name
+        page.locator(".js-plotly-plot:visible").first.wait_for(timeout=30_000)
     assert page.errors == []
+
+
+def test_views_never_drift_from_the_translated_sentence(page):
+    """Defect 1: type a new sentence, do not translate, change Head: every view stays on the translated sentence."""
+    settled(page)
+    shown = translation(page)
+    old_title = heatmap_title(page)
+    first = page.locator("#sentence textarea").input_value()
+    new = "The parliament approved the budget yesterday." if MODEL == "en-de" else "z y x"
+    page.locator("#sentence textarea").fill(new)
+    page.locator("#status .ae-stale").wait_for(timeout=10_000)
+    assert "Not translated yet" in page.locator("#status").inner_text()
+    page.locator("#head input").click()
+    page.get_by_role("option", name="head 1").click()
+    page.wait_for_function("() => document.querySelector('#heatmap .js-plotly-plot').layout.title.text.includes('head 1')",
+                           timeout=10_000)
+    title = heatmap_title(page)
+    assert first in title and new not in title and title != old_title
+    for tab, plot_id in (("Step by step", "step-plot"), ("Inside a head", "inside-plot")):
+        open_tab(page, tab)
+        rendered_plot(page, plot_id)
+        page.wait_for_timeout(500)
+        text = page.evaluate(f"() => document.querySelector('#{plot_id} .js-plotly-plot').layout.title.text")
+        assert first in text and new not in text, text
+    assert translation(page) == shown  # the German box still shows the translated sentence
+    open_tab(page, "Translate & attend")
+    page.locator("#translate").click()
+    page.wait_for_function("(s) => document.querySelector('#status').innerText.includes(s)", arg=new, timeout=60_000)
+    page.wait_for_function("(s) => document.querySelector('#heatmap .js-plotly-plot').layout.title.text.includes(s)",
+                           arg=new, timeout=30_000)
+    assert "Not translated yet" not in page.locator("#status").inner_text()
+
+
+def test_switching_layer_head_kind_and_step_asks_the_server_nothing(page):
+    settled(page)
+    requests: list[str] = []
+    page.on("request", lambda r: requests.append(r.url))
+    before = heatmap_title(page)
+    page.get_by_role("radio", name="Encoder self-attention").check()
+    page.locator("#head input").click()
+    page.get_by_role("option", name="head 2").click()
+    layer = page.locator("#layer input[type=number]")
+    layer.fill("0")
+    layer.press("Enter")
+    page.wait_for_function("() => document.querySelector('#heatmap .js-plotly-plot').layout.title.text"
+                           ".startsWith('Encoder self-attention, layer 0, head 2')", timeout=10_000)
+    assert heatmap_title(page) != before
+    z = page.evaluate("() => document.querySelector('#heatmap .js-plotly-plot').data[0].z")
+    assert all(abs(sum(row) - 1) < 0.01 for row in z)  # every row a softmax, drawn in the browser
+    open_tab(page, "Step by step")
+    rendered_plot(page, "step-plot")
+    page.wait_for_timeout(1500)  # the tab's own first load (beam tree) may ask once
+    requests.clear()
+    number = page.locator("#step input[type=number]")
+    for t in ("1", "3", "2"):
+        number.fill(t)
+        number.press("Enter")
+        page.wait_for_function(f"() => document.querySelector('#step-plot .js-plotly-plot').layout.title.text"
+                               f".startsWith('Decoding step {t}')", timeout=10_000)
+    step_layer = page.locator("#step-layer input[type=number]")
+    step_layer.fill("0")
+    step_layer.press("Enter")
+    page.wait_for_timeout(1000)
+    open_tab(page, "Translate & attend")
+    open_tab(page, "Step by step")  # reopening a tab for the same analysis asks nothing either
+    page.wait_for_timeout(1000)
+    assert model_calls(requests) == [], requests
+
+
+def test_an_example_click_translates(page):
+    settled(page)
+    if MODEL != "en-de":
+        pytest.skip("the examples are English sentences")
+    page.locator("#examples").get_by_text("Two children are playing football on the beach.").click()
+    page.wait_for_function("() => document.querySelector('#translation textarea').value.includes('Kinder')",
+                           timeout=60_000)
+    page.wait_for_function("() => document.querySelector('#heatmap .js-plotly-plot').layout.title.text"
+                           ".includes('Two children')", timeout=30_000)
+    assert page.locator("#sentence textarea").input_value() == "Two children are playing football on the beach."
+
+
+def test_the_first_download_click_delivers_the_current_analysis(page):
+    settled(page)
+    sentence = "A woman rides a horse on the beach." if MODEL == "en-de" else "q r s"
+    translate(page, sentence)
+    with page.expect_download(timeout=60_000) as first:
+        page.locator("#download-npz").click()
+    data = np.load(first.value.path())
+    assert json.loads(str(data["__meta__"]))["text"] == sentence
+    with page.expect_download(timeout=60_000) as figures:
+        page.locator("#download-html").click()
+    html_page = Path(figures.value.path()).read_text(encoding="utf-8")
+    assert html_page.count('class="plotly-graph-div"') == 3 and sentence in html_page
+
+
+def test_server_side_rendering_serves_the_same_app(browser):
+    """Spaces turn SSR on: the page must load, draw and translate with it too."""
+    if not shutil.which("node"):
+        pytest.skip("Gradio's server-side rendering needs Node.js")
+    demo, url = launch(ssr_mode=True)
+    try:
+        ctx = browser.new_context(viewport={"width": 1280, "height": 800})
+        pg = ctx.new_page()
+        errors = []
+        pg.on("pageerror", lambda e: errors.append(str(e)))
+        pg.goto(url, timeout=120_000)
+        rendered_plot(pg, "heatmap", timeout=120_000)
+        pg.wait_for_function("() => document.querySelector('#translation textarea')?.value.length > 0", timeout=60_000)
+        sentence = "A cat sits on a red chair." if MODEL == "en-de" else "m n o"
+        out = translate(pg, sentence)
+        assert out and sentence in heatmap_title(pg)
+        assert errors == []
+        ctx.close()
+    finally:
+        demo.close()
 
 
 def test_bertviz_frame_renders(page):

@@ -11,7 +11,7 @@ import pytest
 from app_server import MODEL, launch
 from gradio_client import Client
 
-from explorer import handlers as h
+from explorer.store import STORE
 
 ROOT = Path(__file__).resolve().parent.parent
 if MODEL == "en-de":
@@ -46,13 +46,13 @@ def url():
 
 
 def test_32_concurrent_mixed_requests_equal_one_by_one(url):
-    h._CACHE.clear()
+    STORE.clear()
     client = Client(url, verbose=False)
     work = jobs()
     with ThreadPoolExecutor(32) as pool:
         futures = [pool.submit(Client(url, verbose=False).predict, *args, api_name=api) for api, args in work]
         concurrent = [f.result(timeout=300) for f in futures]
-    h._CACHE.clear()  # one by one from scratch, not from the analyses the concurrent run cached
+    STORE.clear()  # one by one from scratch, not from the analyses the concurrent run cached
     for (api, args), got in zip(work, concurrent):
         alone = client.predict(*args, api_name=api)
         if api == "/ablate":

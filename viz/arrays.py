@@ -1,4 +1,4 @@
-"""Pulling arrays out of an Analysis' capture cache by DESIGN.md's names. Pure dictionary access."""
+"""Pulling arrays out of an Analysis' capture cache by the names in docs/architecture.md. Pure dictionary access."""
 
 from __future__ import annotations
 

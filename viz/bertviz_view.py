@@ -38,7 +38,18 @@ def _reencode_params(page: str) -> str:
     """
     start = page.index(_MARK) + len(_MARK)
     value, end = json.JSONDecoder().raw_decode(page, start)
-    return page.replace(page[start:end], safe_json(value))
+    return page.replace(page[start:end], safe_json(_rounded(value)))
+
+
+def _rounded(value, digits: int = 3):
+    """Attention weights to 3 decimals (bertviz draws them as line opacity): a page a fraction of the size."""
+    if isinstance(value, float):
+        return round(value, digits)
+    if isinstance(value, list):
+        return [_rounded(v, digits) for v in value]
+    if isinstance(value, dict):
+        return {k: _rounded(v, digits) for k, v in value.items()}
+    return value
 
 
 def _fallback_script() -> str:
