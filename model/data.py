@@ -1,18 +1,26 @@
-"""Reading Multi30k and making batches by token count."""
+"""Reading Multi30k and making batches by token count.
+
+The data folder is ``--data-dir`` when given, else $ATTENTION_EXPLORER_DATA when set, else
+../shared/data/multi30k beside the project (where CI keeps it; a fresh clone has none).
+"""
 
 from __future__ import annotations
 
 import gzip
+import os
 import random
 from pathlib import Path
 
 import torch
 
-DEFAULT_DATA_DIR = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "multi30k"
+DATA_ENV = "ATTENTION_EXPLORER_DATA"
+DEFAULT_DATA_DIR = Path(
+    os.environ.get(DATA_ENV) or Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "multi30k"
+)
 WHERE_TO_GET = (
     "Multi30k task 1 is in the public Multi30k dataset repository (github.com/multi30k/dataset), "
     "folder data/task1/raw/: put train.{en,de}.gz, val.{en,de}.gz and test_2016_flickr.{en,de}.gz "
-    "in one folder and pass it with --data-dir."
+    "in one folder and pass it with --data-dir (or set $ATTENTION_EXPLORER_DATA)."
 )
 
 

@@ -38,7 +38,8 @@ from model.transformer import Transformer
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--task", default="multi30k", choices=["multi30k", "reverse", "copy"])
-    p.add_argument("--data-dir", default=None, help="Multi30k folder (default ../shared/data/multi30k)")
+    p.add_argument("--data-dir", default=None,
+                   help="Multi30k folder (default $ATTENTION_EXPLORER_DATA, else ../shared/data/multi30k)")
     p.add_argument("--out", required=True, help="checkpoint folder to write")
     p.add_argument("--resume", action="store_true", help="continue from --out/work/resume.*")
     p.add_argument("--train-limit", type=int, default=0, help="use only the first N training pairs (tests)")

@@ -1,6 +1,7 @@
 """Checkpoint folders: a briefly trained tiny model round-trips; broken files are refused by name."""
 
 import json
+import random
 import shutil
 import subprocess
 import sys
@@ -11,21 +12,42 @@ import torch
 
 from model.checkpoint import CONFIG, SPM, WEIGHTS, CheckpointError, load_checkpoint
 from model.data import DEFAULT_DATA_DIR, read_split
-from model.toy import make_pairs
 from model.train import main as train_main
 from model.translator import DecodeOptions, Translator, load_pretrained
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
+def _made_up_pairs(n: int, seed: int) -> tuple[list[str], list[str]]:
+    """n sentence pairs of a made-up language pair: 150 pseudo-words, each with its own "German" word.
+
+    Enough distinct multi-letter words for the 400-piece vocabulary the tests ask for (letters alone
+    give SentencePiece at most ~300 pieces), and a target that depends on the source word by word.
+    """
+    lex = random.Random(0)
+
+    def word() -> str:
+        return "".join(lex.choice("bdfgklmnprstvz") + lex.choice("aeiou") for _ in range(lex.randint(2, 4)))
+
+    english = sorted({word() for _ in range(150)})
+    german = {w: word().capitalize() for w in english}
+    rng = random.Random(seed)
+    en, de = [], []
+    for _ in range(n):
+        words = [rng.choice(english) for _ in range(rng.randint(3, 9))]
+        en.append(" ".join(words) + ".")
+        de.append(" ".join(german[w] for w in words) + ".")
+    return en, de
+
+
 def _write_data(folder: Path, n: int = 300) -> None:
-    """A few hundred real Multi30k pairs when ../shared is there, else generated ones."""
+    """A few hundred real Multi30k pairs when the data folder is there (model.data), else made-up ones."""
     folder.mkdir()
     if DEFAULT_DATA_DIR.is_dir():
         train, val = read_split(None, "train"), read_split(None, "val")
         train, val = (train[0][:n], train[1][:n]), (val[0][:40], val[1][:40])
     else:
-        train, val = make_pairs("reverse", n, 1), make_pairs("reverse", 40, 2)
+        train, val = _made_up_pairs(n, 1), _made_up_pairs(40, 2)
     for split, (en, de) in (("train", train), ("val", val)):
         (folder / f"{split}.en").write_text("\n".join(en) + "\n")
         (folder / f"{split}.de").write_text("\n".join(de) + "\n")
@@ -49,6 +71,7 @@ def test_trained_checkpoint_loads_back_and_translates(tiny_ckpt):
     log = (tiny_ckpt / "train_log.csv").read_text().splitlines()
     assert log[0] == "step,epoch,loss,lr,val_loss" and len(log) >= 3
     model, tok, training = load_checkpoint(tiny_ckpt)
+    assert tok.vocab_size == 400  # the --vocab-size asked for
     assert training["epochs_run"] == 2 and training["averaged"] == ["epoch_001", "epoch_002"]
     assert model.num_parameters() == json.loads((tiny_ckpt / "metrics.json").read_text())["parameters"]
     tr = Translator(model, tok)
