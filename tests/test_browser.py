@@ -262,6 +262,10 @@ def test_server_side_rendering_serves_the_same_app(browser):
         pytest.skip("Gradio's server-side rendering needs Node.js")
     demo, url = launch(ssr_mode=True)
     try:
+        if demo.node_process is None:  # Gradio falls back to client rendering when its Node server cannot start
+            if os.environ.get("CI") and os.environ.get("REQUIRE_SSR"):
+                raise RuntimeError("server-side rendering did not start (Gradio 6 needs Node 24+)")
+            pytest.skip("Gradio's server-side rendering did not start here (it needs Node 24+); nothing to check")
         ctx = browser.new_context(viewport={"width": 1280, "height": 800})
         pg = ctx.new_page()
         errors = []
