@@ -66,6 +66,19 @@ def _req(shown: Any) -> Request:
     return Request.from_json(shown)
 
 
+def lazy(n_outputs: int):
+    """A lazy tab's event: nothing to draw (and no error) while its box is still empty, as on page load."""
+    def wrap(fn):
+        @functools.wraps(fn)
+        def inner(shown: Any, *args: Any):
+            if shown in (None, ""):
+                return gr.skip() if n_outputs == 1 else tuple(gr.skip() for _ in range(n_outputs))
+            return fn(shown, *args)
+        return inner
+    return wrap
+
+
+@lazy(2)
 @endpoint
 def steps_tab(shown: Any):
     return tuple(plot_value(f) for f in h.beam_views(_req(shown)))
@@ -76,6 +89,7 @@ def _model_positional(model: str, n: int, dims: tuple[int, ...]) -> tuple:
     return tuple(plot_value(f) for f in h.model_positional(model, n, dims))
 
 
+@lazy(4)
 @endpoint
 def positional_tab(shown: Any, length: Any, dims: Any):
     req = _req(shown)
@@ -88,6 +102,7 @@ def positional_controls(shown: Any, length: Any, dims: Any):
     return _model_positional(req.model, *h.pe_settings(req, length, dims))
 
 
+@lazy(2)
 @endpoint
 def inside_tab(shown: Any, kind: Any, layer: Any, head: Any, query: Any):
     """Opening the tab (or a new translation): the query choices of this analysis, and the head's arithmetic."""
@@ -104,6 +119,7 @@ def inside_view(shown: Any, kind: Any, layer: Any, head: Any, query: Any):
     return plot_value(h.inside_head(_req(shown), kind, layer, head, query))
 
 
+@lazy(4)
 @endpoint
 def experiments_tab(shown: Any, heads: Any):
     summary, before, after = h.ablation(_req(shown), heads)
@@ -116,6 +132,7 @@ def ablate(shown: Any, heads: Any):
     return summary, plot_value(before), plot_value(after)
 
 
+@lazy(2)
 @endpoint
 def bertviz(shown: Any):
     return h.bertviz_frames(_req(shown))
