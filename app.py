@@ -167,7 +167,7 @@ def build() -> gr.Blocks:
         for c in (step, step_layer, step_head):
             c.input(None, [bank, step, step_layer, step_head], step_plot, js="(b, t, l, h) => AE.step(b, t, l, h)",
                     **PRIVATE)
-        gr.on([text.input, text.change, model.input], None, [bank, text, model], status,
+        gr.on([text.change, model.change], None, [bank, text, model], status,
               js="(b, t, m) => AE.status(b, t, m)", **PRIVATE)
 
         # -- lazy tabs ------------------------------------------------------------------------------------

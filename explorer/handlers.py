@@ -18,9 +18,8 @@ import numpy as np
 
 from explorer import limits
 from explorer.request import Request, UserError, number, translator
-from explorer.store import analysis, require_words, run_model
-from model.translator import CHECKPOINTS as CHECKPOINTS
-from model.translator import Analysis, Translator, available, resolve
+from explorer.store import analysis, require_words
+from model.translator import Analysis, Translator, resolve
 from viz import views
 from viz.arrays import block_name
 from viz.bertviz_view import iframe
@@ -31,7 +30,6 @@ from viz.training import lr_schedule_figure, training_curves
 KIND_LABELS = {"Cross-attention": "cross", "Encoder self-attention": "encoder", "Decoder self-attention": "decoder"}
 AVERAGE = "all heads (mean)"
 model_for = translator
-__all__ = ["UserError", "Request", "available"]
 
 
 def titled(fig, text: str):
@@ -97,10 +95,6 @@ def attention_views(req: Request, kind: Any, layer: Any, head: Any):
 
 def bertviz_frames(req: Request) -> tuple[str, str]:
     a = analysis(req)
-    n = max(len(a.src_tokens), len(a.tgt_tokens))
-    if n > limits.MAX_BERTVIZ_TOKENS:
-        raise UserError(f"The bertviz views are drawn for up to {limits.MAX_BERTVIZ_TOKENS} tokens a side; this "
-                        f"analysis has {n}. The heatmap and the model view above show the same attention.")
     return iframe(views.bertviz(a, "head"), 640, "bertviz head view"), iframe(views.bertviz(a, "model"), 900,
                                                                               "bertviz model view")
 
@@ -213,7 +207,7 @@ def ablation(req: Request, heads: Any):
 
 def logit_lens(req: Request):
     a = analysis(req)
-    return titled(run_model(lambda: views.lens(a)), a.text)
+    return titled(views.lens(a), a.text)
 
 
 def model_card(name: Any) -> str:

@@ -14,7 +14,7 @@ from typing import Any
 import gradio as gr
 from gradio.components.plot import PlotData
 
-from explorer import exports, texts
+from explorer import exports
 from explorer import handlers as h
 from explorer.api import endpoint
 from explorer.request import Request
@@ -46,20 +46,19 @@ def translate(text: Any, model: Any, method: Any, beam_size: Any, length_penalty
     return first_view(req) + sized_controls(req.model)
 
 
-def first_view(req: Request) -> tuple:
-    a = h.analysis(req)
-    data = h.page(req)
-    n = max(len(a.trace.steps), 1)
-    if a.note:
-        gr.Warning(a.note)
-    return (a.translation, h.tokens_html(a), data, req.to_json(), gr.Slider(maximum=n - 1, value=0))
-
-
-@functools.lru_cache(maxsize=32)
 def initial(req: Request) -> tuple:
-    """The default sentence's first view, computed once at start-up: a page load runs no model."""
+    """German, token pieces, the page's copy of the analysis, its request, the last step. At start-up this
+    is the default sentence's first view, which the page is built with: a page load runs no model."""
     a = h.analysis(req)
     return a.translation, h.tokens_html(a), h.page(req), req.to_json(), max(len(a.trace.steps), 1) - 1
+
+
+def first_view(req: Request) -> tuple:
+    *values, last_step = initial(req)
+    note = values[2]["note"]
+    if note:
+        gr.Warning(note)
+    return (*values, gr.Slider(maximum=last_step, value=0))
 
 
 def _req(shown: Any) -> Request:
@@ -155,5 +154,3 @@ def export_figures(shown: Any, kind: Any, layer: Any, head: Any):
     req = _req(shown)
     return exports.write(h.export_html(req, kind, layer, head), "figures", ".html")
 
-
-EXAMPLES = texts.EXAMPLES

@@ -64,13 +64,11 @@ def compare(greedy_analysis: Any, beam_analysis: Any) -> go.Figure:
 def positional(a: Any, length: int = 50, dims: tuple[int, ...] = (0, 1, 10, 11, 60, 61)) -> dict[str, go.Figure]:
     d = a.pe_table.shape[1]
     dims = [x for x in dims if x < d]
-    emb = arrays.as_array(a.cache["src_embed"])[0]
-    pos = arrays.as_array(a.cache["src_pos"])[0] - emb  # the PE rows actually added
     return {
         "table": pe_heatmap(a.pe_table, length),
         "waves": pe_waves(a.pe_table, dims, length),
         "similarity": pe_similarity(a.pe_table, length),
-        "sentence": embedding_vs_pe(emb, pos, a.src_tokens),
+        "sentence": positional_sentence(a),
     }
 
 

@@ -13,6 +13,10 @@
   const BLUES = [[0, "rgb(247,251,255)"], [0.125, "rgb(222,235,247)"], [0.25, "rgb(198,219,239)"], [0.375, "rgb(158,202,225)"], [0.5, "rgb(107,174,214)"], [0.625, "rgb(66,146,198)"], [0.75, "rgb(33,113,181)"], [0.875, "rgb(8,81,156)"], [1, "rgb(8,48,107)"]];  // plotly.py's "Blues" (ColorBrewer); plotly.js names a different scale so
   const FONT = { family: "Inter, Helvetica, Arial, sans-serif", size: 12 };
   const AVERAGE = "all heads (mean)";
+  const AXIS = { automargin: true, gridcolor: "#EBF0F8", linecolor: "#EBF0F8", ticks: "", title: { standoff: 15 },
+    zerolinecolor: "#EBF0F8", zerolinewidth: 2 };
+  const LEAN_WHITE = { layout: { font: { color: "#2a3f5f" }, paper_bgcolor: "white", plot_bgcolor: "white",  // viz/style.py
+    hovermode: "closest", hoverlabel: { align: "left" }, xaxis: AXIS, yaxis: AXIS } };
 
   const kindOf = (k) => KIND[k] || k;
   const headOf = (h) => (h === null || h === undefined || h === "" || h === AVERAGE ? null : parseInt(String(h).replace("head ", ""), 10));
@@ -21,7 +25,7 @@
 
   function base(fig, title, height) {
     fig.layout = Object.assign(fig.layout || {}, {
-      title: { text: title, x: 0.01, xanchor: "left" }, font: FONT, template: { layout: { paper_bgcolor: "white", plot_bgcolor: "white" } },
+      title: { text: title, x: 0.01, xanchor: "left" }, font: FONT, template: LEAN_WHITE,
       margin: { l: 80, r: 30, t: 70, b: 80 }, autosize: true, height: height,
     });
     return fig;
