@@ -19,7 +19,7 @@ import torch
 
 from explorer import api, limits, memory, texts, ui
 from explorer.blocks import ExplorerBlocks
-from explorer.handlers import AVERAGE, KIND_LABELS, default_ablation, head_names, model_for, model_page
+from explorer.handlers import AVERAGE, KIND_LABELS, default_ablation, head_names, learned_tables, model_for, model_page
 from explorer.request import Request, UserError, default_model
 from explorer.store import STORE
 from model.translator import available
@@ -27,14 +27,22 @@ from model.translator import available
 torch.set_num_threads(int(os.environ.get("TORCH_THREADS", "1")))  # one request per core, one thread each
 DEFAULT_TEXT = texts.EXAMPLES[3]
 VIEWS_JS = (Path(__file__).parent / "explorer" / "static" / "views.js").read_text(encoding="utf-8")
-HEAD = f"<script>{VIEWS_JS}\nwindow.AE_EXAMPLES = {json.dumps(texts.EXAMPLES)};</script>"
 CSS = """.ae-status{padding:6px 10px;border-radius:6px;background:#eef6ee;font-size:14px}
-.ae-stale{background:#fff4e0;color:#6b3d00}"""
-LAUNCH = dict(head=HEAD, css=CSS, state_session_capacity=limits.SESSION_CAPACITY)
+.ae-stale{background:#fff4e0;color:#6b3d00} .ae-hidden{display:none !important}"""
+LAUNCH = dict(css=CSS, state_session_capacity=limits.SESSION_CAPACITY)  # head= is added by build()
 MODEL_WORK = dict(concurrency_id="model", concurrency_limit=limits.MODEL_SLOTS)  # one limit for all model work
 PRIVATE = dict(api_visibility="private")
-DRAW = """(bank, text, model, kind, layer, head, step, slayer, shead) => [AE.heatmap(bank, kind, layer, head),
-  AE.modelView(bank, kind), AE.stats(bank, kind), AE.step(bank, step, slayer, shead), AE.status(bank, text, model)]"""
+# Every view the browser draws from the page's copy of the analysis; the views that need the model again
+# (beam search, ablation) are cleared: they belong to the previous sentence until their button is pressed.
+DRAW = """(bank, text, model, kind, layer, head, step, slayer, shead, peLen, peDims) => [AE.heatmap(bank, kind, layer, head),
+  AE.modelView(bank, kind), AE.stats(bank, kind), AE.step(bank, step, slayer, shead), AE.status(bank, text, model),
+  ...AE.positional(bank, peLen, peDims), AE.peSentence(bank), AE.lens(bank), null, null, "", null, null]"""
+
+
+def head_html() -> str:
+    """views.js, the examples, and the learned positional tables (if a model has one) for the page's <head>."""
+    return (f"<script>{VIEWS_JS}\nwindow.AE_EXAMPLES = {json.dumps(texts.EXAMPLES)};\n"
+            f"window.AE_PE_TABLES = {json.dumps(learned_tables(available()))};</script>")
 
 
 def build() -> gr.Blocks:
@@ -108,14 +116,17 @@ def build() -> gr.Blocks:
                     step_layer = gr.Slider(0, last, value=last, step=1, label="Cross-attention layer", elem_id="step-layer")
                     step_head = gr.Dropdown(heads, value=AVERAGE, label="Head", elem_id="step-head")
                 step_plot = gr.Plot(label="This step", elem_id="step-plot")
+                run_beam = gr.Button("Run beam search on this sentence (beam size from Decoding options, at least 2)",
+                                     elem_id="run-beam")
                 beam_plot = gr.Plot(label="Beam tree", elem_id="beam-plot")
                 compare_plot = gr.Plot(label="Greedy vs beam", elem_id="compare-plot")
             with gr.Tab("Positional encoding", id="pe") as tab_pe:
                 gr.Markdown(texts.POSITIONAL)
                 with gr.Row():
                     pe_len = gr.Slider(2, limits.MAX_PE_LENGTH, value=50, step=1, label="Positions")
-                    pe_dims = gr.Textbox("0, 1, 10, 11, 60, 61", label="Dimensions to draw")
-                pe_table, pe_waves = gr.Plot(label="PE matrix", elem_id="pe-table"), gr.Plot(label="Dimensions as waves")
+                    pe_dims = gr.Textbox("0, 1, 10, 11, 60, 61", label="Dimensions to draw", elem_id="pe-dims")
+                pe_table = gr.Plot(label="PE matrix", elem_id="pe-table")
+                pe_waves = gr.Plot(label="Dimensions as waves", elem_id="pe-waves")
                 pe_sim, pe_sentence = gr.Plot(label="Similarity"), gr.Plot(label="Your sentence", elem_id="pe-sentence")
             with gr.Tab("Inside a head", id="inside") as tab_inside:
                 gr.Markdown(texts.INSIDE)
@@ -129,21 +140,22 @@ def build() -> gr.Blocks:
                 gr.Markdown(texts.EXPERIMENTS)
                 heads_off = gr.CheckboxGroup(head_names(tr), value=default_ablation(tr), label="Heads to switch off")
                 run_ablation = gr.Button("Run with these heads off")
-                ablation_text = gr.Textbox(label="Translations", lines=3, interactive=False)
+                ablation_text = gr.Textbox(label="Translations", lines=3, interactive=False, elem_id="ablation-text",
+                                           placeholder="Pick heads, then press “Run with these heads off”.")
                 with gr.Row():
-                    before, after = gr.Plot(label="Original"), gr.Plot(label="With heads off")
+                    before, after = gr.Plot(label="Original", elem_id="ablation-before"), gr.Plot(label="With heads off")
                 lens_plot = gr.Plot(label="Logit lens", elem_id="lens-plot")
             with gr.Tab("Model", id="model") as tab_model:
                 gr.Markdown(texts.MODEL)
                 card = gr.Markdown(card0)
                 curves, lr_plot = gr.Plot(curves0, label="Training curves"), gr.Plot(lr0, label="Learning rate")
 
-        # Lazy tabs: opening a tab copies the shown request into its `want` box; the server is asked only when
-        # that changes (a new translation, or the first opening), never again for the same analysis.
-        want = {name: gr.Textbox(visible=False) for name in ("steps", "pe", "inside", "experiments", "bertviz")}
-        wants = list(want.values())
-        draw_in = [bank, text, model, kind, layer, head, step, step_layer, step_head]
-        draw_out = [heatmap, all_heads, stats, step_plot, status]
+        # Lazy parts: opening "Inside a head" or the bertviz panel clicks its hidden button (views.js), once per
+        # analysis; no event fires on page load and reopening asks nothing.
+        run_lazy = {name: gr.Button(elem_id=f"ae-run-{name}", elem_classes=["ae-hidden"]) for name in ("inside", "bertviz")}
+        draw_in = [bank, text, model, kind, layer, head, step, step_layer, step_head, pe_len, pe_dims]
+        draw_out = [heatmap, all_heads, stats, step_plot, status, pe_table, pe_waves, pe_sim, pe_sentence, lens_plot,
+                    beam_plot, compare_plot, ablation_text, before, after]
 
         # -- Translate: button, Enter, or an example; exactly one decode with capture -------------------
         decode_in = [text, model, method, beam_size, length_penalty, max_len, temperature, top_k, top_p, seed]
@@ -152,7 +164,7 @@ def build() -> gr.Blocks:
 
         def after_translate(event):
             return (event.then(None, draw_in, draw_out, js=DRAW, **PRIVATE)
-                    .then(None, [shown] + wants, wants, js="(s, ...w) => AE.refreshOpen(s, w)", **PRIVATE))
+                    .then(None, shown, None, js="(s) => { AE.refreshOpen(s); }", **PRIVATE))
 
         after_translate(gr.on([go.click, text.submit], ui.translate, decode_in, decode_out, **MODEL_WORK, **PRIVATE))
         after_translate(examples.click(None, [examples], [text], js="(i) => AE_EXAMPLES[i]", **PRIVATE)
@@ -170,25 +182,22 @@ def build() -> gr.Blocks:
         gr.on([text.change, model.change], None, [bank, text, model], status,
               js="(b, t, m) => AE.status(b, t, m)", **PRIVATE)
 
-        # -- lazy tabs ------------------------------------------------------------------------------------
+        for c in (pe_len, pe_dims):
+            c.change(None, [bank, pe_len, pe_dims], [pe_table, pe_waves, pe_sim], js="(b, n, d) => AE.positional(b, n, d)",
+                    **PRIVATE)
+
+        # -- lazy parts -----------------------------------------------------------------------------------
         for tab, name in ((tab_attend, "attend"), (tab_steps, "steps"), (tab_pe, "pe"), (tab_inside, "inside"),
                           (tab_exp, "experiments"), (tab_model, "model")):
-            tab.select(None, [shown] + wants, wants, js=f"(s, ...w) => AE.openTab({name!r}, s, w)", **PRIVATE)
-        want["steps"].change(ui.steps_tab, want["steps"], [beam_plot, compare_plot], **MODEL_WORK, **PRIVATE)
-        want["pe"].change(ui.positional_tab, [want["pe"], pe_len, pe_dims], [pe_table, pe_waves, pe_sim, pe_sentence],
-                          **MODEL_WORK, **PRIVATE)
-        want["inside"].change(ui.inside_tab, [want["inside"], in_kind, in_layer, in_head, in_query],
-                              [in_query, inside_plot], **MODEL_WORK, **PRIVATE)
-        want["experiments"].change(ui.experiments_tab, [want["experiments"], heads_off],
-                                   [ablation_text, before, after, lens_plot], **MODEL_WORK, **PRIVATE)
-        want["bertviz"].change(ui.bertviz, want["bertviz"], [bv_head, bv_model], **MODEL_WORK, **PRIVATE)
-        bv_box.expand(None, [shown] + wants, wants, js="(s, ...w) => AE.openTab('bertviz', s, w)", **PRIVATE)
+            tab.select(None, shown, None, js=f"(s) => {{ AE.openTab({name!r}, s); }}", **PRIVATE)
+        run_lazy["inside"].click(ui.inside_tab, [shown, in_kind, in_layer, in_head, in_query], [in_query, inside_plot],
+                                 **MODEL_WORK, **PRIVATE)
+        run_lazy["bertviz"].click(ui.bertviz, shown, [bv_head, bv_model], **MODEL_WORK, **PRIVATE)
+        bv_box.expand(None, shown, None, js="(s) => { AE.openTab('bertviz', s); }", **PRIVATE)
         bv_box.collapse(None, None, None, js="() => { AE.closeTab('bertviz'); }", **PRIVATE)
 
-        # -- server views that need the model or are model-only ---------------------------------------
-        for c in (pe_len, pe_dims):
-            c.input(ui.positional_controls, [shown, pe_len, pe_dims], [pe_table, pe_waves, pe_sim], **MODEL_WORK,
-                    **PRIVATE)
+        # -- server views that need the model ----------------------------------------------------------
+        run_beam.click(ui.beam, shown, [beam_plot, compare_plot], **MODEL_WORK, **PRIVATE)
         in_kind.input(ui.inside_tab, [shown, in_kind, in_layer, in_head, in_query], [in_query, inside_plot],
                       **MODEL_WORK, **PRIVATE)
         for c in (in_layer, in_head, in_query):
@@ -205,8 +214,11 @@ def build() -> gr.Blocks:
 
 def serve(demo: gr.Blocks, **kwargs):
     memory.limit_arenas()
-    demo.queue(default_concurrency_limit=limits.MODEL_SLOTS, max_size=limits.QUEUE_SIZE)
-    return demo.launch(**LAUNCH, **kwargs)
+    # queue positions are sent every STATUS_EVERY_S seconds, not to every waiting event at every job start
+    # ("auto": with a class waiting that is quadratic in messages)
+    demo.queue(default_concurrency_limit=limits.MODEL_SLOTS, max_size=limits.QUEUE_SIZE,
+               status_update_rate=limits.STATUS_EVERY_S)
+    return demo.launch(head=head_html(), **LAUNCH, **kwargs)
 
 
 if __name__ == "__main__":

@@ -57,13 +57,12 @@ GOALS = {  # the issue's goals: (limit, unit)
     "cpu": (0.35, "s"), "page": (0.10, "s"), "bytes": (0.5, "MB"), "errors": (0, ""), "p95": (8.0, "s")}
 
 # What the page does, recorded from Chromium against gradio 6.31.0 (used with --no-browser). Events are named by
-# what triggers them ("translate": the Translate button; "want<k>": the change of the k-th hidden `want` box, in
-# the order app.py creates them: steps, pe, inside, experiments, bertviz); their payloads are built from the page's
-# config (the components' values), as the browser builds them.
-BUILTIN_EVENTS = [("load", ["want0", "want1", "want2", "want4", "want3"]), ("translate", ["translate"]),
-                  ("tab Step by step", ["want0"]), ("tab Positional encoding", ["want1"]),
-                  ("tab Inside a head", ["want2"]), ("tab Experiments", ["want3"]), ("tab Model", []),
-                  ("tab Translate & attend", []), ("head/layer", [])]
+# what triggers them ("translate": the Translate button; "run-inside": the hidden button views.js clicks when
+# "Inside a head" first opens for an analysis); their payloads are built from the page's config (the components'
+# values), as the browser builds them. Nothing runs on load; Step, Positional and Experiments are drawn by views.js.
+BUILTIN_EVENTS = [("load", []), ("translate", ["translate"]), ("tab Step by step", []),
+                  ("tab Positional encoding", []), ("tab Inside a head", ["run-inside"]), ("tab Experiments", []),
+                  ("tab Model", []), ("tab Translate & attend", []), ("head/layer", [])]
 BUILTIN_GETS = {"translate": ["/static/fonts/IBMPlexMono/IBMPlexMono-Regular.woff2"]}
 BUILTIN_ASSETS = """/ /assets/index-DphvyggB.js /assets/index-DiEEvXS6.css /static/js/iframeResizer.contentWindow.min.js
 /assets/Index-Akn07EZk2.js /assets/core-Bdx9080F.js /assets/src-DcSdoR3U.js /assets/runtime-qxXi1UK7.js
@@ -335,15 +334,14 @@ def page_config(html: str) -> dict:
 def builtin_plan(url: str, cfg: dict) -> Plan:
     """The calls the page makes (BUILTIN_*), with payloads built from the page's config as the browser builds them."""
     comps = {c["id"]: c for c in cfg["components"]}
-    events, wants = {}, []
+    events = {}
     for i, d in enumerate(cfg["dependencies"]):
         for trigger, event in d["targets"] if d.get("backend_fn") else []:
-            c = comps.get(trigger, {})
-            if event == "click" and c.get("props", {}).get("elem_id") == "translate":
+            elem = comps.get(trigger, {}).get("props", {}).get("elem_id") or ""
+            if event == "click" and elem == "translate":
                 events["translate"] = (i, d, trigger, event)
-            elif event == "change" and c.get("type") == "textbox" and c.get("props", {}).get("visible") is False:
-                wants.append((i, d, trigger, event))
-    events.update({f"want{k}": w for k, w in enumerate(wants)})
+            elif event == "click" and elem.startswith("ae-run-"):
+                events[elem.removeprefix("ae-")] = (i, d, trigger, event)
 
     def body(name: str, after_translate: bool) -> dict:
         i, d, trigger, event = events[name]
@@ -352,8 +350,8 @@ def builtin_plan(url: str, cfg: dict) -> Plan:
             props = comps[c].get("props", {})
             if props.get("elem_id") == "sentence":
                 data.append(SENTENCE)
-            elif c == trigger:  # a tab's `want` box: empty on load, the shown request after a translation
-                data.append(SHOWN if after_translate else None)
+            elif props.get("elem_id") == "shown":  # the shown request: the default's on load, then the student's
+                data.append(SHOWN if after_translate else props.get("value"))
             else:
                 data.append(props.get("value"))
         b = {"data": data, "fn_index": i, "trigger_id": trigger, "session_hash": ""}

@@ -82,7 +82,26 @@ def page(req: Request) -> dict:
     data = page_data(a, model_for(req.model).cfg.n_heads)
     data["request"] = req.to_json()
     data["note"] = a.note
+    data["pe"] = positional_info(req.model)
     return data
+
+
+def positional_info(model: str) -> dict:
+    """What the page needs to draw the model's positional encoding itself (views.js): the sinusoids are
+    computed in the browser from d_model; a learned table travels once per page load (learned_tables)."""
+    cfg = model_for(model).cfg
+    return {"kind": cfg.positional, "d_model": cfg.d_model, "model": model,
+            "max_len": min(limits.MAX_PE_LENGTH, model_for(model).model.positional.table.shape[0])}
+
+
+def learned_tables(models: list[str]) -> dict[str, list]:
+    """The learned positional tables of these models (first MAX_PE_LENGTH rows, 3 decimals); none for sinusoids."""
+    out = {}
+    for name in models:
+        if model_for(name).cfg.positional == "learned":
+            table = model_for(name).model.positional.table.detach().float().numpy()[: limits.MAX_PE_LENGTH]
+            out[name] = np.round(table, 3).tolist()
+    return out
 
 
 def attention_views(req: Request, kind: Any, layer: Any, head: Any):

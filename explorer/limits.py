@@ -22,3 +22,4 @@ SESSION_CAPACITY = 16  # Gradio keeps each session's last output values in memor
 ANALYSIS_CACHE = 64  # recent analyses kept so that every tab of one translation reuses one decode
 ANALYSIS_CACHE_BYTES = 96 * 2**20  # ... and at most this many bytes of captured tensors
 EXPORT_TTL_S = float(os.environ.get("ATTENTION_EXPLORER_EXPORT_TTL", "60"))  # exports are deleted after this
+STATUS_EVERY_S = 1.0  # how often a waiting page hears its queue position

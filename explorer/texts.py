@@ -17,7 +17,8 @@ STEPS = """**What you see:** decoding one token at a time. At step *t* the decod
 chooses the next token from a probability distribution (bars; red = chosen). Below: where that step's query
 looked in the source (cross-attention) and in its own prefix (masked self-attention).
 **Formula:** greedy takes argmaxₜ p(yₜ | y₍<t₎, x); beam search keeps the *k* best prefixes by Σ log p, scored
-with the length penalty ((5 + |Y|) / 6)^α. **Try:** move the slider; then compare greedy with beam below."""
+with the length penalty ((5 + |Y|) / 6)^α. **Try:** move the slider; then press **Run beam search** to compare
+greedy with beam (a second decode)."""
 
 POSITIONAL = """**What you see:** attention itself ignores word order, so the model adds a vector that depends only
 on the position. **Formula:** PE(pos, 2i) = sin(pos / 10000^(2i/d_model)), PE(pos, 2i+1) = cos(pos / 10000^(2i/d_model)).

@@ -2,8 +2,9 @@
 analysis the page shows (``shown``, JSON set by Translate), never the text box, so a view can never
 drift to a sentence that was typed but not translated.
 
-Switching attention type, layer, head or decoding step has no server event at all: the browser draws
-those views from the page's copy of the analysis (explorer/static/views.js).
+Switching attention type, layer, head or decoding step has no server event at all, nor has opening the
+Step, Positional or Experiments tab: the browser draws those views from the page's copy of the analysis
+(explorer/static/views.js). What needs the model again runs on a button: beam search, ablation.
 """
 
 from __future__ import annotations
@@ -66,7 +67,7 @@ def _req(shown: Any) -> Request:
 
 
 def lazy(n_outputs: int):
-    """A lazy tab's event: nothing to draw (and no error) while its box is still empty, as on page load."""
+    """A lazy part's event (its hidden button, clicked by views.js): nothing to draw while no analysis is shown."""
     def wrap(fn):
         @functools.wraps(fn)
         def inner(shown: Any, *args: Any):
@@ -77,28 +78,10 @@ def lazy(n_outputs: int):
     return wrap
 
 
-@lazy(2)
 @endpoint
-def steps_tab(shown: Any):
+def beam(shown: Any):
+    """The Step tab's "Run beam search" button: a second decode (beam), its tree, and greedy vs beam."""
     return tuple(plot_value(f) for f in h.beam_views(_req(shown)))
-
-
-@functools.lru_cache(maxsize=64)
-def _model_positional(model: str, n: int, dims: tuple[int, ...]) -> tuple:
-    return tuple(plot_value(f) for f in h.model_positional(model, n, dims))
-
-
-@lazy(4)
-@endpoint
-def positional_tab(shown: Any, length: Any, dims: Any):
-    req = _req(shown)
-    return (*_model_positional(req.model, *h.pe_settings(req, length, dims)), plot_value(h.sentence_positional(req)))
-
-
-@endpoint
-def positional_controls(shown: Any, length: Any, dims: Any):
-    req = _req(shown)
-    return _model_positional(req.model, *h.pe_settings(req, length, dims))
 
 
 @lazy(2)
@@ -116,13 +99,6 @@ def inside_tab(shown: Any, kind: Any, layer: Any, head: Any, query: Any):
 @endpoint
 def inside_view(shown: Any, kind: Any, layer: Any, head: Any, query: Any):
     return plot_value(h.inside_head(_req(shown), kind, layer, head, query))
-
-
-@lazy(4)
-@endpoint
-def experiments_tab(shown: Any, heads: Any):
-    summary, before, after = h.ablation(_req(shown), heads)
-    return summary, plot_value(before), plot_value(after), plot_value(h.logit_lens(_req(shown)))
 
 
 @endpoint

@@ -230,6 +230,89 @@ def test_switching_layer_head_kind_and_step_asks_the_server_nothing(page):
     assert model_calls(requests) == [], requests
 
 
+def test_a_page_load_asks_the_server_nothing(browser, server):
+    """The default sentence's analysis came with the page: no event runs on load (no queue join at all)."""
+    ctx = browser.new_context(viewport={"width": 1280, "height": 800})
+    pg = ctx.new_page()
+    requests: list[str] = []
+    pg.on("request", lambda r: requests.append(r.url))
+    pg.goto(server, wait_until="domcontentloaded")
+    settled(pg)
+    pg.wait_for_timeout(1000)
+    assert model_calls(requests) == [], requests
+    ctx.close()
+
+
+def plot_data(pg, elem_id: str):
+    return pg.evaluate(f"() => document.querySelector('#{elem_id} .js-plotly-plot').data")
+
+
+def test_positional_and_lens_are_drawn_in_the_browser_and_equal_the_model(page):
+    """The Positional and Experiments tabs open without a request; their numbers are the model's own."""
+    import torch
+
+    from explorer import handlers as h
+    from explorer.request import Request
+    from viz.logit_lens import lens_top
+    from viz.page_data import labels
+
+    settled(page)
+    requests: list[str] = []
+    page.on("request", lambda r: requests.append(r.url))
+    open_tab(page, "Positional encoding")
+    rendered_plot(page, "pe-table")
+    z = np.array(plot_data(page, "pe-table")[0]["z"])
+    table = h.model_for(MODEL).model.positional.table[: z.shape[0]].numpy()
+    assert z.shape == table.shape and np.abs(z - table).max() < 1e-5
+    sentence = page.locator("#sentence textarea").input_value()
+    norms = plot_data(page, "pe-sentence")
+    a = h.analysis(Request.parse(sentence, MODEL))
+    emb = a.cache["src_embed"][0]
+    assert np.allclose(norms[0]["y"], torch.linalg.norm(emb, dim=-1).numpy(), atol=2e-3)
+    # a bad Dimensions value says so in the figure, and the page keeps working
+    dims = page.locator("#pe-dims textarea")
+    dims.fill("0, 999")
+    page.wait_for_function("() => document.querySelector('#pe-waves .js-plotly-plot').layout.title.text"
+                           ".includes('pick 1 to 12 numbers')", timeout=10_000)
+    dims.fill("4, 5")
+    page.wait_for_function("() => document.querySelector('#pe-waves .js-plotly-plot').data.length === 2", timeout=10_000)
+    open_tab(page, "Experiments")
+    rendered_plot(page, "lens-plot")
+    lens = plot_data(page, "lens-plot")[0]
+    top, p = lens_top(a.lens_layers, a.unembed, a.blocked_ids)
+    assert lens["text"] == [labels([a.id_to_piece(int(i)) for i in row]) for row in top]
+    assert np.abs(np.array(lens["z"]) - p).max() < 2e-3
+    assert model_calls(requests) == [], requests
+
+
+def test_inside_runs_once_per_analysis_and_beam_and_ablation_on_their_buttons(page):
+    settled(page)
+    requests: list[str] = []
+    page.on("request", lambda r: requests.append(r.url))
+    sentence = page.locator("#sentence textarea").input_value()
+    open_tab(page, "Inside a head")
+    rendered_plot(page, "inside-plot")
+    idle(page)
+    assert len(model_calls(requests)) == 1, requests  # its hidden button, once
+    open_tab(page, "Experiments")
+    open_tab(page, "Inside a head")  # reopening for the same analysis asks nothing
+    page.wait_for_timeout(1000)
+    assert len(model_calls(requests)) == 1, requests
+    open_tab(page, "Step by step")
+    page.locator("#run-beam").click()
+    rendered_plot(page, "beam-plot")
+    assert sentence in page.evaluate("() => document.querySelector('#beam-plot .js-plotly-plot').layout.title.text")
+    open_tab(page, "Experiments")
+    page.get_by_role("button", name="Run with these heads off").click()
+    page.wait_for_function("() => document.querySelector('#ablation-text textarea').value.includes('Original')",
+                           timeout=60_000)
+    # a new translation clears what belonged to the old one: beam tree, ablation
+    open_tab(page, "Translate & attend")
+    translate(page, "A woman rides a horse on the beach." if MODEL == "en-de" else "q r s")
+    page.wait_for_function("() => document.querySelector('#ablation-text textarea').value === ''", timeout=10_000)
+    assert page.locator("#beam-plot .js-plotly-plot").count() == 0
+
+
 def test_an_example_click_translates(page):
     settled(page)
     if MODEL != "en-de":

@@ -36,6 +36,32 @@ def short(text: str, n: int = 70) -> str:
     return text if len(text) <= n else text[: n - 1].rstrip() + "…"
 
 
+def lens_data(a: Any) -> dict:
+    """Logit lens: the top next token after each decoder layer at each position, and its probability.
+
+    lens_layers (L, T, D) @ unembed (V, D)^T in float32: the numbers viz/logit_lens.py draws on the server.
+    """
+    h = np.asarray(a.lens_layers.float() if hasattr(a.lens_layers, "float") else a.lens_layers, dtype=np.float32)
+    e = np.asarray(a.unembed.float() if hasattr(a.unembed, "float") else a.unembed, dtype=np.float32)
+    logits = h @ e.T  # (L, T, D) x (D, V) -> (L, T, V)
+    if a.blocked_ids:
+        logits[..., list(a.blocked_ids)] = -np.inf
+    logits -= logits.max(-1, keepdims=True)
+    probs = np.exp(logits)
+    top = probs.argmax(-1)  # (L, T)
+    p = np.take_along_axis(probs, top[..., None], -1)[..., 0] / probs.sum(-1)  # (L, T)
+    return {"words": [labels([a.id_to_piece(int(i)) for i in row]) for row in top],
+            "p": np.round(p, 3).tolist()}
+
+
+def positional_data(a: Any) -> dict:
+    """The user's sentence: the size (L2 norm) of each token embedding x sqrt(d_model) and of the PE row added to it."""
+    emb = arrays.as_array(a.cache["src_embed"])[0]  # (S, D)
+    pos = arrays.as_array(a.cache["src_pos"])[0] - emb  # (S, D) the PE rows actually added
+    return {"emb": np.round(np.linalg.norm(emb, axis=1), 3).tolist(),
+            "pe": np.round(np.linalg.norm(pos, axis=1), 3).tolist()}
+
+
 def page_data(a: Any, n_heads: int) -> dict:
     """The page's copy of an analysis. ``att[kind][layer][head]`` is (Tq, Tk) in per-mille."""
     att, stats = {}, {}
@@ -68,4 +94,6 @@ def page_data(a: Any, n_heads: int) -> dict:
         "stats": stats,
         "stat_titles": STATS,
         "steps": steps,
+        "lens": lens_data(a),
+        "pe_sentence": positional_data(a),
     }

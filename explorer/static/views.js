@@ -209,29 +209,33 @@
     return String(s).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
   }
 
-  // Lazy tabs. `wants` are hidden boxes, one per lazily drawn part (steps, pe, inside, experiments, bertviz); the
-  // server draws a part when its box changes to a new request. Opening a part sets its box to the shown request.
-  const WANTS = ["steps", "pe", "inside", "experiments", "bertviz"];
-  const state = { tab: "attend", bertviz: false };
+  // Lazy parts: the server draws "inside" (a head's arithmetic) when its tab opens and "bertviz" when its panel
+  // opens, once per analysis. Opening one clicks its hidden button (#ae-run-<name>), whose event reads the shown
+  // request; nothing is asked on page load, nor when a part is reopened for the same analysis.
+  const LAZY = ["inside", "bertviz"];
+  const state = { tab: "attend", bertviz: false, done: {} };
 
-  function openTab(name, shown, wants) {
+  function run(name, shown) {
+    if (!shown || state.done[name] === shown) return;
+    const button = document.getElementById("ae-run-" + name);
+    if (!button) return;
+    state.done[name] = shown;
+    button.click();
+  }
+
+  function openTab(name, shown) {
     if (name === "bertviz") state.bertviz = true; else state.tab = name;
-    const out = wants.slice(), i = WANTS.indexOf(name);
-    if (i >= 0 && shown) out[i] = shown;
-    return out;
+    if (LAZY.includes(name)) run(name, shown);
   }
 
   function closeTab(name) {
     if (name === "bertviz") state.bertviz = false;
   }
 
-  function refreshOpen(shown, wants) {
-    // after a translation: redraw the open tab (and the bertviz panel if open); the others wait until opened
-    const out = wants.slice();
-    const i = WANTS.indexOf(state.tab);
-    if (i >= 0 && shown) out[i] = shown;
-    if (state.bertviz && shown) out[WANTS.indexOf("bertviz")] = shown;
-    return out;
+  function refreshOpen(shown) {
+    // after a translation: redraw the open lazy tab (and the bertviz panel if open); the others wait until opened
+    if (LAZY.includes(state.tab)) run(state.tab, shown);
+    if (state.bertviz) run("bertviz", shown);
   }
 
   function download(file) {
@@ -242,5 +246,110 @@
     document.body.appendChild(a); a.click(); a.remove();
   }
 
-  window.AE = { heatmap, modelView, stats, step, status, download, openTab, closeTab, refreshOpen, kindOf, headOf, state };
+  // -- model-only and sentence figures of the Positional and Experiments tabs (viz/positional.py, viz/logit_lens.py)
+  const RDBU = [[0, "rgb(103,0,31)"], [0.1, "rgb(178,24,43)"], [0.2, "rgb(214,96,77)"], [0.3, "rgb(244,165,130)"], [0.4, "rgb(253,219,199)"], [0.5, "rgb(247,247,247)"], [0.6, "rgb(209,229,240)"], [0.7, "rgb(146,197,222)"], [0.8, "rgb(67,147,195)"], [0.9, "rgb(33,102,172)"], [1, "rgb(5,48,97)"]];  // plotly.py's "RdBu"
+  const GREENS = [[0, "rgb(247,252,245)"], [0.125, "rgb(229,245,224)"], [0.25, "rgb(199,233,192)"], [0.375, "rgb(161,217,155)"], [0.5, "rgb(116,196,118)"], [0.625, "rgb(65,171,93)"], [0.75, "rgb(35,139,69)"], [0.875, "rgb(0,109,44)"], [1, "rgb(0,68,27)"]];  // plotly.py's "Greens"
+  const COLOURS = ["#636efa", "#EF553B", "#00cc96", "#ab63fa", "#FFA15A", "#19d3f3", "#FF6692", "#B6E880", "#FF97FF", "#FECB52"];
+
+  function message(text) {
+    // a figure that only says something (a bad control value): ordinary axes, so the next figure redraws cleanly
+    const blank = { range: [0, 1], showgrid: false, zeroline: false, showticklabels: false };
+    return plot(base({ data: [{ type: "scatter", x: [0.5], y: [0.5], mode: "markers", marker: { opacity: 0 }, hoverinfo: "skip" }],
+      layout: { xaxis: blank, yaxis: Object.assign({}, blank) } }, esc(text), 420));
+  }
+
+  // The model's PE rows 0..n-1: the paper's sinusoids computed here exactly as model/layers.py sinusoidal_table
+  // does (PE(pos, 2i) = sin(pos / 10000^(2i/d)), PE(pos, 2i+1) = cos(...)); a learned table came with the page.
+  function peRows(info, n) {
+    if (info.kind === "learned") return ((window.AE_PE_TABLES || {})[info.model] || []).slice(0, n);
+    const d = info.d_model, rows = [];
+    for (let p = 0; p < n; p++) {
+      const row = new Array(d);
+      for (let i = 0; i < d; i += 2) {
+        const angle = p / Math.pow(10000, i / d);
+        row[i] = Math.sin(angle);
+        if (i + 1 < d) row[i + 1] = Math.cos(angle);
+      }
+      rows.push(row);
+    }
+    return rows;
+  }
+
+  // the Positions slider and the Dimensions box, checked as explorer/handlers.py pe_settings checks them
+  function peSettings(info, length, dims) {
+    const n = Number(length), d = info.d_model;
+    if (!Number.isInteger(n) || n < 2 || n > info.max_len) return { error: "Positions must be a whole number from 2 to " + info.max_len + "." };
+    const text = String(dims === null || dims === undefined ? "" : dims).replace(/,/g, " ").trim();
+    const parts = text ? text.split(/\s+/) : ["0", "1", "10", "11"];
+    if (parts.some((x) => !/^[+-]?\d+$/.test(x))) return { error: "Dimensions must be whole numbers separated by commas, e.g. 0, 1, 10." };
+    const chosen = parts.map(Number);
+    if (chosen.length > 12 || chosen.some((x) => x < 0 || x >= d)) return { error: "Dimensions: pick 1 to 12 numbers between 0 and " + (d - 1) + "." };
+    return { n: n, dims: chosen };
+  }
+
+  // [PE matrix, chosen dimensions as waves, similarity of positions]: they depend on the model only
+  function positional(bank, length, dims) {
+    if (!bank || !bank.pe) return [empty(), empty(), empty()];
+    const info = bank.pe, s = peSettings(info, length, dims);
+    if (s.error) return [message(s.error), message(s.error), message(s.error)];
+    const rows = peRows(info, s.n), d = info.d_model, model = " — model " + esc(info.model);
+    const formula = info.kind === "learned" ? "learned" : "PE(pos, 2i) = sin(pos / 10000^(2i/d)), PE(pos, 2i+1) = cos(...)";
+    const table = base({
+      data: [{ type: "heatmap", z: rows, colorscale: RDBU, zmid: 0, colorbar: { title: { text: "value" } },
+        hovertemplate: "position %{y}<br>dimension %{x}<br>PE = %{z:.4f}<extra></extra>" }],
+      layout: { xaxis: { title: { text: "dimension i of d_model" } }, yaxis: { title: { text: "position (token index)" }, autorange: "reversed" } },
+    }, "Positional encoding (" + formula + "): " + s.n + " positions x " + d + " dimensions" + model, 520);
+    const pos = [...Array(s.n).keys()];
+    const waves = base({
+      data: s.dims.map((k, i) => ({ type: "scatter", mode: "lines", x: pos, y: rows.map((r) => r[k]), line: { color: COLOURS[i % COLOURS.length] },
+        name: "dim " + k + " (" + (k % 2 === 0 ? "sin" : "cos") + ")", hovertemplate: "dimension " + k + "<br>position %{x}<br>value %{y:.4f}<extra></extra>" })),
+      layout: { xaxis: { title: { text: "position" } }, yaxis: Object.assign({ title: { text: "PE value" } }, info.kind === "learned" ? {} : { range: [-1.1, 1.1] }) },
+    }, "Positional encoding: chosen dimensions as waves over position" + model, 420);
+    const sim = rows.map((a) => rows.map((b) => { let t = 0; for (let k = 0; k < d; k++) t += a[k] * b[k]; return t; }));  // (n, d) x (d, n)
+    const similarity = base({
+      data: [{ type: "heatmap", z: sim, colorscale: "Viridis", colorbar: { title: { text: "dot product" } },
+        hovertemplate: "position %{y} . position %{x}<br>dot product %{z:.3f}<extra></extra>" }],
+      layout: { xaxis: { title: { text: "position q" } }, yaxis: { title: { text: "position p" }, autorange: "reversed" } },
+    }, "Similarity of positional encodings, PE(p) . PE(q): bands of equal offset" + model, 520);
+    return [plot(table), plot(waves), plot(similarity)];
+  }
+
+  // the user's sentence: |token embedding x sqrt(d_model)| next to |PE row added to it|
+  function peSentence(bank) {
+    if (!bank || !bank.pe_sentence) return empty();
+    const s = bank.pe_sentence, x = bank.src.map((_, i) => i), hov = bank.src.map((t, i) => t + " (#" + i + ")");
+    const fig = {
+      data: [
+        { type: "bar", x: x, y: s.emb, name: "|token embedding x sqrt(d_model)|", customdata: hov, marker: { color: COLOURS[0] },
+          hovertemplate: "%{customdata}<br>|embedding| = %{y:.3f}<extra></extra>" },
+        { type: "bar", x: x, y: s.pe, name: "|positional encoding|", customdata: hov, marker: { color: COLOURS[1] },
+          hovertemplate: "%{customdata}<br>|PE| = %{y:.3f}<extra></extra>" },
+      ],
+      layout: { barmode: "group", legend: { orientation: "h", y: 1.02, yanchor: "bottom", x: 0 },
+        xaxis: Object.assign(tokenAxis(ticks(bank, "src"), "source token"), { tickangle: -45 }), yaxis: { title: { text: "L2 norm" } } },
+    };
+    return plot(base(fig, "How big is the position signal next to the word signal? — " + caption(bank), 440));
+  }
+
+  // Logit lens: the output projection after every decoder layer; cell = top next token and its probability
+  function lens(bank) {
+    if (!bank || !bank.lens) return empty();
+    const L = bank.lens.p.length, T = bank.tgt.length;
+    const hov = bank.lens.words.map((row, l) => row.map((w, t) => "after layer " + l + ", position " + t + " (" + bank.tgt[t] +
+      ")<br>top next token: " + w));
+    const fig = {
+      data: [{ type: "heatmap", z: bank.lens.p, x: [...Array(T).keys()], y: [...Array(L).keys()], zmin: 0, zmax: 1, colorscale: GREENS,
+        text: bank.lens.words, texttemplate: "%{text}", textfont: { size: 10 }, customdata: hov, colorbar: { title: { text: "p(top)" } },
+        hovertemplate: "%{customdata}<br>p = %{z:.3f}<extra></extra>" }],
+      layout: {
+        xaxis: Object.assign(tokenAxis(ticks(bank, "tgt"), "decoder input token (predicting the next one)"), { tickangle: -45 }),
+        yaxis: { tickmode: "array", tickvals: [...Array(L).keys()], ticktext: [...Array(L).keys()].map((l) => "after layer " + l),
+          title: { text: "decoder layer" }, autorange: "reversed" },
+      },
+    };
+    return plot(base(fig, "Logit lens: what the decoder would predict if it stopped after each layer — " + caption(bank), 200 + 70 * L));
+  }
+
+  window.AE = { heatmap, modelView, stats, step, status, download, openTab, closeTab, refreshOpen, positional, peSentence, lens,
+    kindOf, headOf, state };
 })();
