@@ -14,15 +14,19 @@ import os
 import sys
 from pathlib import Path
 
-import gradio as gr
-import torch
+# numpy's OpenBLAS would start one thread per core and spin them after each matrix product: on 2 cores that
+# doubled the CPU time of every request (the threads are counted against the process, and idle cores are gone)
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
-from explorer import api, limits, memory, texts, ui
-from explorer.blocks import ExplorerBlocks
-from explorer.handlers import AVERAGE, KIND_LABELS, default_ablation, head_names, learned_tables, model_for, model_page
-from explorer.request import Request, UserError, default_model
-from explorer.store import STORE
-from model.translator import available
+import gradio as gr  # noqa: E402  (after the thread setting, which numpy reads when it loads)
+import torch  # noqa: E402
+
+from explorer import api, limits, memory, texts, ui  # noqa: E402
+from explorer.blocks import ExplorerBlocks  # noqa: E402
+from explorer.handlers import AVERAGE, KIND_LABELS, default_ablation, head_names, learned_tables, model_for, model_page  # noqa: E402
+from explorer.request import Request, UserError, default_model  # noqa: E402
+from explorer.store import STORE  # noqa: E402
+from model.translator import available  # noqa: E402
 
 torch.set_num_threads(int(os.environ.get("TORCH_THREADS", "1")))  # one request per core, one thread each
 DEFAULT_TEXT = texts.EXAMPLES[3]
@@ -89,7 +93,9 @@ def build() -> gr.Blocks:
         status = gr.HTML(elem_id="status")
         translation = gr.Textbox(first_text, label="German", interactive=False, elem_id="translation")
         pieces = gr.HTML(first_pieces)
-        bank = gr.JSON(first_bank, visible=False)  # the page's copy of the analysis every view draws from
+        # the page's copy of the analysis every view draws from: JSON text (views.js parses it once), which Gradio
+        # passes through as it is (a gr.JSON value is validated and re-serialised on every event: ~10 ms for 60 KB)
+        bank = gr.Textbox(first_bank, visible=False, elem_id="bank")
         shown = gr.Textbox(first_shown, visible=False, elem_id="shown")  # its request: what the server views read
 
         with gr.Tabs():

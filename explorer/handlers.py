@@ -86,6 +86,13 @@ def page(req: Request) -> dict:
     return data
 
 
+@functools.lru_cache(maxsize=limits.ANALYSIS_CACHE)
+def page_json(req: Request) -> str:
+    """page(req) as the JSON text the page holds: made once per Request (an Example clicked by a whole class
+    is serialised once), compact separators."""
+    return json.dumps(page(req), ensure_ascii=False, separators=(",", ":"))
+
+
 def positional_info(model: str) -> dict:
     """What the page needs to draw the model's positional encoding itself (views.js): the sinusoids are
     computed in the browser from d_model; a learned table travels once per page load (learned_tables)."""

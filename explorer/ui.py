@@ -51,12 +51,12 @@ def initial(req: Request) -> tuple:
     """German, token pieces, the page's copy of the analysis, its request, the last step. At start-up this
     is the default sentence's first view, which the page is built with: a page load runs no model."""
     a = h.analysis(req)
-    return a.translation, h.tokens_html(a), h.page(req), req.to_json(), max(len(a.trace.steps), 1) - 1
+    return a.translation, h.tokens_html(a), h.page_json(req), req.to_json(), max(len(a.trace.steps), 1) - 1
 
 
 def first_view(req: Request) -> tuple:
     *values, last_step = initial(req)
-    note = values[2]["note"]
+    note = h.analysis(req).note
     if note:
         gr.Warning(note)
     return (*values, gr.Slider(maximum=last_step, value=0))

@@ -13,6 +13,8 @@ from app_server import MODEL, SENTENCE, launch
 from gradio_client import Client
 
 from explorer import exports, limits
+from explorer import handlers as h
+from explorer.request import Request
 from explorer.store import STORE, peak_concurrency
 
 DEC = dict(method="greedy", beam_size=4, length_penalty=0.6, temperature=1.0, top_k=0, top_p=1.0, seed=0, max_len=60)
@@ -26,9 +28,13 @@ def dec(text=SENTENCE, **kw):
             d["seed"], d["max_len"], kw.get("model", MODEL)]
 
 
+DEMO: list = []  # the module's running Blocks, for tests that look at its sessions
+
+
 @pytest.fixture(scope="module")
 def server():
     demo, url = launch()
+    DEMO[:] = [demo]
     try:
         yield url
     finally:
@@ -281,3 +287,31 @@ def test_odd_but_valid_inputs_are_translated(client, text):
 
 def test_threads_are_not_leaked():
     assert threading.active_count() < 200
+
+
+def test_sessions_are_lean_and_still_take_component_updates(server):
+    """A new session does not copy every component's config, nor pin output values (explorer/blocks.py);
+    a component update (the step slider's new maximum after Translate) still reaches that session's blocks."""
+    from explorer.blocks import LeanSessionState, LeanStateHolder
+
+    demo = DEMO[0]
+    assert isinstance(demo.state_holder, LeanStateHolder)
+    cfg = httpx.get(f"{server}config", timeout=30).json()
+    fn = next(i for i, d in enumerate(cfg["dependencies"]) if d.get("api_name") == "translate_1")
+    step = next(c["id"] for c in cfg["components"] if c.get("props", {}).get("elem_id") == "step")
+    shared_max = demo.blocks[step].maximum
+    sentence = ("A man in a blue shirt is standing on a ladder and cleaning the windows of a tall building."
+                if MODEL == "en-de" else "a b c d e f g h i j k l")
+    n_steps = len(h.analysis(Request.parse(sentence, MODEL)).trace.steps)
+    assert n_steps - 1 != shared_max  # so that the resized slider is told apart from the page's own
+    data = [sentence, MODEL, "greedy", 4, 0.6, 60, 1, 0, 1, 0]
+    body = {"data": data, "fn_index": fn, "session_hash": "leansession1", "trigger_id": None, "event_data": None}
+    assert httpx.post(f"{server}gradio_api/queue/join", json=body, timeout=30).status_code == 200
+    with httpx.stream("GET", f"{server}gradio_api/queue/data?session_hash=leansession1", timeout=120) as r:
+        done = next(json.loads(line[5:]) for line in r.iter_lines()
+                    if line.startswith("data:") and "process_completed" in line)
+    assert done["success"], done
+    session = demo.state_holder.session_data["leansession1"]
+    assert isinstance(session, LeanSessionState) and session.config_values == {}
+    assert session.blocks_config.blocks[step].maximum == n_steps - 1  # this session's slider, resized
+    assert demo.blocks[step].maximum == shared_max  # the page's own slider (every other session's) untouched

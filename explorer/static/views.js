@@ -21,6 +21,18 @@
   const kindOf = (k) => KIND[k] || k;
   const headOf = (h) => (h === null || h === undefined || h === "" || h === AVERAGE ? null : parseInt(String(h).replace("head ", ""), 10));
   const plot = (fig) => ({ type: "plotly", plot: JSON.stringify(fig) });
+
+  // The page holds its copy of the analysis as JSON text (a hidden Textbox): parsed once per analysis.
+  let lastText = null, lastBank = null;
+  function parsed(bank) {
+    if (typeof bank !== "string") return bank;
+    if (bank !== lastText) {
+      try { lastBank = bank ? JSON.parse(bank) : null; } catch (e) { lastBank = null; }
+      lastText = bank;
+    }
+    return lastBank;
+  }
+  const fromBank = (f) => (bank, ...rest) => f(parsed(bank), ...rest);
   const empty = () => null;
 
   function base(fig, title, height) {
@@ -350,6 +362,7 @@
     return plot(base(fig, "Logit lens: what the decoder would predict if it stopped after each layer — " + caption(bank), 200 + 70 * L));
   }
 
-  window.AE = { heatmap, modelView, stats, step, status, download, openTab, closeTab, refreshOpen, positional, peSentence, lens,
-    kindOf, headOf, state };
+  window.AE = { heatmap: fromBank(heatmap), modelView: fromBank(modelView), stats: fromBank(stats), step: fromBank(step),
+    status: fromBank(status), positional: fromBank(positional), peSentence: fromBank(peSentence), lens: fromBank(lens),
+    download, openTab, closeTab, refreshOpen, kindOf, headOf, state, parsed };
 })();
