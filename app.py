@@ -20,11 +20,13 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import gradio as gr  # noqa: E402  (after the thread setting, which numpy reads when it loads)
 import torch  # noqa: E402
+from starlette.middleware import Middleware  # noqa: E402
 
 from explorer import api, limits, memory, texts, ui  # noqa: E402
 from explorer.blocks import ExplorerBlocks  # noqa: E402
 from explorer.handlers import AVERAGE, KIND_LABELS, default_ablation, head_names, learned_tables, model_for, model_page  # noqa: E402
 from explorer.request import Request, UserError, default_model  # noqa: E402
+from explorer.static_cache import StaticCache  # noqa: E402
 from explorer.store import STORE  # noqa: E402
 from model.translator import available  # noqa: E402
 
@@ -219,12 +221,15 @@ def build() -> gr.Blocks:
 
 
 def serve(demo: gr.Blocks, **kwargs):
+    """Queue and launch as `python app.py` does (tests and benchmarks call this too)."""
     memory.limit_arenas()
+    app_kwargs = dict(kwargs.pop("app_kwargs", None) or {})
+    app_kwargs["middleware"] = [*app_kwargs.get("middleware", []), Middleware(StaticCache)]  # see static_cache.py
     # queue positions are sent every STATUS_EVERY_S seconds, not to every waiting event at every job start
     # ("auto": with a class waiting that is quadratic in messages)
     demo.queue(default_concurrency_limit=limits.MODEL_SLOTS, max_size=limits.QUEUE_SIZE,
                status_update_rate=limits.STATUS_EVERY_S)
-    return demo.launch(head=head_html(), **LAUNCH, **kwargs)
+    return demo.launch(head=head_html(), app_kwargs=app_kwargs, **LAUNCH, **kwargs)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,86 @@
+"""explorer/static_cache.py: each static file compressed once, served the same as Gradio would serve it."""
+
+import asyncio
+import gzip
+
+import brotli
+
+from explorer.static_cache import MIN_SIZE, StaticCache
+
+BODY = ("console.log('attention');\n" * 400).encode()
+
+
+class Files:
+    """A tiny ASGI app standing in for Gradio's static routes; counts how often it is asked."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    async def __call__(self, scope, receive, send) -> None:
+        self.calls += 1
+        path = scope["path"]
+        status, body = (200, BODY) if path.endswith(".js") else (404, b"not found")
+        if path.endswith(".woff2"):
+            status, body = 200, bytes(range(256)) * 8
+        headers = [(b"content-type", b"text/javascript"), (b"etag", b'"abc"'), (b"content-length", str(len(body)).encode())]
+        await send({"type": "http.response.start", "status": status, "headers": headers})
+        half = len(body) // 2  # in two chunks, as a streamed file response sends it
+        await send({"type": "http.response.body", "body": body[:half], "more_body": True})
+        await send({"type": "http.response.body", "body": body[half:]})
+
+
+def get(app, path: str, **headers: str) -> tuple[int, dict, bytes]:
+    scope = {"type": "http", "method": "GET", "path": path, "query_string": b"",
+             "headers": [(k.replace("_", "-").encode(), v.encode()) for k, v in headers.items()]}
+    out: dict = {}
+    body: list[bytes] = []
+
+    async def receive():
+        return {"type": "http.request", "body": b""}
+
+    async def send(message):
+        if message["type"] == "http.response.start":
+            out.update(status=message["status"], headers={k.decode(): v.decode() for k, v in message["headers"]})
+        else:
+            body.append(message.get("body", b""))
+
+    asyncio.run(app(scope, receive, send))
+    return out["status"], out["headers"], b"".join(body)
+
+
+def test_compressed_once_and_identical_after_decompression():
+    files = Files()
+    app = StaticCache(files)
+    for _ in range(3):
+        status, headers, body = get(app, "/assets/index.js", accept_encoding="gzip, deflate, br, zstd")
+        assert status == 200 and headers["content-encoding"] == "br" and brotli.decompress(body) == BODY
+        assert int(headers["content-length"]) == len(body) and headers["etag"] == '"abc"'
+    assert files.calls == 1 and app.hits == 2
+    status, headers, body = get(app, "/assets/index.js", accept_encoding="gzip")
+    assert headers["content-encoding"] == "gzip" and gzip.decompress(body) == BODY
+    status, headers, body = get(app, "/assets/index.js")
+    assert "content-encoding" not in headers and body == BODY
+    assert files.calls == 3  # one per encoding
+
+
+def test_conditional_request_gets_304_and_errors_are_not_cached():
+    files = Files()
+    app = StaticCache(files)
+    get(app, "/assets/index.js", accept_encoding="br")
+    status, _, body = get(app, "/assets/index.js", accept_encoding="br", if_none_match='"abc"')
+    assert status == 304 and body == b""
+    for _ in range(2):
+        status, _, body = get(app, "/assets/missing.css", accept_encoding="br")
+        assert status == 404 and body == b"not found"
+    assert files.calls == 3  # the 404 asked the app each time, once
+
+
+def test_binary_files_and_other_paths_pass_as_they_are():
+    files = Files()
+    app = StaticCache(files)
+    status, headers, body = get(app, "/static/fonts/font.woff2", accept_encoding="br")
+    assert status == 200 and "content-encoding" not in headers and body == bytes(range(256)) * 8
+    get(app, "/gradio_api/queue/data.js", accept_encoding="br")
+    get(app, "/gradio_api/queue/data.js", accept_encoding="br")
+    assert files.calls == 3  # not a static path: never cached
+    assert len(BODY) >= MIN_SIZE
