@@ -71,7 +71,8 @@ class StaticCache:
             await send({"type": "http.response.start", "status": 304, "headers": [(b"etag", etag)]})
             await send({"type": "http.response.body", "body": b""})
             return
-        await send({"type": "http.response.start", "status": status, "headers": out_headers})
+        # a copy: an outer middleware may edit the list in place (Gradio's Brotli compresses a small body itself)
+        await send({"type": "http.response.start", "status": status, "headers": list(out_headers)})
         await send({"type": "http.response.body", "body": body})
 
     async def _fetch(self, scope: Scope, receive, path: str, encoding: str):

@@ -315,3 +315,19 @@ def test_sessions_are_lean_and_still_take_component_updates(server):
     assert isinstance(session, LeanSessionState) and session.config_values == {}
     assert session.blocks_config.blocks[step].maximum == n_steps - 1  # this session's slider, resized
     assert demo.blocks[step].maximum == shared_max  # the page's own slider (every other session's) untouched
+
+
+def test_static_files_come_whole_and_the_same_every_time(server):
+    """The page's scripts and styles through the static cache: compressed, complete, equal to the file."""
+    import re
+
+    page = httpx.get(server, timeout=30).text
+    paths = sorted(set(re.findall(r'(assets/[\w.-]+\.(?:js|css))', page)))
+    assert paths, "the page names no assets"
+    for path in paths[:6]:
+        plain = httpx.get(server + path, headers={"Accept-Encoding": "identity"}, timeout=30)
+        assert plain.status_code == 200 and plain.content
+        for _ in range(3):  # the first answer fills the cache, the next come from it
+            r = httpx.get(server + path, headers={"Accept-Encoding": "br"}, timeout=30)
+            assert r.headers.get("content-encoding") == "br" or len(plain.content) < 500
+            assert r.content == plain.content

@@ -84,3 +84,23 @@ def test_binary_files_and_other_paths_pass_as_they_are():
     get(app, "/gradio_api/queue/data.js", accept_encoding="br")
     assert files.calls == 3  # not a static path: never cached
     assert len(BODY) >= MIN_SIZE
+
+
+def test_inside_gradios_brotli_middleware_small_and_large_files_stay_whole():
+    """Gradio's Brotli middleware (outside ours) compresses a small body itself, editing the response headers in
+    place: the cached headers must not change with it (a 200 then announced a length its body did not have)."""
+    from gradio.brotli_middleware import BrotliMiddleware
+
+    class Two:
+        async def __call__(self, scope, receive, send):
+            body = b"a{color:red}" * (38 if scope["path"].endswith("small.css") else 400)
+            await send({"type": "http.response.start", "status": 200,
+                        "headers": [(b"content-type", b"text/css"), (b"content-length", str(len(body)).encode())]})
+            await send({"type": "http.response.body", "body": body})
+
+    app = BrotliMiddleware(StaticCache(Two()), quality=4)
+    for name, n in (("small", 38), ("large", 400)):  # 456 bytes: Brotli compresses it, we do not
+        for _ in range(3):
+            status, headers, body = get(app, f"/assets/{name}.css", accept_encoding="br")
+            raw = brotli.decompress(body) if headers.get("content-encoding") == "br" else body
+            assert status == 200 and raw == b"a{color:red}" * n and int(headers["content-length"]) == len(body)
