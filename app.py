@@ -147,7 +147,7 @@ def build() -> gr.Blocks:
             with gr.Tab("Experiments", id="experiments") as tab_exp:
                 gr.Markdown(texts.EXPERIMENTS)
                 heads_off = gr.CheckboxGroup(head_names(tr), value=default_ablation(tr), label="Heads to switch off")
-                run_ablation = gr.Button("Run with these heads off")
+                run_ablation = gr.Button("Run with these heads off", elem_id="run-ablation")
                 ablation_text = gr.Textbox(label="Translations", lines=3, interactive=False, elem_id="ablation-text",
                                            placeholder="Pick heads, then press “Run with these heads off”.")
                 with gr.Row():

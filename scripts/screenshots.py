@@ -48,6 +48,11 @@ def main() -> None:
                 for tab in TABS:
                     open_tab(page, tab)
                     page.wait_for_timeout(1000)
+                    button = {"Step by step": "#run-beam", "Experiments": "#run-ablation"}.get(tab)
+                    if button:  # what these tabs show once their button has run the model again
+                        page.locator(button).click()
+                        page.wait_for_timeout(500)
+                        idle(page)
                     path = out / f"{SLUG[tab]}-{label}.png"
                     page.screenshot(path=str(path), full_page=label == "desktop")
                     print("wrote", path)
