@@ -38,11 +38,12 @@ CSS = """.ae-status{padding:6px 10px;border-radius:6px;background:#eef6ee;font-s
 LAUNCH = dict(css=CSS, state_session_capacity=limits.SESSION_CAPACITY)  # head= is added by build()
 MODEL_WORK = dict(concurrency_id="model", concurrency_limit=limits.MODEL_SLOTS)  # one limit for all model work
 PRIVATE = dict(api_visibility="private")
-# Every view the browser draws from the page's copy of the analysis; the views that need the model again
-# (beam search, ablation) are cleared: they belong to the previous sentence until their button is pressed.
-DRAW = """(bank, text, model, kind, layer, head, step, slayer, shead, peLen, peDims) => [AE.heatmap(bank, kind, layer, head),
-  AE.modelView(bank, kind), AE.stats(bank, kind), AE.step(bank, step, slayer, shead), AE.status(bank, text, model),
-  ...AE.positional(bank, peLen, peDims), AE.peSentence(bank), AE.lens(bank), null, null, "", null, null]"""
+# Every view the browser draws from the page's copy of the analysis (the views that need the model again,
+# beam search and ablation, are cleared by Translate itself: they belong to the previous sentence).
+DRAW = """(bank, text, model, kind, layer, head, step, slayer, shead, peLen, peDims, ...options) => [
+  AE.heatmap(bank, kind, layer, head), AE.modelView(bank, kind), AE.stats(bank, kind), AE.step(bank, step, slayer, shead),
+  AE.status(bank, text, model, ...options),
+  ...AE.positional(bank, peLen, peDims), AE.peSentence(bank), AE.lens(bank)]"""
 
 
 def head_html() -> str:
@@ -161,14 +162,14 @@ def build() -> gr.Blocks:
         # Lazy parts: opening "Inside a head" or the bertviz panel clicks its hidden button (views.js), once per
         # analysis; no event fires on page load and reopening asks nothing.
         run_lazy = {name: gr.Button(elem_id=f"ae-run-{name}", elem_classes=["ae-hidden"]) for name in ("inside", "bertviz")}
-        draw_in = [bank, text, model, kind, layer, head, step, step_layer, step_head, pe_len, pe_dims]
-        draw_out = [heatmap, all_heads, stats, step_plot, status, pe_table, pe_waves, pe_sim, pe_sentence, lens_plot,
-                    beam_plot, compare_plot, ablation_text, before, after]
+        options = [method, beam_size, length_penalty, max_len, temperature, top_k, top_p, seed]
+        draw_in = [bank, text, model, kind, layer, head, step, step_layer, step_head, pe_len, pe_dims, *options]
+        draw_out = [heatmap, all_heads, stats, step_plot, status, pe_table, pe_waves, pe_sim, pe_sentence, lens_plot]
 
         # -- Translate: button, Enter, or an example; exactly one decode with capture -------------------
-        decode_in = [text, model, method, beam_size, length_penalty, max_len, temperature, top_k, top_p, seed]
-        decode_out = [translation, pieces, bank, shown, step, layer, head, step_layer, step_head, in_layer, in_head,
-                      heads_off]
+        decode_in = [text, model, *options, shown]
+        decode_out = [translation, pieces, bank, shown, step, beam_plot, compare_plot, ablation_text, before, after,
+                      layer, head, step_layer, step_head, in_layer, in_head, heads_off]
 
         def after_translate(event):
             return (event.then(None, draw_in, draw_out, js=DRAW, **PRIVATE)
@@ -187,8 +188,8 @@ def build() -> gr.Blocks:
         for c in (step, step_layer, step_head):
             c.input(None, [bank, step, step_layer, step_head], step_plot, js="(b, t, l, h) => AE.step(b, t, l, h)",
                     **PRIVATE)
-        gr.on([text.change, model.change], None, [bank, text, model], status,
-              js="(b, t, m) => AE.status(b, t, m)", **PRIVATE)
+        gr.on([c.change for c in (text, model, *options)], None, [bank, text, model, *options], status,
+              js="(b, t, m, ...o) => AE.status(b, t, m, ...o)", **PRIVATE)
 
         for c in (pe_len, pe_dims):
             c.change(None, [bank, pe_len, pe_dims], [pe_table, pe_waves, pe_sim], js="(b, n, d) => AE.positional(b, n, d)",
@@ -205,7 +206,7 @@ def build() -> gr.Blocks:
         bv_box.collapse(None, None, None, js="() => { AE.closeTab('bertviz'); }", **PRIVATE)
 
         # -- server views that need the model ----------------------------------------------------------
-        run_beam.click(ui.beam, shown, [beam_plot, compare_plot], **MODEL_WORK, **PRIVATE)
+        run_beam.click(ui.beam, [shown, beam_size], [beam_plot, compare_plot], **MODEL_WORK, **PRIVATE)
         in_kind.input(ui.inside_tab, [shown, in_kind, in_layer, in_head, in_query], [in_query, inside_plot],
                       **MODEL_WORK, **PRIVATE)
         for c in (in_layer, in_head, in_query):

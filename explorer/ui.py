@@ -18,8 +18,26 @@ from gradio.components.plot import PlotData
 from explorer import exports
 from explorer import handlers as h
 from explorer.api import endpoint
-from explorer.request import Request
+from explorer.request import Request, UserError
 from viz.compact import plot_value as _plot_value
+
+
+def page_event(n_outputs: int, fallback: Any = "skip"):
+    """A page event's user error (an empty sentence, a bad number) becomes a toast, and every output keeps what
+    it shows: raising would put an "Error" badge on each output component until the next success. Other
+    errors go through `endpoint` (logged, short message). ``fallback`` replaces "keep" where keeping would
+    repeat an old action (a download)."""
+    def wrap(fn):
+        @functools.wraps(fn)
+        def soft(*args: Any):
+            try:
+                return fn(*args)
+            except UserError as e:
+                gr.Warning(str(e))
+                keep = [gr.skip() if fallback == "skip" else fallback for _ in range(n_outputs)]
+                return keep[0] if n_outputs == 1 else tuple(keep)
+        return endpoint(soft)
+    return wrap
 
 
 def plot_value(fig: Any) -> PlotData | None:
@@ -29,22 +47,38 @@ def plot_value(fig: Any) -> PlotData | None:
 
 
 def sized_controls(model: str) -> tuple:
-    """Layer sliders, head pickers and ablation choices sized to the model."""
-    cfg = h.model_for(model).cfg
+    """Layer sliders, head pickers and the ablation choices of a model, each at its default value: a head or
+    layer of the previous model may not exist in this one (ablation would refuse a head it does not have)."""
+    tr = h.model_for(model)
+    cfg = tr.cfg
     last = max(cfg.n_encoder_layers, cfg.n_decoder_layers) - 1
     heads = [h.AVERAGE] + [f"head {i}" for i in range(cfg.n_heads)]
-    return (gr.Slider(maximum=last), gr.Dropdown(choices=heads), gr.Slider(maximum=cfg.n_decoder_layers - 1),
-            gr.Dropdown(choices=heads), gr.Slider(maximum=last), gr.Dropdown(choices=heads[1:]),
-            gr.CheckboxGroup(choices=h.head_names(h.model_for(model))))
+    return (gr.Slider(maximum=cfg.n_decoder_layers - 1, value=cfg.n_decoder_layers - 1),
+            gr.Dropdown(choices=heads, value=h.AVERAGE),
+            gr.Slider(maximum=cfg.n_decoder_layers - 1, value=cfg.n_decoder_layers - 1),
+            gr.Dropdown(choices=heads, value=h.AVERAGE), gr.Slider(maximum=last, value=0),
+            gr.Dropdown(choices=heads[1:], value="head 0"),
+            gr.CheckboxGroup(choices=h.head_names(tr), value=h.default_ablation(tr)))
 
 
-@endpoint
+N_SIZED = 7  # outputs of sized_controls
+CLEARED = (None, None, "", None, None)  # beam tree, greedy vs beam, ablation text and figures: the old sentence's
+
+
+@page_event(5 + len(CLEARED) + N_SIZED)
 def translate(text: Any, model: Any, method: Any, beam_size: Any, length_penalty: Any, max_len: Any,
-              temperature: Any, top_k: Any, top_p: Any, seed: Any):
+              temperature: Any, top_k: Any, top_p: Any, seed: Any, shown: Any = None):
     """Translate: one decode with capture. -> German, token pieces, the page's copy of the analysis, its request,
-    the step slider sized to this decode, and the controls sized to the model."""
+    the step slider sized to this decode, the views of the previous sentence that needed a button (cleared), and
+    (only when the model is not the one shown) the controls sized to the new model. On a user error (an empty
+    sentence) nothing changes but a toast."""
     req = Request.parse(text, model, method, beam_size, length_penalty, temperature, top_k, top_p, seed, max_len)
-    return first_view(req) + sized_controls(req.model)
+    try:
+        same_model = shown not in (None, "") and Request.from_json(shown).model == req.model
+    except UserError:
+        same_model = False
+    sized = tuple(gr.skip() for _ in range(N_SIZED)) if same_model else sized_controls(req.model)
+    return first_view(req) + CLEARED + sized
 
 
 def initial(req: Request) -> tuple:
@@ -78,14 +112,18 @@ def lazy(n_outputs: int):
     return wrap
 
 
-@endpoint
-def beam(shown: Any):
-    """The Step tab's "Run beam search" button: a second decode (beam), its tree, and greedy vs beam."""
-    return tuple(plot_value(f) for f in h.beam_views(_req(shown)))
+@page_event(2)
+def beam(shown: Any, beam_size: Any = None):
+    """The Step tab's "Run beam search" button: a second decode (beam, with the beam size set in Decoding options
+    now), its tree, and greedy vs beam."""
+    req = _req(shown)
+    if beam_size not in (None, ""):
+        req = Request.parse(req.text, req.model, "beam", beam_size, req.length_penalty, max_len=req.max_len)
+    return tuple(plot_value(f) for f in h.beam_views(req))
 
 
 @lazy(2)
-@endpoint
+@page_event(2)
 def inside_tab(shown: Any, kind: Any, layer: Any, head: Any, query: Any):
     """Opening the tab (or a new translation): the query choices of this analysis, and the head's arithmetic."""
     req = _req(shown)
@@ -96,19 +134,19 @@ def inside_tab(shown: Any, kind: Any, layer: Any, head: Any, query: Any):
     return gr.Dropdown(choices=choices, value=value), plot_value(h.inside_head(req, kind, layer, head, value))
 
 
-@endpoint
+@page_event(1)
 def inside_view(shown: Any, kind: Any, layer: Any, head: Any, query: Any):
     return plot_value(h.inside_head(_req(shown), kind, layer, head, query))
 
 
-@endpoint
+@page_event(3)
 def ablate(shown: Any, heads: Any):
     summary, before, after = h.ablation(_req(shown), heads)
     return summary, plot_value(before), plot_value(after)
 
 
 @lazy(2)
-@endpoint
+@page_event(2)
 def bertviz(shown: Any):
     return h.bertviz_frames(_req(shown))
 
@@ -119,13 +157,13 @@ def model_tab(model: Any):
     return card, plot_value(curves), plot_value(lr)
 
 
-@endpoint
+@page_event(1, fallback=None)
 def export_tensors(shown: Any):
     req = _req(shown)
     return exports.write(h.export_npz(req), "analysis", ".npz")
 
 
-@endpoint
+@page_event(1, fallback=None)
 def export_figures(shown: Any, kind: Any, layer: Any, head: Any):
     req = _req(shown)
     return exports.write(h.export_html(req, kind, layer, head), "figures", ".html")

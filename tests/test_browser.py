@@ -313,6 +313,59 @@ def test_inside_runs_once_per_analysis_and_beam_and_ablation_on_their_buttons(pa
     assert page.locator("#beam-plot .js-plotly-plot").count() == 0
 
 
+def test_an_empty_sentence_is_a_message_and_the_page_keeps_what_it_shows(page):
+    settled(page)
+    shown = translation(page)
+    page.locator("#sentence textarea").fill("   ")
+    page.locator("#translate").click()
+    page.get_by_text("Type an English sentence").first.wait_for(timeout=30_000)  # the toast
+    idle(page)
+    assert translation(page) == shown
+    # no output component is left with Gradio's "Error" badge
+    assert page.locator("[data-testid=status-tracker].error, .error .status").count() == 0
+    assert page.locator("#translation").get_by_text("Error").count() == 0
+
+
+def test_status_names_changed_options_and_beam_uses_the_beam_size_set(page):
+    settled(page)
+    page.get_by_text("Decoding options").click()
+    page.get_by_role("radio", name="beam").check()
+    page.wait_for_function("() => document.querySelector('#status').innerText.includes('decoding options')",
+                           timeout=10_000)
+    assert "Not translated yet" in page.locator("#status").inner_text()
+    page.get_by_role("radio", name="greedy").check()
+    page.wait_for_function("() => !document.querySelector('#status').innerText.includes('Not translated yet')",
+                           timeout=10_000)
+    beam = page.get_by_label("Beam size").first
+    beam.fill("3")
+    beam.press("Enter")
+    open_tab(page, "Step by step")
+    page.locator("#run-beam").click()
+    page.wait_for_function("() => document.querySelector('#beam-plot .js-plotly-plot')?.layout.title.text"
+                           ".includes('beam size 3')", timeout=60_000)
+
+
+def test_switching_model_resets_the_controls_so_ablation_runs(page):
+    from model.translator import available
+
+    settled(page)
+    others = [m for m in available() if m != MODEL]
+    if not others:
+        pytest.skip("one model only")
+    page.locator("#model input").click()
+    page.get_by_role("option", name=others[0]).click()
+    page.locator("#sentence textarea").fill("a b c d e")
+    page.locator("#translate").click()
+    page.wait_for_function("(m) => document.querySelector('#status').innerText.includes(m) && "
+                           "!document.querySelector('#status').innerText.includes('Not translated yet')",
+                           arg=others[0], timeout=60_000)
+    open_tab(page, "Experiments")
+    page.locator("#run-ablation").click()
+    page.wait_for_function("() => document.querySelector('#ablation-text textarea').value.includes('Original')",
+                           timeout=60_000)
+    assert page.locator("#ablation-text").get_by_text("Error").count() == 0
+
+
 def test_an_example_click_translates(page):
     settled(page)
     if MODEL != "en-de":

@@ -204,17 +204,37 @@
     return plot(base({ data: data, layout: layout }, "Decoding step " + t + ": after “" + words + "” → " + st.chosen + " — " + caption(bank), 760));
   }
 
-  // The "not translated yet" line: compares the text box (and model) with what the views show.
-  function status(bank, text, model) {
+  // The "not translated yet" line: compares the text box, the model and the decoding options that matter for the
+  // chosen method with the request of what the views show.
+  const OPTIONS = ["method", "beam_size", "length_penalty", "max_len", "temperature", "top_k", "top_p", "seed"];
+  const MATTERS = { greedy: ["method", "max_len"], beam: ["method", "beam_size", "length_penalty", "max_len"],
+    sample: ["method", "max_len", "temperature", "top_k", "top_p", "seed"] };
+
+  function changedOptions(req, values) {
+    if (!req || !values.length) return [];
+    const now = {};
+    OPTIONS.forEach((k, i) => { now[k] = values[i]; });
+    const same = (a, b) => (typeof a === "number" || typeof b === "number" ? Number(a) === Number(b) : String(a) === String(b));
+    return (MATTERS[now.method] || OPTIONS).filter((k) => now[k] !== undefined && now[k] !== null && !same(now[k], req[k]));
+  }
+
+  function status(bank, text, model, ...options) {
     if (!bank || !bank.text) return "<div class='ae-status ae-stale'>Not translated yet: press <b>Translate</b>.</div>";
     const norm = (s) => String(s || "").replace(/[\u0000-\u001f\u007f]/g, " ").replace(/\s+/g, " ").trim();
-    const shownModel = bank.request ? JSON.parse(bank.request).model : model;
-    if (norm(text) === norm(bank.text) && (!model || model === shownModel)) {
-      return "<div class='ae-status'>Every view below shows: “" + bank.text_html + "” (" + esc(shownModel) + ")</div>";
+    const req = bank.request ? JSON.parse(bank.request) : null;
+    const shownModel = req ? req.model : model;
+    const changed = changedOptions(req, options);
+    const what = req ? req.method + (req.method === "beam" ? " " + req.beam_size : "") : "";
+    if (norm(text) === norm(bank.text) && (!model || model === shownModel) && !changed.length) {
+      return "<div class='ae-status'>Every view below shows: “" + bank.text_html + "” (" + esc(shownModel) + ", " + esc(what) + ")</div>";
     }
-    const what = norm(text) === norm(bank.text) ? "this sentence with the model " + esc(model) : "this sentence";
-    return "<div class='ae-status ae-stale'><b>Not translated yet.</b> Press <b>Translate</b> (or Enter) to see " + what +
-      ". Until then every view below still shows “" + bank.text_html + "” (" + esc(shownModel) + ").</div>";
+    const reasons = [];
+    if (norm(text) !== norm(bank.text)) reasons.push("the sentence");
+    if (model && model !== shownModel) reasons.push("the model (" + esc(model) + ")");
+    if (changed.length) reasons.push("the decoding options (" + changed.map((k) => k.replace("_", " ")).join(", ") + ")");
+    return "<div class='ae-status ae-stale'><b>Not translated yet.</b> You changed " + reasons.join(" and ") +
+      ": press <b>Translate</b> (or Enter) to see it. Until then every view below still shows “" + bank.text_html + "” (" +
+      esc(shownModel) + ", " + esc(what) + ").</div>";
   }
 
   function esc(s) {
