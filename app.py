@@ -37,6 +37,8 @@ CSS = """.ae-status{padding:6px 10px;border-radius:6px;background:#eef6ee;font-s
 .ae-stale{background:#fff4e0;color:#6b3d00} .ae-hidden{display:none !important}"""
 LAUNCH = dict(css=CSS, state_session_capacity=limits.SESSION_CAPACITY)  # head= is added by build()
 MODEL_WORK = dict(concurrency_id="model", concurrency_limit=limits.MODEL_SLOTS)  # one limit for all model work
+# views that only redraw from a stored analysis: one at a time, after any running translation (explorer/priority.py)
+VIEW_WORK = dict(concurrency_id="views", concurrency_limit=1)
 PRIVATE = dict(api_visibility="private")
 # Every view the browser draws from the page's copy of the analysis (the views that need the model again,
 # beam search and ablation, are cleared by Translate itself: they belong to the previous sentence).
@@ -200,17 +202,17 @@ def build() -> gr.Blocks:
                           (tab_exp, "experiments"), (tab_model, "model")):
             tab.select(None, shown, None, js=f"(s) => {{ AE.openTab({name!r}, s); }}", **PRIVATE)
         run_lazy["inside"].click(ui.inside_tab, [shown, in_kind, in_layer, in_head, in_query], [in_query, inside_plot],
-                                 **MODEL_WORK, **PRIVATE)
-        run_lazy["bertviz"].click(ui.bertviz, shown, [bv_head, bv_model], **MODEL_WORK, **PRIVATE)
+                                 **VIEW_WORK, **PRIVATE)
+        run_lazy["bertviz"].click(ui.bertviz, shown, [bv_head, bv_model], **VIEW_WORK, **PRIVATE)
         bv_box.expand(None, shown, None, js="(s) => { AE.openTab('bertviz', s); }", **PRIVATE)
         bv_box.collapse(None, None, None, js="() => { AE.closeTab('bertviz'); }", **PRIVATE)
 
         # -- server views that need the model ----------------------------------------------------------
         run_beam.click(ui.beam, [shown, beam_size], [beam_plot, compare_plot], **MODEL_WORK, **PRIVATE)
         in_kind.input(ui.inside_tab, [shown, in_kind, in_layer, in_head, in_query], [in_query, inside_plot],
-                      **MODEL_WORK, **PRIVATE)
+                      **VIEW_WORK, **PRIVATE)
         for c in (in_layer, in_head, in_query):
-            c.input(ui.inside_view, [shown, in_kind, in_layer, in_head, in_query], inside_plot, **MODEL_WORK, **PRIVATE)
+            c.input(ui.inside_view, [shown, in_kind, in_layer, in_head, in_query], inside_plot, **VIEW_WORK, **PRIVATE)
         run_ablation.click(ui.ablate, [shown, heads_off], [ablation_text, before, after], **MODEL_WORK, **PRIVATE)
         model.input(ui.model_tab, model, [card, curves, lr_plot], **PRIVATE)
         get_npz.click(ui.export_tensors, shown, npz_file, **MODEL_WORK, **PRIVATE).then(

@@ -15,7 +15,7 @@ from typing import Any
 import gradio as gr
 from gradio.components.plot import PlotData
 
-from explorer import exports
+from explorer import exports, priority
 from explorer import handlers as h
 from explorer.api import endpoint
 from explorer.request import Request, UserError
@@ -72,6 +72,12 @@ def translate(text: Any, model: Any, method: Any, beam_size: Any, length_penalty
     the step slider sized to this decode, the views of the previous sentence that needed a button (cleared), and
     (only when the model is not the one shown) the controls sized to the new model. On a user error (an empty
     sentence) nothing changes but a toast."""
+    with priority.translating():
+        return _translate(text, model, method, beam_size, length_penalty, max_len, temperature, top_k, top_p, seed,
+                          shown)
+
+
+def _translate(text, model, method, beam_size, length_penalty, max_len, temperature, top_k, top_p, seed, shown):
     req = Request.parse(text, model, method, beam_size, length_penalty, temperature, top_k, top_p, seed, max_len)
     try:
         same_model = shown not in (None, "") and Request.from_json(shown).model == req.model
@@ -126,6 +132,7 @@ def beam(shown: Any, beam_size: Any = None):
 @page_event(2)
 def inside_tab(shown: Any, kind: Any, layer: Any, head: Any, query: Any):
     """Opening the tab (or a new translation): the query choices of this analysis, and the head's arithmetic."""
+    priority.after_translations()
     req = _req(shown)
     choices = h.query_choices(req, kind)
     names = [c.split(":")[0] for c in choices]
@@ -136,6 +143,7 @@ def inside_tab(shown: Any, kind: Any, layer: Any, head: Any, query: Any):
 
 @page_event(1)
 def inside_view(shown: Any, kind: Any, layer: Any, head: Any, query: Any):
+    priority.after_translations()
     return plot_value(h.inside_head(_req(shown), kind, layer, head, query))
 
 
@@ -148,6 +156,7 @@ def ablate(shown: Any, heads: Any):
 @lazy(2)
 @page_event(2)
 def bertviz(shown: Any):
+    priority.after_translations()
     return h.bertviz_frames(_req(shown))
 
 
