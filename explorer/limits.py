@@ -23,3 +23,4 @@ ANALYSIS_CACHE = 64  # recent analyses kept so that every tab of one translation
 ANALYSIS_CACHE_BYTES = 96 * 2**20  # ... and at most this many bytes of captured tensors
 EXPORT_TTL_S = float(os.environ.get("ATTENTION_EXPLORER_EXPORT_TTL", "60"))  # exports are deleted after this
 STATUS_EVERY_S = 1.0  # how often a waiting page hears its queue position
+QUEUE_POLL_S = 0.01  # how often Gradio's queue loop looks for an event it can start when it has none
