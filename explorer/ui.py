@@ -106,18 +106,6 @@ def _req(shown: Any) -> Request:
     return Request.from_json(shown)
 
 
-def lazy(n_outputs: int):
-    """A lazy part's event (its hidden button, clicked by views.js): nothing to draw while no analysis is shown."""
-    def wrap(fn):
-        @functools.wraps(fn)
-        def inner(shown: Any, *args: Any):
-            if shown in (None, ""):
-                return gr.skip() if n_outputs == 1 else tuple(gr.skip() for _ in range(n_outputs))
-            return fn(shown, *args)
-        return inner
-    return wrap
-
-
 @page_event(2)
 def beam(shown: Any, beam_size: Any = None):
     """The Step tab's "Run beam search" button: a second decode (beam, with the beam size set in Decoding options
@@ -128,7 +116,6 @@ def beam(shown: Any, beam_size: Any = None):
     return tuple(plot_value(f) for f in h.beam_views(req))
 
 
-@lazy(2)
 @page_event(2)
 def inside_tab(shown: Any, kind: Any, layer: Any, head: Any, query: Any):
     """Opening the tab (or a new translation): the query choices of this analysis, and the head's arithmetic."""
@@ -153,7 +140,6 @@ def ablate(shown: Any, heads: Any):
     return summary, plot_value(before), plot_value(after)
 
 
-@lazy(2)
 @page_event(2)
 def bertviz(shown: Any):
     priority.after_translations()

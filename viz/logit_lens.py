@@ -18,7 +18,9 @@ def lens_top(layer_outputs, unembed, blocked: tuple[int, ...] = ()) -> tuple[np.
     -> (top ids (L, T), their probabilities (L, T)) of softmax(h @ unembed^T), with the ``blocked``
     ids (pad, bos: never produced) removed as decoding removes them.
     """
-    h, e = as_array(layer_outputs), as_array(unembed)
+    # float32, the model's own precision: float64 doubled the time of this (L*T, D) x (D, V) product
+    h, e = (np.asarray(x.detach().float().numpy() if hasattr(x, "detach") else x, dtype=np.float32)
+            for x in (layer_outputs, unembed))
     logits = h @ e.T  # (L, T, D) x (D, V) -> (L, T, V)
     if blocked:
         logits[..., list(blocked)] = -np.inf

@@ -17,6 +17,7 @@ import numpy as np
 
 from viz import arrays
 from viz.attention import STATS, head_statistics
+from viz.logit_lens import lens_top
 from viz.tokens import is_special, readable
 
 SCALE = 1000  # attention weights travel as round(w * SCALE)
@@ -37,21 +38,10 @@ def short(text: str, n: int = 70) -> str:
 
 
 def lens_data(a: Any) -> dict:
-    """Logit lens: the top next token after each decoder layer at each position, and its probability.
-
-    lens_layers (L, T, D) @ unembed (V, D)^T in float32: the numbers viz/logit_lens.py draws on the server.
-    """
-    h = np.asarray(a.lens_layers.float() if hasattr(a.lens_layers, "float") else a.lens_layers, dtype=np.float32)
-    e = np.asarray(a.unembed.float() if hasattr(a.unembed, "float") else a.unembed, dtype=np.float32)
-    logits = h @ e.T  # (L, T, D) x (D, V) -> (L, T, V)
-    if a.blocked_ids:
-        logits[..., list(a.blocked_ids)] = -np.inf
-    logits -= logits.max(-1, keepdims=True)
-    probs = np.exp(logits)
-    top = probs.argmax(-1)  # (L, T)
-    p = np.take_along_axis(probs, top[..., None], -1)[..., 0] / probs.sum(-1)  # (L, T)
-    return {"words": [labels([a.id_to_piece(int(i)) for i in row]) for row in top],
-            "p": np.round(p, 3).tolist()}
+    """Logit lens: the top next token after each decoder layer at each position, and its probability
+    (viz/logit_lens.py lens_top, the numbers its server figure draws)."""
+    top, p = lens_top(a.lens_layers, a.unembed, a.blocked_ids)  # (L, T) each
+    return {"words": [labels([a.id_to_piece(int(i)) for i in row]) for row in top], "p": np.round(p, 3).tolist()}
 
 
 def positional_data(a: Any) -> dict:

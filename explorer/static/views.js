@@ -319,9 +319,17 @@
     return { n: n, dims: chosen };
   }
 
-  // [PE matrix, chosen dimensions as waves, similarity of positions]: they depend on the model only
+  // [PE matrix, chosen dimensions as waves, similarity of positions]: they depend on the model and the two
+  // controls only, so a new translation with the same model gets the same figures back without recomputing
+  let peKey = null, peFigures = null;
   function positional(bank, length, dims) {
     if (!bank || !bank.pe) return [empty(), empty(), empty()];
+    const key = JSON.stringify([bank.pe, length, dims]);
+    if (key !== peKey) { peFigures = positionalFigures(bank, length, dims); peKey = key; }
+    return peFigures;
+  }
+
+  function positionalFigures(bank, length, dims) {
     const info = bank.pe, s = peSettings(info, length, dims);
     if (s.error) return [message(s.error), message(s.error), message(s.error)];
     const rows = peRows(info, s.n), d = info.d_model, model = " — model " + esc(info.model);
