@@ -7,8 +7,13 @@ server runs (their names carry a content hash), so this ASGI middleware keeps ea
 memory, keyed by path and encoding, and answers from there. It sits inside Gradio's Brotli middleware, which
 passes a response that already has a Content-Encoding through untouched.
 
-Bounded by MAX_BYTES; only GETs of those paths with status 200 are kept (others are answered as Gradio answered
-them); an If-None-Match that matches gets a 304.
+The page itself (GET /) is the same for every visitor too: Gradio rebuilds it each time (a deep copy of the
+config of ~280 blocks and the API description: ~40 ms of CPU) and sends its 310 KB uncompressed. It is kept as
+well, compressed, per origin the visitor used (the headers Gradio builds the page's root URL from), and only
+when Gradio set no cookie (no login).
+
+Bounded by MAX_BYTES and MAX_PAGES; only GETs of those paths with status 200 are kept (others are answered as
+Gradio answered them); an If-None-Match that matches gets a 304.
 """
 
 from __future__ import annotations
@@ -23,6 +28,8 @@ import brotli
 PREFIXES = ("/assets/", "/static/", "/theme.css", "/favicon.ico")
 COMPRESSIBLE = (".js", ".css", ".html", ".json", ".svg", ".map", ".txt", ".md")
 MAX_BYTES = 64 * 2**20  # all cached bodies together
+MAX_PAGES = 16  # copies of the page (one per origin it was asked for under)
+ORIGIN_HEADERS = (b"host", b"x-forwarded-host", b"x-forwarded-proto", b"x-gradio-server")
 MIN_SIZE = 500  # smaller bodies are sent as they are
 BROTLI_QUALITY = 6  # once per file: smaller than Gradio's quality 4, still quick
 
@@ -45,24 +52,30 @@ class StaticCache:
         self.app = app
         self.cache: dict[tuple[str, str], tuple[int, list[tuple[bytes, bytes]], bytes]] = {}
         self.size = 0
+        self.pages = 0
         self.lock = threading.Lock()
         self.hits = 0
 
     async def __call__(self, scope: Scope, receive, send) -> None:
         path = scope.get("path", "")
-        if scope["type"] != "http" or scope.get("method") != "GET" or not path.startswith(PREFIXES):
+        page = path == "/"
+        if scope["type"] != "http" or scope.get("method") != "GET" or not (page or path.startswith(PREFIXES)):
             return await self.app(scope, receive, send)
         headers = {k.lower(): v for k, v in scope.get("headers", [])}
         path_qs = path + ("?" + scope["query_string"].decode("latin-1") if scope.get("query_string") else "")
         encoding = _encoding(headers.get(b"accept-encoding", b"").decode("latin-1"))
-        key = (path_qs, encoding)
+        # the page names its own URL: one copy per origin (scheme, host, proxy headers, mount path)
+        origin = (scope.get("scheme"), scope.get("root_path"), *(headers.get(h) for h in ORIGIN_HEADERS)) if page else ()
+        key = (path_qs, encoding, *origin)
         entry = self.cache.get(key)
         if entry is None:
             entry, keep = await self._fetch(scope, receive, path, encoding)
             with self.lock:
-                if keep and key not in self.cache and self.size + len(entry[2]) <= MAX_BYTES:
+                room = not page or self.pages < MAX_PAGES
+                if keep and room and key not in self.cache and self.size + len(entry[2]) <= MAX_BYTES:
                     self.cache[key] = entry
                     self.size += len(entry[2])
+                    self.pages += page
         else:
             self.hits += 1
         status, out_headers, body = entry
@@ -92,10 +105,12 @@ class StaticCache:
 
         await self.app(inner, receive, capture)
         body = b"".join(chunks)
-        if start.get("status") != 200:
-            return (start.get("status", 500), start.get("headers", []), body), False
-        out = [(k, v) for k, v in start.get("headers", []) if k.lower() not in (b"content-length", b"content-encoding")]
-        if encoding != "identity" and path.lower().endswith(COMPRESSIBLE) and len(body) >= MIN_SIZE:
+        raw = start.get("headers", [])
+        if start.get("status") != 200 or any(k.lower() == b"set-cookie" for k, _ in raw):
+            return (start.get("status", 500), raw, body), False
+        out = [(k, v) for k, v in raw if k.lower() not in (b"content-length", b"content-encoding")]
+        html = dict((k.lower(), v) for k, v in raw).get(b"content-type", b"").startswith(b"text/html")
+        if encoding != "identity" and (html or path.lower().endswith(COMPRESSIBLE)) and len(body) >= MIN_SIZE:
             body = _compress(body, encoding)
             out += [(b"content-encoding", encoding.encode()), (b"vary", b"Accept-Encoding")]
         out.append((b"content-length", str(len(body)).encode()))

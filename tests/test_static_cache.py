@@ -104,3 +104,50 @@ def test_inside_gradios_brotli_middleware_small_and_large_files_stay_whole():
             status, headers, body = get(app, f"/assets/{name}.css", accept_encoding="br")
             raw = brotli.decompress(body) if headers.get("content-encoding") == "br" else body
             assert status == 200 and raw == b"a{color:red}" * n and int(headers["content-length"]) == len(body)
+
+
+class Page:
+    """Stands in for Gradio's page route: the page names the origin it was asked under; a login sets a cookie."""
+
+    def __init__(self, cookie: bool = False) -> None:
+        self.calls, self.cookie = 0, cookie
+
+    async def __call__(self, scope, receive, send) -> None:
+        self.calls += 1
+        host = dict(scope["headers"]).get(b"host", b"?")
+        body = b"<html>" + b"root=http://" + host + b" " + b"x" * 2000 + b"</html>"
+        headers = [(b"content-type", b"text/html; charset=utf-8"), (b"content-length", str(len(body)).encode())]
+        if self.cookie:
+            headers.append((b"set-cookie", b"access-token=secret"))
+        await send({"type": "http.response.start", "status": 200, "headers": headers})
+        await send({"type": "http.response.body", "body": body})
+
+
+def test_the_page_is_kept_compressed_per_origin():
+    page = Page()
+    app = StaticCache(page)
+    for host in ("a.example", "a.example", "b.example", "a.example"):
+        status, headers, body = get(app, "/", host=host, accept_encoding="gzip, br")
+        assert status == 200 and headers["content-encoding"] == "br"
+        assert brotli.decompress(body).startswith(b"<html>root=http://" + host.encode() + b" ")
+    assert page.calls == 2  # one per origin
+    get(app, "/", host="a.example", x_forwarded_host="proxy.example", accept_encoding="br")
+    assert page.calls == 3  # a proxy names another origin: its own copy
+
+
+def test_a_page_with_a_cookie_is_never_kept_and_copies_are_bounded():
+    from explorer.static_cache import MAX_PAGES
+
+    page = Page(cookie=True)
+    app = StaticCache(page)
+    for _ in range(2):
+        status, headers, _ = get(app, "/", host="a.example", accept_encoding="br")
+        assert status == 200 and headers["set-cookie"] == "access-token=secret"
+    assert page.calls == 2
+    plain = Page()
+    app = StaticCache(plain)
+    for i in range(MAX_PAGES + 5):
+        get(app, "/", host=f"h{i}.example", accept_encoding="br")
+    assert app.pages == MAX_PAGES
+    get(app, "/", host=f"h{MAX_PAGES + 1}.example", accept_encoding="br")  # beyond the bound: asked each time
+    assert plain.calls == MAX_PAGES + 6
