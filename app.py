@@ -37,6 +37,9 @@ CSS = """.ae-status{padding:6px 10px;border-radius:6px;background:#eef6ee;font-s
 .ae-stale{background:#fff4e0;color:#6b3d00} .ae-hidden{display:none !important}"""
 LAUNCH = dict(css=CSS, state_session_capacity=limits.SESSION_CAPACITY)  # head= is added by build()
 MODEL_WORK = dict(concurrency_id="model", concurrency_limit=limits.MODEL_SLOTS)  # one limit for all model work
+# the page's Translate: more at once, so that the decodes of a class clicking together wait together and run as
+# one batch (explorer/batcher.py); the model work inside still passes the one gate (explorer/store.py)
+TRANSLATE_WORK = dict(concurrency_id="translate", concurrency_limit=limits.TRANSLATE_SLOTS)
 # views that only redraw from a stored analysis: one at a time, after any running translation (explorer/priority.py)
 VIEW_WORK = dict(concurrency_id="views", concurrency_limit=1)
 PRIVATE = dict(api_visibility="private")
@@ -75,7 +78,7 @@ def build() -> gr.Blocks:
     with ExplorerBlocks(title="Attention Explorer") as demo:
         # the public API first, so that its names are taken before the page's private events are registered
         for name, fn in api.PUBLIC.items():  # README's names; each works called alone, defaults filled in
-            gr.api(fn, api_name=name, **({} if name in api.LIGHT else MODEL_WORK))
+            gr.api(fn, api_name=name, **({} if name in api.LIGHT else TRANSLATE_WORK if name == "translate" else MODEL_WORK))
         gr.Markdown(texts.INTRO)
         with gr.Row():
             text = gr.Textbox(label="English sentence", value=DEFAULT_TEXT, max_length=limits.MAX_CHARS, scale=4,
@@ -177,9 +180,9 @@ def build() -> gr.Blocks:
             return (event.then(None, draw_in, draw_out, js=DRAW, **PRIVATE)
                     .then(None, shown, None, js="(s) => { AE.refreshOpen(s); }", **PRIVATE))
 
-        after_translate(gr.on([go.click, text.submit], ui.translate, decode_in, decode_out, **MODEL_WORK, **PRIVATE))
+        after_translate(gr.on([go.click, text.submit], ui.translate, decode_in, decode_out, **TRANSLATE_WORK, **PRIVATE))
         after_translate(examples.click(None, [examples], [text], js="(i) => AE_EXAMPLES[i]", **PRIVATE)
-                        .then(ui.translate, decode_in, decode_out, **MODEL_WORK, **PRIVATE))
+                        .then(ui.translate, decode_in, decode_out, **TRANSLATE_WORK, **PRIVATE))
 
         # -- views the browser draws: no server request --------------------------------------------
         demo.load(None, draw_in, draw_out, js=DRAW, **PRIVATE)

@@ -1,4 +1,5 @@
-"""Benchmark: cached vs uncached greedy decoding (30 output tokens) and run_with_cache vs a plain forward.
+"""Benchmark: cached vs uncached greedy decoding (30 output tokens), run_with_cache vs a plain forward, and what
+a batch of greedy decodes costs per sentence (explorer/batcher.py batches a class's Translate clicks).
 
     python bench/decoding.py [--checkpoint checkpoints/en-de] [--repeats 15]
 
@@ -84,6 +85,15 @@ def translator_figures(repeats: int) -> None:
     print(f"15-word sentence, en-de: translate (greedy) {t['translate'] * 1e3:.1f} ms, analyze (greedy + capture) "
           f"{t['analyze'] * 1e3:.1f} ms, overhead {t['analyze'] / t['translate']:.3f}x")
     print(f"beam 5: {t['beam5'] * 1e3:.1f} ms, {t['beam5'] / t['translate']:.2f}x greedy")
+    sentences = [text, "Two young men are playing soccer on a green field while a crowd watches from the stands.",
+                 "A woman in a red coat reads a newspaper on a bench next to a busy street in the city.",
+                 "An old man with a long white beard is sitting on a bench in the park feeding pigeons."] * 4
+    greedy_opts = DecodeOptions()
+    sizes = (1, 2, 4, 8, 16)
+    t = interleaved({n: (lambda n=n: tr.greedy_batch(sentences[:n], [greedy_opts] * n)) for n in sizes},
+                    repeats=repeats)
+    print("greedy_batch, 15-19-word sentences, per sentence: " + ", ".join(
+        f"batch {n} {t[n] / n * 1e3:.1f} ms" for n in sizes) + f" ({t[1] / (t[8] / 8):.1f}x cheaper at 8)")
 
 
 if __name__ == "__main__":

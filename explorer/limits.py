@@ -13,6 +13,10 @@ MAX_PE_LENGTH = 200
 # One slot per core for all model work, whichever event or endpoint asks (explorer.store.model_slot),
 # and the same number as Gradio's concurrency limit of the shared "model" concurrency group.
 MODEL_SLOTS = int(os.environ.get("ATTENTION_EXPLORER_CONCURRENCY", str(min(os.cpu_count() or 2, 8))))
+# Translate events run this many at once (their own concurrency group): their greedy decodes wait together and
+# run as one batch of up to DECODE_BATCH (explorer/batcher.py); the model work inside still passes MODEL_SLOTS.
+TRANSLATE_SLOTS = 8
+DECODE_BATCH = 8
 # The queue counts events, not people: a student's Translate is one event and each tab opened one more.
 MAX_STUDENTS = 200
 QUEUE_SIZE = MAX_STUDENTS * 4  # events waiting; a class of 100 clicking at once queues, never "Queue is full"

@@ -5,6 +5,8 @@
 - Identical requests arriving together are computed once: the others wait for the first.
 - Every model computation, whichever event or endpoint asked for it, passes one gate with one slot
   per core (``limits.MODEL_SLOTS``), so a class clicking at once queues instead of oversubscribing.
+- Greedy decodes waiting together run as one batch (explorer/batcher.py): the capture pass then runs
+  per request.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from contextlib import contextmanager
 from typing import TypeVar
 
 from explorer import limits
+from explorer.batcher import GreedyBatcher
 from explorer.request import Request, UserError, translator
 from model.translator import Analysis
 
@@ -55,6 +58,9 @@ def peak_concurrency(reset: bool = False) -> int:
 def run_model(fn: Callable[[], T]) -> T:
     with model_slot():
         return fn()
+
+
+BATCHER = GreedyBatcher(limits.DECODE_BATCH, slot=model_slot)
 
 
 def nbytes(a: Analysis) -> int:
@@ -101,7 +107,9 @@ class AnalysisStore:
 
     def _compute(self, req: Request) -> Analysis:
         tr = translator(req.model)
-        a = run_model(lambda: tr.analyze(req.text, req.options(), list(req.ablated)))
+        opts = req.options()
+        decoded = BATCHER.decode(tr, req.text, opts) if opts.method == "greedy" and not req.ablated else None
+        a = run_model(lambda: tr.analyze(req.text, opts, list(req.ablated), decoded=decoded))
         if not a.out_ids[:-1]:
             a.note = empty_output_reason(req)
         return a

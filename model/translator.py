@@ -142,11 +142,30 @@ class Translator:
                 results[i] = self.tokenizer.decode(out[: self._max_len(len(ids), opts)])
         return results
 
+    @torch.inference_mode()
+    def greedy_batch(self, texts: list[str], opts: list[DecodeOptions]) -> list[tuple[list[int], DecodeTrace]]:
+        """Greedy decodes of several sentences in one batch, each with its own options' length limit.
+        -> what ``_decode`` gives for each alone: (output ids, trace), same order.
+
+        Decoding one token is bound by reading the weights from memory (~15 MB a step here), not by
+        arithmetic, so a batch of 8 costs about twice one sentence: the explorer batches the Translate
+        clicks of a class that arrive together (explorer/batcher.py)."""
+        if any(o.method != "greedy" for o in opts):
+            raise ValueError("greedy_batch decodes greedy requests only")
+        ids = [self._src_ids(t) for t in texts]
+        caps = [self._max_len(len(i), o) for i, o in zip(ids, opts)]
+        src = pad_batch(ids, self.cfg.pad_id)  # (B, S): padded keys get exactly zero attention
+        outs, traces = greedy(self.model, src, max(caps))
+        # greedy is causal: cutting a longer decode at a sentence's own limit gives its decode with that limit
+        return [(out[:n], DecodeTrace(tr.method, tr.steps[:n])) for out, tr, n in zip(outs, traces, caps)]
+
     # -- the explorer's request --------------------------------------------------------
     @torch.inference_mode()
     def analyze(self, text: str, opts: DecodeOptions | None = None,
-                ablated: list[tuple[str, int]] | None = None) -> Analysis:
-        """Decode, then one teacher-forced pass over (source, output) that captures every hook."""
+                ablated: list[tuple[str, int]] | None = None,
+                decoded: tuple[list[int], DecodeTrace] | None = None) -> Analysis:
+        """Decode, then one teacher-forced pass over (source, output) that captures every hook.
+        ``decoded``: the decode, already done (by ``greedy_batch`` with the same text and options)."""
         opts = opts or DecodeOptions()
         opts.check()
         if not text.strip():
@@ -154,7 +173,9 @@ class Translator:
         ablated = list(ablated or [])
         src_ids = self._src_ids(text)
         with ablate(ablated):
-            out, trace = self._decode(src_ids, opts)
+            if decoded is not None and ablated:
+                raise ValueError("a decode done elsewhere cannot have had these heads switched off")
+            out, trace = decoded if decoded is not None else self._decode(src_ids, opts)
             tgt_ids = [self.cfg.bos_id] + out
             with capture() as cache:
                 self.model(torch.tensor([src_ids]), torch.tensor([tgt_ids]))

@@ -40,5 +40,6 @@ def test_the_page_runs_redraw_only_views_in_their_own_group():
     for fn in demo.fns.values():
         groups.setdefault(str(fn.api_name).rstrip("_0123456789"), set()).add(fn.concurrency_id)
     assert groups["inside_tab"] == {"views"} and groups["inside_view"] == {"views"}
-    assert groups["translate"] == {"model"}  # the page's Translate and Example clicks, and the public /translate
+    # the page's Translate and Example clicks, and the public /translate: many at once, so their decodes batch
+    assert groups["translate"] == {"translate"}
     assert groups["ablate"] == {"model"} and groups["beam"] == {"model"}
