@@ -350,7 +350,7 @@ def builtin_plan(url: str, cfg: dict) -> Plan:
             props = comps[c].get("props", {})
             if props.get("elem_id") == "sentence":
                 data.append(SENTENCE)
-            elif props.get("elem_id") == "shown":  # the shown request: the default's on load, then the student's
+            elif props.get("elem_id") == "shown":  # the shown request: the default's until Translate answers, then the student's
                 data.append(SHOWN if after_translate else props.get("value"))
             else:
                 data.append(props.get("value"))
@@ -359,7 +359,7 @@ def builtin_plan(url: str, cfg: dict) -> Plan:
 
     theme = f"/theme.css?v={cfg.get('theme_hash')}"
     assets = [theme if p == "{theme}" else p for p in BUILTIN_ASSETS.split()]
-    phases = [(phase, [body(n, phase != "load") for n in names], BUILTIN_GETS.get(phase, []))
+    phases = [(phase, [body(n, phase not in ("load", "translate")) for n in names], BUILTIN_GETS.get(phase, []))
               for phase, names in BUILTIN_EVENTS]
     return Plan(assets, phases)
 
