@@ -32,7 +32,8 @@ from model.translator import available  # noqa: E402
 
 torch.set_num_threads(int(os.environ.get("TORCH_THREADS", "1")))  # one request per core, one thread each
 DEFAULT_TEXT = texts.EXAMPLES[3]
-VIEWS_JS = (Path(__file__).parent / "explorer" / "static" / "views.js").read_text(encoding="utf-8")
+STATIC = Path(__file__).parent / "explorer" / "static"
+VIEWS_JS = (STATIC / "views.js").read_text(encoding="utf-8") + "\n" + (STATIC / "links.js").read_text(encoding="utf-8")
 CSS = """.ae-status{padding:6px 10px;border-radius:6px;background:#eef6ee;font-size:14px}
 .ae-stale{background:#fff4e0;color:#6b3d00} .ae-hidden{display:none !important}"""
 LAUNCH = dict(css=CSS, state_session_capacity=limits.SESSION_CAPACITY)  # head= is added by build()
@@ -95,7 +96,12 @@ def build() -> gr.Blocks:
                 top_k = gr.Slider(0, limits.MAX_TOP_K, value=0, step=1, label="Top-k (0 = off)")
                 top_p = gr.Slider(0.05, 1, value=1.0, step=0.05, label="Top-p")
                 seed = gr.Number(0, precision=0, label="Seed")
-        go = gr.Button("Translate", variant="primary", elem_id="translate")
+        with gr.Row():
+            go = gr.Button("Translate", variant="primary", elem_id="translate", scale=3)
+            copy_link = gr.Button("Copy link to this view", elem_id="copy-link", scale=1)
+        link_box = gr.Textbox(label="Link to this view", interactive=False, elem_id="link", max_lines=1,
+                              placeholder="“Copy link to this view” puts the sentence, options, tab, layer, head and "
+                                          "step here (and in the address bar): opening it shows the same view.")
         examples = gr.Dataset(components=[gr.Textbox(visible=False)], samples=[[e] for e in texts.EXAMPLES],
                               label="Examples (click one to translate it)", type="index", elem_id="examples")
         status = gr.HTML(elem_id="status")
@@ -176,8 +182,11 @@ def build() -> gr.Blocks:
         decode_out = [translation, pieces, bank, shown, step, beam_plot, compare_plot, ablation_text, before, after,
                       layer, head, step_layer, step_head, in_layer, in_head, heads_off]
 
-        def after_translate(event):
-            return (event.then(None, draw_in, draw_out, js=DRAW, **PRIVATE)
+        view_state = [kind, layer, head, step, step_layer, step_head]
+
+        def after_translate(event):  # a shared link's view state first (once), then every view drawn
+            return (event.then(None, view_state, view_state, js="(...v) => AE.linkView(...v)", **PRIVATE)
+                    .then(None, draw_in, draw_out, js=DRAW, **PRIVATE)
                     .then(None, shown, None, js="(s) => { AE.refreshOpen(s); }", **PRIVATE))
 
         after_translate(gr.on([go.click, text.submit], ui.translate, decode_in, decode_out, **TRANSLATE_WORK, **PRIVATE))
@@ -186,6 +195,11 @@ def build() -> gr.Blocks:
 
         # -- views the browser draws: no server request --------------------------------------------
         demo.load(None, draw_in, draw_out, js=DRAW, **PRIVATE)
+        # -- shareable links (explorer/static/links.js): state in the URL; a link with a text translates on opening
+        link_in = [text, model, *options]
+        demo.load(None, link_in, link_in, js="(...v) => AE.linkIn(...v)", **PRIVATE).then(
+            None, None, None, js="() => { AE.linkGo(); }", **PRIVATE)
+        copy_link.click(None, [shown, *view_state], link_box, js="(...v) => AE.linkOut(...v)", **PRIVATE)
         attend_in = [bank, kind, layer, head]
         for c in (kind, layer, head):
             c.input(None, attend_in, [heatmap, all_heads, stats],

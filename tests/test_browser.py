@@ -455,3 +455,120 @@ def test_script_tokens_fire_no_script_anywhere(page):
     page.wait_for_timeout(1000)
     assert page.dialogs == []
     assert page.evaluate("() => document.querySelectorAll('img[src=\"x\"]').length") == 0
+
+
+def open_link(browser, url: str):
+    ctx = browser.new_context(viewport={"width": 1280, "height": 800})
+    ctx.route("**/cdnjs.cloudflare.com/**", serve_cdn)
+    pg = ctx.new_page()
+    requests: list[str] = []
+    pg.on("request", lambda r: requests.append(r.url))
+    pg.dialogs = []
+    pg.on("dialog", lambda d: (pg.dialogs.append(d.message), d.dismiss()))
+    pg.goto(url, wait_until="domcontentloaded")
+    return ctx, pg, requests
+
+
+def test_a_link_is_data_never_markup(browser, server):
+    """A link's text lands in the text box and is translated; its markup runs nowhere."""
+    from urllib.parse import quote
+
+    ctx, pg, _ = open_link(browser, server + "?text=" + quote(EVIL) + "&tab=nonsense&layer=abc")
+    pg.wait_for_function("(s) => document.querySelector('#sentence textarea')?.value === s", arg=EVIL, timeout=30_000)
+    pg.wait_for_function("() => document.querySelector('#status')?.innerText.includes('Every view below shows')",
+                         timeout=60_000)
+    idle(pg)
+    assert pg.dialogs == [] and pg.locator("#status img").count() == 0
+    assert heatmap_title(pg).startswith("Cross-attention, layer")  # "layer=abc" left the layer as it was
+    ctx.close()
+
+
+def test_a_link_with_a_sentence_translates_on_opening(browser, server):
+    """/?text=... shows that sentence's translation and heatmap with no click (one Translate event)."""
+    if MODEL != "en-de":
+        pytest.skip("an English sentence")
+    from urllib.parse import quote
+
+    sentence = "Two dogs play in the park."
+    ctx, pg, requests = open_link(browser, server + "?text=" + quote(sentence))
+    pg.wait_for_function("() => document.querySelector('#translation textarea')?.value.includes('Hunde')",
+                         timeout=60_000)
+    pg.wait_for_function("(s) => document.querySelector('#heatmap .js-plotly-plot')?.layout.title.text.includes(s)",
+                         arg=sentence, timeout=30_000)
+    assert pg.locator("#sentence textarea").input_value() == sentence
+    assert "Every view below shows" in pg.locator("#status").inner_text()
+    idle(pg)
+    assert len(model_calls(requests)) == 1, requests  # the Translate the link asked for, nothing else
+    ctx.close()
+
+
+def app_process():
+    """`python app.py` in its own process on a free port -> (process, url)."""
+    import subprocess
+    import sys
+    import time
+    import urllib.request
+
+    from app_server import free_port
+
+    port = free_port()
+    env = dict(os.environ, GRADIO_SERVER_PORT=str(port), GRADIO_SERVER_NAME="127.0.0.1")
+    proc = subprocess.Popen([sys.executable, "app.py"], cwd=Path(__file__).resolve().parent.parent, env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}/"
+    for _ in range(240):
+        try:
+            urllib.request.urlopen(url, timeout=2).read()
+            return proc, url
+        except OSError:
+            time.sleep(0.5)
+    proc.kill()
+    raise RuntimeError("python app.py did not start")
+
+
+def test_a_copied_link_restores_the_view_after_a_server_restart(page, browser):
+    """Copy link on one server; the same link on a freshly started `python app.py` shows the same sentence, tab,
+    attention type, layer, head and step: the state is in the URL, not on the server."""
+    settled(page)
+    sentence = "A little girl climbs into a wooden playhouse." if MODEL == "en-de" else "d c b a"
+    german = translate(page, sentence)
+    page.get_by_role("radio", name="Encoder self-attention").check()
+    page.locator("#head input").click()
+    page.get_by_role("option", name="head 2").click()
+    layer = page.locator("#layer input[type=number]")
+    layer.fill("0")
+    layer.press("Enter")
+    open_tab(page, "Step by step")
+    step = page.locator("#step input[type=number]")
+    step.fill("2")
+    step.press("Enter")
+    page.wait_for_function("() => document.querySelector('#step-plot .js-plotly-plot')?.layout.title.text"
+                           ".startsWith('Decoding step 2')", timeout=10_000)
+    page.locator("#copy-link").click()
+    page.wait_for_function("() => document.querySelector('#link textarea, #link input')?.value.includes('?text=')",
+                           timeout=10_000)
+    link = page.locator("#link textarea, #link input").first.input_value()
+    assert page.evaluate("() => window.location.href") == link  # the address bar holds it too
+    from urllib.parse import parse_qs, urlsplit
+
+    query = parse_qs(urlsplit(link).query)
+    assert query["text"] == [sentence] and query["tab"] == ["steps"] and query["kind"] == ["encoder"]
+    assert query["layer"] == ["0"] and query["head"] == ["2"] and query["step"] == ["2"]
+
+    proc, url = app_process()
+    try:
+        ctx, pg, _ = open_link(browser, url + "?" + urlsplit(link).query)
+        pg.wait_for_function("(g) => document.querySelector('#translation textarea')?.value === g", arg=german,
+                             timeout=90_000)
+        pg.wait_for_function("() => document.querySelector('#step-plot .js-plotly-plot')?.layout.title.text"
+                             ".startsWith('Decoding step 2')", timeout=30_000)
+        assert pg.get_by_role("tab", name="Step by step").get_attribute("aria-selected") == "true"
+        assert pg.locator("#step input[type=number]").input_value() == "2"
+        open_tab(pg, "Translate & attend")
+        pg.wait_for_function("() => document.querySelector('#heatmap .js-plotly-plot')?.layout.title.text"
+                             ".startsWith('Encoder self-attention, layer 0, head 2')", timeout=30_000)
+        assert sentence in pg.evaluate("() => document.querySelector('#heatmap .js-plotly-plot').layout.title.text")
+        ctx.close()
+    finally:
+        proc.kill()
+        proc.wait(10)

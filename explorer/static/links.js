@@ -1,0 +1,96 @@
+// Shareable links: the page's whole state lives in its URL's query string, never on the server, so a link
+// survives a server restart. "?text=Two%20dogs%20play.&tab=steps&step=2" translates on opening, with no click,
+// then restores the tab, attention type, layer, head and step. "Copy link" writes the current state.
+// Loaded after views.js; extends window.AE.
+(function () {
+  const AE = window.AE;
+  // URL key -> Request field (the decoding options), in the order app.py passes them
+  const REQUEST = [["text", "text"], ["model", "model"], ["method", "method"], ["beam", "beam_size"],
+    ["alpha", "length_penalty"], ["max_len", "max_len"], ["temperature", "temperature"], ["top_k", "top_k"],
+    ["top_p", "top_p"], ["seed", "seed"]];
+  const VIEW = ["kind", "layer", "head", "step", "step_layer", "step_head"];  // URL keys of what is shown, in order
+  const DEFAULTS = { method: "greedy", beam_size: 4, length_penalty: 0.6, max_len: 60, temperature: 1, top_k: 0,
+    top_p: 1, seed: 0 };
+  const TABS = { attend: "Translate & attend", steps: "Step by step", pe: "Positional encoding", inside: "Inside a head",
+    experiments: "Experiments", model: "Model" };
+  const KINDS = { cross: "Cross-attention", encoder: "Encoder self-attention", decoder: "Decoder self-attention" };
+  const link = { pending: null, go: false };
+
+  const number = (v) => (v === null || v === "" || isNaN(Number(v)) ? v : Number(v));
+  const headLabel = (h) => (h === "mean" ? "all heads (mean)" : /^\d+$/.test(h) ? "head " + h : h);
+  const headKey = (h) => (AE.headOf(h) === null ? "mean" : String(AE.headOf(h)));
+
+  // On page load: the request's values from the URL (the text box and decoding options), the rest kept for after
+  // the translation. -> values for [text, model, ...options], as they were when the URL names none.
+  function linkIn(...values) {
+    const params = new URLSearchParams(window.location.search);
+    const out = values.slice();
+    REQUEST.forEach(([key], i) => {
+      if (params.has(key)) out[i] = i < 3 ? params.get(key) : number(params.get(key));
+    });
+    const view = {};
+    VIEW.forEach((key) => { if (params.has(key)) view[key] = params.get(key); });
+    if (params.has("tab") && TABS[params.get("tab")]) view.tab = params.get("tab");
+    link.go = params.has("text") && params.get("text").trim() !== "";
+    link.pending = link.go ? view : null;
+    if (!link.go && view.tab) openTabButton(view.tab);  // a link to a tab of the default sentence
+    return out;
+  }
+
+  // After linkIn has set the text box and options: translate, as a click on Translate would.
+  function linkGo() {
+    if (!link.go) return;
+    link.go = false;
+    const button = document.getElementById("translate");
+    if (button) button.click();
+  }
+
+  // After a translation (before the views draw): the link's view state, once; else the values as they are.
+  // values: [kind, layer, head, step, step_layer, step_head]
+  function linkView(...values) {
+    const view = link.pending;
+    if (!view) return values;
+    link.pending = null;
+    // a value the page cannot show (a layer "abc", a head "x") is left as it is
+    const int = (v) => (/^\d{1,3}$/.test(v || "") ? Number(v) : undefined);
+    const head = (v) => (v === "mean" || int(v) !== undefined ? headLabel(v) : undefined);
+    const wanted = [KINDS[view.kind], int(view.layer), head(view.head), int(view.step), int(view.step_layer),
+      head(view.step_head)];
+    const out = values.map((v, i) => (wanted[i] === undefined ? v : wanted[i]));
+    if (view.tab) setTimeout(() => openTabButton(view.tab), 0);
+    return out;
+  }
+
+  function openTabButton(tab) {
+    const label = TABS[tab];
+    const button = [...document.querySelectorAll("button[role='tab']")].find((b) => b.textContent.trim() === label);
+    if (button && button.getAttribute("aria-selected") !== "true") button.click();
+  }
+
+  // "Copy link": the shown request (not the text box: a link names what the views show) and the view state.
+  // -> the URL (also put in the address bar and, where the browser allows, on the clipboard).
+  function linkOut(shown, kind, layer, head, step, stepLayer, stepHead) {
+    let req = {};
+    try { req = JSON.parse(shown || "{}"); } catch (e) { req = {}; }
+    const params = new URLSearchParams();
+    if (req.text) params.set("text", req.text);
+    if (req.model) params.set("model", req.model);
+    REQUEST.slice(2).forEach(([key, field]) => {
+      if (req[field] !== undefined && String(req[field]) !== String(DEFAULTS[field])) params.set(key, req[field]);
+    });
+    params.set("tab", AE.state.tab || "attend");
+    const kindKey = Object.keys(KINDS).find((k) => KINDS[k] === kind) || AE.kindOf(kind);
+    params.set("kind", kindKey);
+    params.set("layer", layer);
+    params.set("head", headKey(head));
+    params.set("step", step);
+    params.set("step_layer", stepLayer);
+    params.set("step_head", headKey(stepHead));
+    const url = window.location.origin + window.location.pathname + "?" + params.toString();
+    try { window.history.replaceState(null, "", url); } catch (e) { /* a sandboxed frame: the box still has it */ }
+    if (navigator.clipboard && window.isSecureContext) navigator.clipboard.writeText(url).catch(() => {});
+    return url;
+  }
+
+  Object.assign(AE, { linkIn, linkGo, linkView, linkOut, link });
+})();
