@@ -211,6 +211,10 @@ def test_logit_lens_matches_the_model(run):
     toks = ["<s>"] + [piece(t) for t in out]
     fig = logit_lens(layers, m.embedding.weight.detach(), toks, piece, blocked=(0, 2))
     assert list(np.array(fig.data[0].text)[1]) == [readable(piece(int(t))) for t in top[1]]
+    # the hover as plotly writes it: %{y} and %{x} become their tick labels ("after layer 1", the token)
+    y_labels, x_labels = fig.layout.yaxis.ticktext, fig.layout.xaxis.ticktext
+    hover = fig.data[0].hovertemplate.replace("%{y}", y_labels[1]).replace("%{x}", x_labels[2])
+    assert hover.count("after layer") == 1 and "after layer 1" in hover and x_labels[2] in hover
 
 
 def test_bertviz_page_escapes_tokens():

@@ -41,7 +41,8 @@ def logit_lens(layer_outputs, unembed, tgt_tokens: list[str], id_to_piece, block
         z=p, x=list(range(len(tgt_tokens))), y=list(range(n_l)), zmin=0, zmax=1, colorscale="Greens",
         text=words, texttemplate="%{text}", textfont=dict(size=10), customdata=words,
         colorbar=dict(title=dict(text="p(top)")),
-        hovertemplate="after layer %{y}, position %{x}<br>top next token: %{customdata}<br>p = %{z:.4f}<extra></extra>",
+        # %{y} and %{x} hover as their tick labels ("after layer 1", the token): not repeated here
+        hovertemplate="%{y}, input %{x}<br>top next token: %{customdata}<br>p = %{z:.4f}<extra></extra>",
     ))
     fig.update_xaxes(**token_axis(tgt_tokens, "decoder input token (predicting the next one)"), tickangle=-45)
     fig.update_yaxes(tickmode="array", tickvals=list(range(n_l)), ticktext=[f"after layer {i}" for i in range(n_l)],
