@@ -194,17 +194,22 @@ def test_views_never_drift_from_the_translated_sentence(page):
     assert "Not translated yet" not in page.locator("#status").inner_text()
 
 
+def encoder_layer_0_head_2(pg) -> None:
+    """Choose encoder self-attention, head 2, layer 0 with the page's own controls."""
+    pg.get_by_role("radio", name="Encoder self-attention").check()
+    pg.locator("#head input").click()
+    pg.get_by_role("option", name="head 2").click()
+    layer = pg.locator("#layer input[type=number]")
+    layer.fill("0")
+    layer.press("Enter")
+
+
 def test_switching_layer_head_kind_and_step_asks_the_server_nothing(page):
     settled(page)
     requests: list[str] = []
     page.on("request", lambda r: requests.append(r.url))
     before = heatmap_title(page)
-    page.get_by_role("radio", name="Encoder self-attention").check()
-    page.locator("#head input").click()
-    page.get_by_role("option", name="head 2").click()
-    layer = page.locator("#layer input[type=number]")
-    layer.fill("0")
-    layer.press("Enter")
+    encoder_layer_0_head_2(page)
     page.wait_for_function("() => document.querySelector('#heatmap .js-plotly-plot').layout.title.text"
                            ".startsWith('Encoder self-attention, layer 0, head 2')", timeout=10_000)
     assert heatmap_title(page) != before
@@ -532,12 +537,7 @@ def test_a_copied_link_restores_the_view_after_a_server_restart(page, browser):
     settled(page)
     sentence = "A little girl climbs into a wooden playhouse." if MODEL == "en-de" else "d c b a"
     german = translate(page, sentence)
-    page.get_by_role("radio", name="Encoder self-attention").check()
-    page.locator("#head input").click()
-    page.get_by_role("option", name="head 2").click()
-    layer = page.locator("#layer input[type=number]")
-    layer.fill("0")
-    layer.press("Enter")
+    encoder_layer_0_head_2(page)
     open_tab(page, "Step by step")
     step = page.locator("#step input[type=number]")
     step.fill("2")
