@@ -572,3 +572,22 @@ def test_a_copied_link_restores_the_view_after_a_server_restart(page, browser):
     finally:
         proc.kill()
         proc.wait(10)
+
+
+def test_the_causal_mask_is_drawn_grey_in_the_browser(page):
+    """Decoder self-attention: masked cells are gaps in the weights with a grey trace over exactly them, in the
+    heatmap and in every panel of the model view (they were white, like a weight of 0)."""
+    settled(page)
+    page.get_by_role("radio", name="Decoder self-attention").check()
+    page.wait_for_function("() => document.querySelector('#heatmap .js-plotly-plot')?.layout.title.text"
+                           ".startsWith('Decoder self-attention')", timeout=10_000)
+    weights, grey = plot_data(page, "heatmap")
+    n = len(weights["z"])
+    assert n >= 3
+    for i in range(n):
+        for j in range(n):
+            assert (weights["z"][i][j] is None) == (j > i) and (grey["z"][i][j] == 1) == (j > i)
+    assert "masked out" in grey["hovertemplate"]
+    assert abs(sum(weights["z"][n - 1]) - 1) < 0.01  # the last query sees every key
+    panels = plot_data(page, "model-view")
+    assert len(panels) % 2 == 0 and all("masked out" in p["hovertemplate"] for p in panels[1::2])

@@ -20,6 +20,7 @@ from viz.decoding import beam_tree, greedy_vs_beam, step_view
 from viz.head import head_arithmetic, inside_head
 from viz.logit_lens import lens_top, logit_lens
 from viz.positional import embedding_vs_pe, pe_heatmap, pe_similarity, pe_waves
+from viz.style import MASKED
 from viz.tokens import axis_labels, readable
 
 VIZ = Path(__file__).resolve().parent.parent / "viz"
@@ -194,8 +195,35 @@ def test_inside_head_arithmetic(run):
     assert np.allclose(a["output"], (weights[i] @ v).numpy(), atol=1e-6)
     toks = ["<s>"] + [piece(t) for t in out]
     fig = inside_head(q, k, v, scores, weights, toks, toks, i, layer=1, head=2, kind="decoder self")
-    assert np.allclose(np.array(fig.data[0].z)[0], q[i].numpy()) and np.allclose(fig.data[3].y, weights[i].numpy())
+    real = ~a["masked"]
+    assert np.allclose(np.array(fig.data[0].z)[0], q[i].numpy())
+    assert np.allclose(np.array(fig.data[3].y)[real], weights[i].numpy()[real])
     assert np.allclose(np.array(fig.data[5].z)[0], a["output"])
+    # masked keys are drawn, not zero-height: grey, hatched, as tall as the tallest real bar, named in the hover
+    for trace, real_heights in ((fig.data[2], np.abs(a["raw"][real])), (fig.data[3], a["weights"][real])):
+        heights = np.array(trace.y)
+        assert (heights[~real] == real_heights.max()).all() and (heights[~real] > 0).all()
+        assert [c == MASKED for c in trace.marker.color] == list(a["masked"])
+        assert [s == "/" for s in trace.marker.pattern.shape] == list(a["masked"])
+        assert all(("masked out" in h) == m for h, m in zip(trace.hovertext, a["masked"]))
+
+
+def test_masked_cells_are_grey_and_named_in_every_decoder_self_attention_view():
+    w = softmaxed((2, 4, 4, 4))
+    toks = ["<s>", "▁Ein", "▁Hund", "▁läuft"]
+    mask = np.triu(np.ones((4, 4), bool), 1)  # key after query
+    fig = attention_heatmap(w[0], toks, toks, head=1, kind="decoder")
+    weights, grey = np.array(fig.data[0].z, float), np.array(fig.data[1].z, float)
+    assert np.isnan(weights[mask]).all() and np.allclose(weights[~mask], w[0, 1][~mask])
+    assert (grey[mask] == 1).all() and np.isnan(grey[~mask]).all()  # grey exactly where masked
+    assert fig.data[1].colorscale[0][1] == MASKED and "masked out" in fig.data[1].hovertemplate
+    mv = model_view(w, toks, toks, kind="decoder")
+    assert len(mv.data) == 2 * 2 * 4  # each panel: its weights and its grey cells, on the panel's axes
+    for weights_trace, grey_trace in zip(mv.data[::2], mv.data[1::2]):
+        assert (weights_trace.xaxis, weights_trace.yaxis) == (grey_trace.xaxis, grey_trace.yaxis)
+        assert (np.array(grey_trace.z, float)[mask] == 1).all()
+    for kind in ("cross", "encoder"):  # nothing is masked within one sentence
+        assert len(attention_heatmap(w[0], toks, toks, head=0, kind=kind).data) == 1
 
 
 def test_logit_lens_matches_the_model(run):

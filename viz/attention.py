@@ -8,7 +8,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from viz.arrays import KINDS, as_array
-from viz.style import ATTENTION_SCALE, axis_id, base_layout, grid, token_axis
+from viz.style import ATTENTION_SCALE, MASKED, MASKED_HOVER, axis_id, base_layout, grid, token_axis
 from viz.tokens import hover_labels, readable
 
 
@@ -17,6 +17,20 @@ def _hover(query_tokens: list[str], key_tokens: list[str], predicted: list[str] 
     if predicted:  # a decoder query at position t is where token t+1 is chosen
         q = [f"{qi}, predicting {html.escape(readable(p), quote=False)}" for qi, p in zip(q, predicted)]
     return np.array([[f"query: {qi}<br>key: {kj}" for kj in k] for qi in q], dtype=object)
+
+
+def causal(n_q: int, n_k: int) -> np.ndarray:
+    """(Tq, Tk) True where decoder self-attention's mask removed the key: it comes after the query."""
+    return np.arange(n_k)[None, :] > np.arange(n_q)[:, None]
+
+
+def masked_trace(mask: np.ndarray, **where) -> go.Heatmap:
+    """Grey cells where ``mask`` is True (nothing elsewhere), named in the hover; drawn over the weights,
+    whose own cells there are gaps."""
+    z = np.where(mask, 1.0, np.nan)
+    return go.Heatmap(z=z, x=list(range(mask.shape[1])), y=list(range(mask.shape[0])), zmin=0, zmax=1,
+                      colorscale=[[0, MASKED], [1, MASKED]], showscale=False, hoverongaps=False,
+                      hovertemplate=f"query #%{{y}}, key #%{{x}}<br>{MASKED_HOVER}<extra></extra>", **where)
 
 
 def attention_heatmap(
@@ -40,12 +54,15 @@ def attention_heatmap(
         raise ValueError(f"head {head} out of range 0..{w.shape[0] - 1}")
     z = w.mean(0) if head is None else w[head]
     which = f"mean of {w.shape[0]} heads" if head is None else f"head {head}"
+    mask = causal(*z.shape) if kind == "decoder" else np.zeros(z.shape, bool)
     fig = go.Figure(go.Heatmap(
-        z=z, x=list(range(len(key_tokens))), y=list(range(len(query_tokens))), zmin=0, zmax=1,
+        z=np.where(mask, np.nan, z), x=list(range(len(key_tokens))), y=list(range(len(query_tokens))), zmin=0, zmax=1,
         colorscale=ATTENTION_SCALE, customdata=_hover(query_tokens, key_tokens, predicted_tokens),
-        hovertemplate="%{customdata}<br>weight: %{z:.4f}<extra></extra>",
+        hovertemplate="%{customdata}<br>weight: %{z:.4f}<extra></extra>", hoverongaps=False,
         colorbar=dict(title=dict(text="weight")),
     ))
+    if mask.any():
+        fig.add_trace(masked_trace(mask))
     q_title = "query: decoder input (predicts the next token)" if kind in ("decoder", "cross") else "query: source token"
     k_title = "key: source token" if kind in ("encoder", "cross") else "key: decoder input token"
     fig.update_xaxes(**token_axis(key_tokens, k_title), tickangle=-60, side="bottom", constrain="domain")
@@ -54,7 +71,8 @@ def attention_heatmap(
     n = max(len(query_tokens), len(key_tokens))
     size = int(min(900, max(420, 22 * n + 160)))
     sub = {"cross": "German decoder positions (rows) look at English source tokens (columns)",
-           "encoder": "English source tokens look at each other", "decoder": "German positions look at earlier ones"}[kind]
+           "encoder": "English source tokens look at each other",
+           "decoder": "German positions look at earlier ones (grey: later ones, masked out)"}[kind]
     return base_layout(fig, f"{KINDS[kind][2]}, layer {layer}, {which}<br><sup>{sub}</sup>", height=size,
                        width=max(640, size + 120))
 
@@ -69,14 +87,18 @@ def model_view(attention_layers, query_tokens: list[str], key_tokens: list[str],
     hover = _hover(query_tokens, key_tokens)
     small = 7 if max(len(query_tokens), len(key_tokens)) > 24 else 9
     traces = []
+    mask = causal(len(query_tokens), len(key_tokens)) if kind == "decoder" else None
     for i in range(n_l * n_h):
         layer, h = divmod(i, n_h)
         a = axis_id(i)
         traces.append(go.Heatmap(
-            z=w[layer, h], coloraxis="coloraxis", customdata=hover, xaxis=f"x{a}", yaxis=f"y{a}",
+            z=w[layer, h] if mask is None else np.where(mask, np.nan, w[layer, h]), coloraxis="coloraxis",
+            customdata=hover, xaxis=f"x{a}", yaxis=f"y{a}", hoverongaps=False,
             x=list(range(len(key_tokens))), y=list(range(len(query_tokens))),
             hovertemplate=f"layer {layer}, head {h}<br>" + "%{customdata}<br>weight: %{z:.4f}<extra></extra>",
         ))
+        if mask is not None:
+            traces.append(masked_trace(mask, xaxis=f"x{a}", yaxis=f"y{a}"))
         xa = token_axis(key_tokens, "key" if layer == n_l - 1 else "", small)
         ya = token_axis(query_tokens, "query" if h == 0 else "", small)
         xa.update(showticklabels=layer == n_l - 1, tickangle=-90)

@@ -8,7 +8,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from viz.arrays import as_array
-from viz.style import DIVERGING_SCALE, axis_id, base_layout, token_axis
+from viz.style import DIVERGING_SCALE, MASKED, MASKED_HOVER, axis_id, base_layout, token_axis
 from viz.tokens import hover_labels, readable
 
 
@@ -43,21 +43,31 @@ def inside_head(q, k, v, scores, weights, query_tokens: list[str], key_tokens: l
     keys = list(range(len(key_tokens)))
     qname = readable(query_tokens[query_index])
     titles = [f"1. query vector q of “{qname}” ({d_k} numbers)", "2. key vectors k_j, one row per key token",
-              "3. scores q·k_j / √d_k (grey = masked out)", "4. softmax → attention weights (sum to 1)",
+              "3. scores q·k_j / √d_k (grey = masked out)", "4. softmax → attention weights (sum to 1; grey = masked)",
               "5. value vectors v_j", "6. output = Σ_j weight_j · v_j"]
     hover_k = hover_labels(key_tokens)
     per_cell = np.repeat(np.array(hover_k, dtype=object)[:, None], d_k, 1).tolist()  # (Tk, d_k) hover labels
     heat = dict(type="heatmap", colorscale=DIVERGING_SCALE, zmid=0, showscale=False)
-    colours = ["#c7c7c7" if m else "#1f77b4" for m in a["masked"]]
+    # a masked key's bar stands at the height of the tallest real one, grey and hatched, named in the hover: a
+    # zero-height bar showed nothing (its score is −∞ before softmax, its weight exactly 0)
+    masked = a["masked"]
+    tallest_score = float(np.abs(a["raw"][~masked]).max()) if (~masked).any() else 1.0
+    tallest_weight = float(a["weights"].max()) or 1.0
+    hatch = dict(shape=["/" if m else "" for m in masked], fgcolor="#7f7f7f")
+    colours = [MASKED if m else "#1f77b4" for m in masked]
     data = [
         dict(heat, z=a["q"][None, :], x=dims, hovertemplate="q[%{x}] = %{z:.4f}<extra></extra>"),
         dict(heat, z=a["k"], x=dims, y=keys, customdata=per_cell,
              hovertemplate="key %{customdata}<br>k[%{x}] = %{z:.4f}<extra></extra>"),
-        dict(type="bar", x=keys, y=np.where(a["masked"], 0, a["raw"]), marker=dict(color=colours), customdata=hover_k,
-             text=["masked" if m else "" for m in a["masked"]],
-             hovertemplate="key %{customdata}<br>q·k/√d_k = %{y:.4f}<extra></extra>"),
-        dict(type="bar", x=keys, y=a["weights"], marker=dict(color="#2ca02c"), customdata=hover_k,
-             hovertemplate="key %{customdata}<br>weight = %{y:.4f}<extra></extra>"),
+        dict(type="bar", x=keys, y=np.where(masked, tallest_score, a["raw"]), marker=dict(color=colours, pattern=hatch),
+             text=["masked" if m else "" for m in masked],
+             hovertext=[f"key {k}<br>{MASKED_HOVER}" if m else f"key {k}<br>q·k/√d_k = {r:.4f}"
+                        for k, m, r in zip(hover_k, masked, a["raw"])], hovertemplate="%{hovertext}<extra></extra>"),
+        dict(type="bar", x=keys, y=np.where(masked, tallest_weight, a["weights"]),
+             marker=dict(color=[MASKED if m else "#2ca02c" for m in masked], pattern=hatch),
+             text=["masked" if m else "" for m in masked],
+             hovertext=[f"key {k}<br>{MASKED_HOVER}" if m else f"key {k}<br>weight = {w:.4f}"
+                        for k, m, w in zip(hover_k, masked, a["weights"])], hovertemplate="%{hovertext}<extra></extra>"),
         dict(heat, z=a["v"], x=dims, y=keys, customdata=per_cell,
              hovertemplate="key %{customdata}<br>v[%{x}] = %{z:.4f}<extra></extra>"),
         dict(heat, z=a["output"][None, :], x=dims, hovertemplate="output[%{x}] = %{z:.4f}<extra></extra>"),

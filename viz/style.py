@@ -19,6 +19,8 @@ LEAN_WHITE = go.layout.Template(layout=dict(
               "#FECB52"],
 ))
 DIVERGING_SCALE = "RdBu"
+MASKED = "#c8c8c8"  # cells and bars the causal mask removed: grey, never white like a weight of 0
+MASKED_HOVER = "masked out: a German position may not look at later ones (score −∞ before softmax, weight 0)"
 FONT = dict(family="Inter, Helvetica, Arial, sans-serif", size=12)
 
 

@@ -8,7 +8,7 @@
   const SUB = {
     cross: "German decoder positions (rows) look at English source tokens (columns)",
     encoder: "English source tokens look at each other",
-    decoder: "German positions look at earlier ones",
+    decoder: "German positions look at earlier ones (grey: later ones, masked out)",
   };
   const BLUES = [[0, "rgb(247,251,255)"], [0.125, "rgb(222,235,247)"], [0.25, "rgb(198,219,239)"], [0.375, "rgb(158,202,225)"], [0.5, "rgb(107,174,214)"], [0.625, "rgb(66,146,198)"], [0.75, "rgb(33,113,181)"], [0.875, "rgb(8,81,156)"], [1, "rgb(8,48,107)"]];  // plotly.py's "Blues" (ColorBrewer); plotly.js names a different scale so
   const FONT = { family: "Inter, Helvetica, Arial, sans-serif", size: 12 };
@@ -80,6 +80,20 @@
     }));
   }
 
+  // Decoder self-attention is causal: a query may not look at later positions. Those cells are gaps in the weights
+  // and a grey trace over them names them in the hover, never white like a weight of 0 (viz/attention.py too).
+  const MASKED = "#c8c8c8";
+  const MASKED_HOVER = "masked out: a German position may not look at later ones (score −∞ before softmax, weight 0)";
+  const isMasked = (kind, i, j) => kind === "decoder" && j > i;
+  const unmasked = (kind, z) => z.map((row, i) => row.map((v, j) => (isMasked(kind, i, j) ? null : v)));
+
+  function maskedTrace(z, where) {
+    return Object.assign({ type: "heatmap", z: z.map((row, i) => row.map((_, j) => (j > i ? 1 : null))),
+      x: [...Array(z[0].length).keys()], y: [...Array(z.length).keys()], zmin: 0, zmax: 1,
+      colorscale: [[0, MASKED], [1, MASKED]], showscale: false, hoverongaps: false,
+      hovertemplate: "query #%{y}, key #%{x}<br>" + MASKED_HOVER + "<extra></extra>" }, where || {});
+  }
+
   function caption(bank) {
     return "“" + bank.title_html + "”";
   }
@@ -93,12 +107,13 @@
     const which = head === null ? "mean of " + bank.heads + " heads" : "head " + head;
     const fig = {
       data: [{
-        type: "heatmap", z: z, x: [...Array(bank[k].length).keys()], y: [...Array(bank[q].length).keys()],
-        zmin: 0, zmax: 1, colorscale: BLUES, customdata: hover(bank, kind, true),
+        type: "heatmap", z: unmasked(kind, z), x: [...Array(bank[k].length).keys()], y: [...Array(bank[q].length).keys()],
+        zmin: 0, zmax: 1, colorscale: BLUES, customdata: hover(bank, kind, true), hoverongaps: false,
         hovertemplate: "%{customdata}<br>weight: %{z:.3f}<extra></extra>", colorbar: { title: { text: "weight" } },
       }],
       layout: {},
     };
+    if (kind === "decoder") fig.data.push(maskedTrace(z));
     const qTitle = kind === "encoder" ? "query: source token" : "query: decoder input (predicts the next token)";
     const kTitle = kind === "decoder" ? "key: decoder input token" : "key: source token";
     fig.layout.xaxis = Object.assign(tokenAxis(ticks(bank, k), kTitle), { tickangle: -60, side: "bottom", constrain: "domain" });
@@ -133,8 +148,10 @@
     const data = [];
     for (let i = 0; i < nL * nH; i++) {
       const l = Math.floor(i / nH), h = i % nH, a = i === 0 ? "" : String(i + 1);
-      data.push({ type: "heatmap", z: layers[l][h].map((row) => row.map((v) => v / 1000)), coloraxis: "coloraxis", customdata: cd, xaxis: "x" + a, yaxis: "y" + a,
-        hovertemplate: "layer " + l + ", head " + h + "<br>%{customdata}<br>weight: %{z:.3f}<extra></extra>" });
+      const z = layers[l][h].map((row) => row.map((v) => v / 1000));
+      data.push({ type: "heatmap", z: unmasked(kind, z), coloraxis: "coloraxis", customdata: cd, xaxis: "x" + a, yaxis: "y" + a,
+        hoverongaps: false, hovertemplate: "layer " + l + ", head " + h + "<br>%{customdata}<br>weight: %{z:.3f}<extra></extra>" });
+      if (kind === "decoder") data.push(maskedTrace(z, { xaxis: "x" + a, yaxis: "y" + a }));
       Object.assign(layout["xaxis" + a], tokenAxis(ticks(bank, k), l === nL - 1 ? "key" : "", small), { showticklabels: l === nL - 1, tickangle: -90 });
       Object.assign(layout["yaxis" + a], tokenAxis(ticks(bank, q), h === 0 ? "query" : "", small), { showticklabels: h === 0, autorange: "reversed" });
     }
