@@ -166,14 +166,16 @@ def test_beam_tree_nodes_and_edges_equal_the_trace(run):
     for s, st in enumerate(btrace.beam_steps):
         for ci, c in enumerate(st.candidates):
             (px, x), (py, y) = ex[3 * k : 3 * k + 2], ey[3 * k : 3 * k + 2]
-            assert (x, y) == (s + 1, -ci)
+            assert (x, y) == (s, -ci)  # x = the step's number on the step slider (the first token is step 0)
             if s == 0:
-                assert (px, py) == (0, 0)
+                assert (px, py) == (-1, 0)  # the start, before step 0
             else:
-                assert (px, py) == (s, -btrace.beam_steps[s - 1].beams[c.parent])
+                assert (px, py) == (s - 1, -btrace.beam_steps[s - 1].beams[c.parent])
             k += 1
     win = fig.data[1]
     assert len(win.x) == len(btrace.hypotheses[0].tokens) + 1 + btrace.hypotheses[0].finished
+    assert list(win.x) == list(range(-1, len(win.x) - 1))  # one node per step, from the start on
+    assert list(fig.layout.xaxis.tickvals)[0] == 0 and min(nodes.x) == 0
 
 
 def test_greedy_vs_beam(run):

@@ -59,8 +59,12 @@ def step_view(
     return base_layout(fig, title, height=760)
 
 
+START = -1  # x of the [BOS] node: the first token chosen is step 0, as on the step slider
+
+
 def beam_tree(trace: Any, id_to_piece, max_steps: int | None = None) -> go.Figure:
-    """Every beam step's candidates as nodes (x = step, y = rank), edges to their parent hypothesis.
+    """Every beam step's candidates as nodes (x = step, as numbered on the step slider; y = rank), edges to their
+    parent hypothesis; the start (BOS) stands at x = -1.
 
     Kept hypotheses are solid, pruned candidates faded, finished (EOS) ones square, and the winner's
     path drawn in red. Edge hover: token and its log-probability.
@@ -71,10 +75,10 @@ def beam_tree(trace: Any, id_to_piece, max_steps: int | None = None) -> go.Figur
     position = {}  # (step, candidate index) -> (x, y)
     for s, st in enumerate(steps):
         for ci, c in enumerate(st.candidates):
-            x, y = s + 1, -ci
+            x, y = s, -ci
             position[(s, ci)] = (x, y)
             if s == 0:
-                px, py = 0, 0
+                px, py = START, 0
             else:
                 px, py = position[(s - 1, steps[s - 1].beams[c.parent])]
             edge_x += [px, x, None]
@@ -94,12 +98,13 @@ def beam_tree(trace: Any, id_to_piece, max_steps: int | None = None) -> go.Figur
                              hoverinfo="skip", name="extension"))
     fig.add_trace(go.Scatter(x=win_x, y=win_y, mode="lines", line=dict(color="#d62728", width=3), hoverinfo="skip",
                              name="best hypothesis"))
-    fig.add_trace(go.Scatter(x=[0], y=[0], mode="markers+text", text=["[BOS]"], textposition="middle left",
+    fig.add_trace(go.Scatter(x=[START], y=[0], mode="markers+text", text=["[BOS]"], textposition="middle left",
                              marker=dict(size=12, color="#444"), hovertext=["start"], hoverinfo="text", name="start"))
     fig.add_trace(go.Scatter(x=node_x, y=node_y, mode="markers+text", text=node_text, textposition="top center",
                              textfont=dict(size=10), marker=dict(size=10, color=node_colour, symbol=node_symbol),
                              hovertext=node_hover, hoverinfo="text", name="candidates (blue kept, grey pruned, green EOS)"))
-    fig.update_xaxes(title_text="decoding step", dtick=1, range=[-0.8, len(steps) + 0.5])
+    fig.update_xaxes(title_text="decoding step (as on the step slider; the start is before step 0)",
+                     tickmode="array", tickvals=list(range(len(steps))), range=[START - 0.8, len(steps) - 0.5])
     fig.update_yaxes(title_text="candidate rank at that step (0 = best)", showticklabels=False)
     fig.update_layout(legend=dict(orientation="h", y=-0.15))
     width = max(700, 90 * (len(steps) + 1))
@@ -122,7 +127,7 @@ def _winner_path(steps, trace) -> tuple[list[float], list[float]]:
         toks = [steps[s].candidates[i].token for s, i in path]
         want = best.tokens + ([toks[-1]] if best.finished else [])
         if toks == want and (not best.finished or steps[end].candidates[ci].finished):
-            return [0] + [s + 1 for s, _ in path], [0] + [-i for _, i in path]
+            return [START] + [s for s, _ in path], [0] + [-i for _, i in path]
     return [], []
 
 
