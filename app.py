@@ -55,7 +55,8 @@ DRAW = """(bank, text, model, kind, layer, head, step, slayer, shead, peLen, peD
 def head_html() -> str:
     """views.js, the examples, and the learned positional tables (if a model has one) for the page's <head>."""
     return (f"<script>{VIEWS_JS}\nwindow.AE_EXAMPLES = {json.dumps(texts.EXAMPLES)};\n"
-            f"window.AE_PE_TABLES = {json.dumps(learned_tables(available()))};</script>")
+            f"window.AE_PE_TABLES = {json.dumps(learned_tables(available()))};\n"
+            f"window.AE_MAX_CHARS = {limits.MAX_CHARS};</script>")
 
 
 def build() -> gr.Blocks:
@@ -83,7 +84,7 @@ def build() -> gr.Blocks:
         gr.Markdown(texts.INTRO)
         with gr.Row():
             text = gr.Textbox(label="English sentence", value=DEFAULT_TEXT, max_length=limits.MAX_CHARS, scale=4,
-                              elem_id="sentence")
+                              elem_id="sentence", info=f"Up to {limits.MAX_CHARS} characters: longer text is cut.")
             model = gr.Dropdown(available(), value=model_name, label="Model", scale=1, elem_id="model")
         with gr.Accordion("Decoding options", open=False):
             with gr.Row():

@@ -591,3 +591,19 @@ def test_the_causal_mask_is_drawn_grey_in_the_browser(page):
     assert abs(sum(weights["z"][n - 1]) - 1) < 0.01  # the last query sees every key
     panels = plot_data(page, "model-view")
     assert len(panels) % 2 == 0 and all("masked out" in p["hovertemplate"] for p in panels[1::2])
+
+
+def test_a_paste_longer_than_the_limit_is_cut_and_said_so(page):
+    """The browser cuts text at the box's max length without a word; the status line says it."""
+    from explorer.limits import MAX_CHARS
+
+    settled(page)
+    box = page.locator("#sentence textarea")
+    box.fill("")
+    box.focus()
+    page.keyboard.insert_text("A dog runs. " * 40)  # 480 characters, as a paste inserts them
+    assert len(box.input_value()) == MAX_CHARS
+    page.wait_for_function(f"() => document.querySelector('#status').innerText.includes('at most {MAX_CHARS} characters')",
+                           timeout=10_000)
+    box.fill("A dog runs.")
+    page.wait_for_function("() => !document.querySelector('#status').innerText.includes('characters')", timeout=10_000)

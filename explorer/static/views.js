@@ -236,6 +236,18 @@
   }
 
   function status(bank, text, model, ...options) {
+    return tooLong(text) + statusLine(bank, text, model, ...options);
+  }
+
+  // The text box holds at most AE_MAX_CHARS characters; the browser cuts a longer paste without a word: say so.
+  function tooLong(text) {
+    const max = window.AE_MAX_CHARS;
+    if (!max || String(text || "").length < max) return "";
+    return "<div class='ae-status ae-stale'>The sentence box holds at most " + max + " characters: anything " +
+      "longer that you typed or pasted was cut off at the end.</div>";
+  }
+
+  function statusLine(bank, text, model, ...options) {
     if (!bank || !bank.text) return "<div class='ae-status ae-stale'>Not translated yet: press <b>Translate</b>.</div>";
     const norm = (s) => String(s || "").replace(/[\u0000-\u001f\u007f]/g, " ").replace(/\s+/g, " ").trim();
     const req = bank.request ? JSON.parse(bank.request) : null;
