@@ -607,3 +607,17 @@ def test_a_paste_longer_than_the_limit_is_cut_and_said_so(page):
                            timeout=10_000)
     box.fill("A dog runs.")
     page.wait_for_function("() => !document.querySelector('#status').innerText.includes('characters')", timeout=10_000)
+
+
+def test_head_statistics_in_the_browser_have_a_scale_each_and_mean_something_for_the_kind(page):
+    settled(page)
+    fig = page.evaluate("() => { const p = document.querySelector('#head-stats .js-plotly-plot');"
+                        " return {data: p.data, layout: p.layout}; }")
+    titles = [a["text"] for a in fig["layout"]["annotations"]]
+    assert len(fig["data"]) == 4 and not any("distance" in t or "previous" in t for t in titles)  # cross-attention
+    for i, trace in enumerate(fig["data"]):
+        axis = fig["layout"][trace["coloraxis"]]
+        assert trace["coloraxis"] == ("coloraxis" if i == 0 else f"coloraxis{i + 1}") and "colorbar" in axis
+    weights = [fig["layout"][t["coloraxis"]]["cmax"] for t in fig["data"][1:]]
+    assert weights == [1, 1, 1]  # largest weight, first key, EOS: one 0..1 scale
+    assert "ln(number of keys)" in titles[-1]  # the line of text under the grids

@@ -14,7 +14,7 @@ from model.decoding import beam_search, greedy
 from model.hooks import run_with_cache
 from model.layers import PositionalEncoding
 from viz import arrays
-from viz.attention import attention_heatmap, head_statistics, head_statistics_figure, model_view
+from viz.attention import KIND_STATS, STAT_INFO, attention_heatmap, head_statistics, head_statistics_figure, model_view
 from viz.bertviz_view import bertviz_page, iframe, safe_json
 from viz.decoding import beam_tree, greedy_vs_beam, step_view
 from viz.head import head_arithmetic, inside_head
@@ -88,12 +88,35 @@ def test_head_statistics_match_an_independent_computation():
             assert stats["same"][layer, h] == pytest.approx(np.mean(np.diag(a)))
             assert stats["first"][layer, h] == pytest.approx(a[:, 0].mean())
             assert stats["last"][layer, h] == pytest.approx(a[:, -1].mean())
-    fig = head_statistics_figure(w)
+            assert stats["focus"][layer, h] == pytest.approx(np.mean([max(row) for row in a]))
+    fig = head_statistics_figure(w, kind="encoder")
     assert len(fig.data) == 6 and np.allclose(np.array(fig.data[0].z), stats["entropy"])
     one_hot = np.zeros((1, 1, 4, 4))
     one_hot[0, 0, np.arange(4), np.arange(4)] = 1  # attends to itself only
     s = head_statistics(one_hot)
     assert s["entropy"][0, 0] == 0 and s["same"][0, 0] == 1 and s["distance"][0, 0] == 0
+
+
+@pytest.mark.parametrize("kind", ["encoder", "decoder", "cross"])
+def test_head_statistics_each_on_its_own_scale_with_a_bar_and_a_line_of_text(kind):
+    w = softmaxed((2, 3, 5, 6 if kind == "cross" else 5), seed=1)
+    fig = head_statistics_figure(w, kind=kind)
+    names = KIND_STATS[kind]
+    assert len(fig.data) == len(names)
+    if kind == "cross":  # a German position and an English one share no axis
+        assert not {"distance", "previous", "same"} & set(names)
+    if kind == "decoder":  # the last decoder key is no EOS
+        assert "last" not in names
+    n_keys = w.shape[-1]
+    for i, (trace, name) in enumerate(zip(fig.data, names)):
+        name_of_axis = "coloraxis" if i == 0 else f"coloraxis{i + 1}"  # plotly's names
+        axis = fig.layout[name_of_axis]
+        assert trace.coloraxis == name_of_axis and axis.colorbar.x is not None  # its own scale and bar
+        want = {"weight": 1.0, "entropy": math.log(n_keys), "distance": n_keys - 1}[STAT_INFO[name][2]]
+        assert (axis.cmin, axis.cmax) == (0, pytest.approx(want))
+        assert np.allclose(np.array(trace.z), head_statistics(w)[name])
+    text = fig.layout.annotations[-1].text
+    assert all(STAT_INFO[n][1] in text for n in names)  # a line for each statistic shown
 
 
 @pytest.mark.parametrize("kind", ["sinusoidal", "learned"])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+import math
 
 import numpy as np
 import plotly.graph_objects as go
@@ -112,18 +113,39 @@ def model_view(attention_layers, query_tokens: list[str], key_tokens: list[str],
                        height=panel * n_l + 160, width=min(1400, panel * n_h + 200))
 
 
-STATS = {  # short panel titles; the app's text explains each
-    "entropy": "entropy (nats; low = focused)",
-    "distance": "mean distance |query − key|",
-    "previous": "weight on previous token",
-    "same": "weight on same position",
-    "first": "weight on first token",
-    "last": "weight on last token (EOS)",
+# name -> (panel title, one line on what it measures, scale). Statistics of kind "weight" share one 0..1 scale,
+# so that 0.01 and 0.04 look alike; entropy runs to ln(number of keys), distance to (number of keys - 1).
+STAT_INFO = {
+    "entropy": ("entropy (nats)", "how spread out a query's attention is: 0 = all on one key, "
+                "ln(number of keys) = evenly on all", "entropy"),
+    "focus": ("largest weight", "the weight of the key each query looks at most: near 1 = one key at a time",
+              "weight"),
+    "distance": ("mean distance |query − key|", "how many positions away a query looks, on average: 0 = at itself",
+                 "distance"),
+    "previous": ("weight on the previous position", "how much a query looks at the position just before its own",
+                 "weight"),
+    "same": ("weight on its own position", "how much a query looks at itself", "weight"),
+    "first": ("weight on the first key", "the first token ([BOS] for the decoder): heads with nothing to do often "
+              "rest their attention there", "weight"),
+    "last": ("weight on the source's EOS", "the English end-of-sentence token: another common resting place",
+             "weight"),
+}
+KIND_STATS = {  # what means something for each kind of attention, in panel order
+    "encoder": ("entropy", "distance", "previous", "same", "first", "last"),
+    "decoder": ("entropy", "distance", "previous", "same", "first", "focus"),  # keys are earlier German positions
+    "cross": ("entropy", "focus", "first", "last"),  # a German and an English position share no axis: no distance
 }
 
 
+def stat_range(name: str, n_keys: int) -> tuple[float, float]:
+    """The colour scale of a statistic: 0..1 for weights, 0..ln(keys) for entropy, 0..keys-1 for distance."""
+    kind = STAT_INFO[name][2]
+    return 0.0, {"weight": 1.0, "entropy": math.log(max(n_keys, 2)), "distance": float(max(n_keys - 1, 1))}[kind]
+
+
 def head_statistics(attention_layers) -> dict[str, np.ndarray]:
-    """Per (layer, head), averaged over query positions: entropy, distance, previous, same, first, last."""
+    """Per (layer, head), averaged over query positions: every statistic of STAT_INFO (KIND_STATS picks which
+    mean something for a kind of attention)."""
     w = as_array(attention_layers)  # (L, H, Tq, Tk)
     _, _, tq, tk = w.shape
     qi = np.arange(tq)[:, None]
@@ -142,24 +164,39 @@ def head_statistics(attention_layers) -> dict[str, np.ndarray]:
         "same": w[:, :, diag, diag].sum(-1) / tq,
         "first": w[:, :, :, 0].mean(-1),
         "last": w[:, :, :, -1].mean(-1),
+        "focus": w.max(-1).mean(-1),
     }
 
 
 def head_statistics_figure(attention_layers, kind: str = "encoder") -> go.Figure:
-    """Six small layer x head grids, one per statistic, each value written in its cell."""
+    """One small layer x head grid per statistic that means something for this kind, each value in its cell,
+    each statistic on its own scale with its own colour bar, and a line of text under the grids for each."""
     stats = head_statistics(attention_layers)
-    n_l, n_h = next(iter(stats.values())).shape
-    layout = grid(2, 3, list(STATS.values()), hgap=0.09, vgap=0.25)
+    names = KIND_STATS[kind]
+    n_l, n_h = stats["entropy"].shape
+    n_keys = as_array(attention_layers).shape[-1]
+    cols = (len(names) + 1) // 2
+    layout = grid(2, cols, [STAT_INFO[n][0] for n in names], hgap=0.11, vgap=0.3)
     traces = []
-    for i, (name, values) in enumerate(stats.items()):
-        a = axis_id(i)
+    for i, name in enumerate(names):
+        a, values = axis_id(i), stats[name]
+        lo, hi = stat_range(name, n_keys)
+        x1, (y0, y1) = layout[f"xaxis{a}"]["domain"][1], layout[f"yaxis{a}"]["domain"]
+        layout[f"coloraxis{a}"] = dict(colorscale="Viridis", cmin=lo, cmax=hi, colorbar=dict(
+            x=x1 + 0.005, xanchor="left", y=(y0 + y1) / 2, len=y1 - y0, thickness=10, tickfont=dict(size=9)))
         traces.append(go.Heatmap(
             z=values, x=[f"h{h}" for h in range(n_h)], y=[f"L{layer}" for layer in range(n_l)], xaxis=f"x{a}",
-            yaxis=f"y{a}", colorscale="Viridis", showscale=False, text=np.round(values, 2), texttemplate="%{text}",
-            hovertemplate=f"{name}<br>layer %{{y}}, head %{{x}}<br>value: %{{z:.4f}}<extra></extra>",
+            yaxis=f"y{a}", coloraxis=f"coloraxis{a}", text=np.round(values, 2), texttemplate="%{text}",
+            hovertemplate=f"{STAT_INFO[name][0]}<br>layer %{{y}}, head %{{x}}<br>value: %{{z:.4f}}<extra></extra>",
         ))
         layout[f"xaxis{a}"].update(title=dict(text="head"))
         layout[f"yaxis{a}"].update(title=dict(text="layer"), autorange="reversed")
+    layout["annotations"].append(dict(
+        text="<br>".join(f"<b>{STAT_INFO[n][0]}</b>: {STAT_INFO[n][1]}" for n in names), x=0, y=-0.12,
+        xref="paper", yref="paper", xanchor="left", yanchor="top", align="left", showarrow=False, font=dict(size=11)))
     fig = go.Figure(data=traces, layout=layout)
-    return base_layout(fig, f"Head statistics: {KINDS[kind][2]}<br><sup>each value averaged over query positions</sup>",
-                       height=560, width=1100)
+    fig = base_layout(fig, f"Head statistics: {KINDS[kind][2]}<br><sup>each value averaged over query "
+                           "positions; each statistic on its own scale</sup>", height=620 + 18 * len(names), width=1100)
+    fig.update_layout(margin=dict(b=80 + 18 * len(names)))
+    return fig
+

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from viz import arrays
-from viz.attention import STATS, head_statistics
+from viz.attention import KIND_STATS, STAT_INFO, head_statistics
 from viz.logit_lens import lens_top
 from viz.tokens import is_special, readable
 
@@ -59,7 +59,7 @@ def page_data(a: Any, n_heads: int) -> dict:
         w = arrays.all_layers(a.cache, kind)  # (L, H, Tq, Tk)
         att[kind] = permille(w)
         s = head_statistics(w)
-        stats[kind] = {name: np.round(s[name], 3).tolist() for name in STATS}
+        stats[kind] = {name: np.round(s[name], 3).tolist() for name in KIND_STATS[kind]}  # in panel order
     steps = []
     for st in a.trace.steps:
         top = [int(i) for i in st.top_ids]
@@ -82,7 +82,7 @@ def page_data(a: Any, n_heads: int) -> dict:
         "tgt_special": [i for i, p in enumerate(a.tgt_tokens) if is_special(p)],
         "att": att,
         "stats": stats,
-        "stat_titles": STATS,
+        "stat_info": STAT_INFO,  # name -> [panel title, what it measures, scale]
         "steps": steps,
         "lens": lens_data(a),
         "pe_sentence": positional_data(a),

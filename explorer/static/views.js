@@ -160,19 +160,34 @@
     return plot(base({ data: data, layout: layout }, "Model view: " + TITLE[kind] + " — " + caption(bank) + "<br><sup>rows = layers, columns = heads</sup>", panel * nL + 160));
   }
 
+  // Head statistics (viz/attention.py head_statistics_figure): the statistics that mean something for this kind,
+  // each on its own scale with its own colour bar (weights share 0..1), a line of text for each under the grids.
+  function statRange(scale, nKeys) {
+    return scale === "weight" ? 1 : scale === "entropy" ? Math.log(Math.max(nKeys, 2)) : Math.max(nKeys - 1, 1);
+  }
+
   function stats(bank, kindLabel) {
     if (!bank || !bank.stats) return empty();
-    const kind = kindOf(kindLabel), s = bank.stats[kind], names = Object.keys(bank.stat_titles);
-    const layout = grid(2, 3, names.map((n) => bank.stat_titles[n]), 0.09, 0.25);
+    const kind = kindOf(kindLabel), s = bank.stats[kind], names = Object.keys(s), info = bank.stat_info;
+    const nKeys = bank[queriesKeys(bank, kind)[1]].length, cols = Math.ceil(names.length / 2);
+    const layout = grid(2, cols, names.map((n) => info[n][0]), 0.11, 0.3);
     const data = names.map((name, i) => {
       const a = i === 0 ? "" : String(i + 1), v = s[name];
+      const [x0, x1] = layout["xaxis" + a].domain, [y0, y1] = layout["yaxis" + a].domain;
+      layout["coloraxis" + a] = { colorscale: "Viridis", cmin: 0, cmax: statRange(info[name][2], nKeys),
+        colorbar: { x: x1 + 0.005, xanchor: "left", y: (y0 + y1) / 2, len: y1 - y0, thickness: 10, tickfont: { size: 9 } } };
       layout["xaxis" + a].title = { text: "head" };
       Object.assign(layout["yaxis" + a], { title: { text: "layer" }, autorange: "reversed" });
       return { type: "heatmap", z: v, x: v[0].map((_, h) => "h" + h), y: v.map((_, l) => "L" + l), xaxis: "x" + a, yaxis: "y" + a,
-        colorscale: "Viridis", showscale: false, text: v.map((r) => r.map((x) => x.toFixed(2))), texttemplate: "%{text}",
-        hovertemplate: name + "<br>layer %{y}, head %{x}<br>value: %{z:.3f}<extra></extra>" };
+        coloraxis: "coloraxis" + a, text: v.map((r) => r.map((x) => x.toFixed(2))), texttemplate: "%{text}",
+        hovertemplate: info[name][0] + "<br>layer %{y}, head %{x}<br>value: %{z:.3f}<extra></extra>" };
     });
-    return plot(base({ data: data, layout: layout }, "Head statistics: " + TITLE[kind] + " — " + caption(bank) + "<br><sup>each value averaged over query positions</sup>", 560));
+    layout.annotations.push({ text: names.map((n) => "<b>" + info[n][0] + "</b>: " + info[n][1]).join("<br>"), x: 0, y: -0.12,
+      xref: "paper", yref: "paper", xanchor: "left", yanchor: "top", align: "left", showarrow: false, font: { size: 11 } });
+    const fig = base({ data: data, layout: layout }, "Head statistics: " + TITLE[kind] + " — " + caption(bank) +
+      "<br><sup>each value averaged over query positions; each statistic on its own scale</sup>", 620 + 18 * names.length);
+    fig.layout.margin = Object.assign({}, fig.layout.margin, { b: 80 + 18 * names.length });
+    return plot(fig);
   }
 
   function step(bank, t, layer, headLabel) {
