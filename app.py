@@ -24,7 +24,16 @@ from starlette.middleware import Middleware  # noqa: E402
 
 from explorer import api, limits, memory, texts, ui  # noqa: E402
 from explorer.blocks import ExplorerBlocks  # noqa: E402
-from explorer.handlers import AVERAGE, KIND_LABELS, default_ablation, head_names, learned_tables, model_for, model_page  # noqa: E402
+from explorer.handlers import (  # noqa: E402
+    AVERAGE,
+    KIND_LABELS,
+    ablation_presets,
+    default_ablation,
+    head_names,
+    learned_tables,
+    model_for,
+    model_page,
+)
 from explorer.request import Request, UserError, default_model  # noqa: E402
 from explorer.static_cache import StaticCache  # noqa: E402
 from explorer.store import STORE  # noqa: E402
@@ -159,12 +168,17 @@ def build() -> gr.Blocks:
                 inside_plot = gr.Plot(label="Inside the head", elem_id="inside-plot")
             with gr.Tab("Experiments", id="experiments") as tab_exp:
                 gr.Markdown(texts.EXPERIMENTS)
-                heads_off = gr.CheckboxGroup(head_names(tr), value=default_ablation(tr), label="Heads to switch off")
+                preset = gr.Dropdown(list(ablation_presets(tr)), value=None, label="Pick a group of heads (or tick them "
+                                     "below)", elem_id="ablation-preset")
+                heads_off = gr.CheckboxGroup(head_names(tr), value=default_ablation(tr), label="Heads to switch off",
+                                             elem_id="heads-off")
                 run_ablation = gr.Button("Run with these heads off", elem_id="run-ablation")
                 ablation_text = gr.Textbox(label="Translations", lines=3, interactive=False, elem_id="ablation-text",
                                            placeholder="Pick heads, then press “Run with these heads off”.")
                 with gr.Row():
                     before, after = gr.Plot(label="Original", elem_id="ablation-before"), gr.Plot(label="With heads off")
+                effect_plot = gr.Plot(label="Each original token's probability, intact and with the heads off",
+                                      elem_id="ablation-effect")
                 lens_plot = gr.Plot(label="Logit lens", elem_id="lens-plot")
             with gr.Tab("Model", id="model") as tab_model:
                 gr.Markdown(texts.MODEL)
@@ -181,7 +195,7 @@ def build() -> gr.Blocks:
         # -- Translate: button, Enter, or an example; exactly one decode with capture -------------------
         decode_in = [text, model, *options, shown]
         decode_out = [translation, pieces, bank, shown, step, beam_plot, compare_plot, ablation_text, before, after,
-                      layer, head, step_layer, step_head, in_layer, in_head, heads_off]
+                      effect_plot, layer, head, step_layer, step_head, in_layer, in_head, heads_off, preset]
 
         view_state = [kind, layer, head, step, step_layer, step_head]
 
@@ -231,7 +245,9 @@ def build() -> gr.Blocks:
                       **VIEW_WORK, **PRIVATE)
         for c in (in_layer, in_head, in_query):
             c.input(ui.inside_view, [shown, in_kind, in_layer, in_head, in_query], inside_plot, **VIEW_WORK, **PRIVATE)
-        run_ablation.click(ui.ablate, [shown, heads_off], [ablation_text, before, after], **MODEL_WORK, **PRIVATE)
+        run_ablation.click(ui.ablate, [shown, heads_off], [ablation_text, before, after, effect_plot], **MODEL_WORK,
+                           **PRIVATE)
+        preset.input(ui.ablation_preset, [shown, preset], heads_off, **PRIVATE)  # no model: names only
         model.input(ui.model_tab, model, [card, curves, lr_plot], **PRIVATE)
         get_npz.click(ui.export_tensors, shown, npz_file, **MODEL_WORK, **PRIVATE).then(
             None, npz_file, None, js="(f) => AE.download(f)", **PRIVATE)

@@ -18,9 +18,10 @@ import numpy as np
 
 from explorer import limits
 from explorer.request import Request, UserError, number, translator
-from explorer.store import analysis, require_words
+from explorer.store import analysis, require_words, run_model
 from model.translator import Analysis, Translator, resolve
 from viz import views
+from viz.ablation import ablation_effect, effect_summary
 from viz.arrays import block_name
 from viz.bertviz_view import iframe
 from viz.page_data import page_data, short
@@ -220,15 +221,36 @@ def parse_heads(tr: Translator, names: Any) -> tuple[tuple[str, int], ...]:
 
 
 def ablation(req: Request, heads: Any):
-    """Translation with the chosen heads off, next to the original; cross-attention of the last layer for both."""
+    """Translation with the chosen heads off, next to the original; cross-attention of the last layer for both;
+    and how much each token of the original translation lost or gained (its probability with its prefix forced,
+    intact vs heads off), which says what the heads did even when the words stay the same.
+    -> summary text, the two heatmaps, the per-step figure."""
     tr = model_for(req.model)
     off = parse_heads(tr, heads)
     base, changed = analysis(req.replace(ablated=())), analysis(req.replace(ablated=off))
+    out = base.out_ids[:-1]  # the original translation; the probabilities cover it and then EOS
+    p_intact = run_model(lambda: tr.token_probs(req.text, out))
+    p_off = run_model(lambda: tr.token_probs(req.text, out, list(off)))
     last = tr.cfg.n_decoder_layers - 1
     summary = (f"Original: {base.translation}\nWith {len(off)} head(s) off: {changed.translation}\n"
-               + ("(identical)" if base.translation == changed.translation else "(changed)"))
+               + ("(identical)" if base.translation == changed.translation else "(changed)") + " "
+               + effect_summary(base.out_tokens, p_intact, p_off))
     return (summary, titled(views.heatmap(base, "cross", last, None), base.text),
-            titled(views.heatmap(changed, "cross", last, None), changed.text))
+            titled(views.heatmap(changed, "cross", last, None), changed.text),
+            titled(ablation_effect(base.out_tokens, p_intact, p_off, len(off)), base.text))
+
+
+def ablation_presets(tr: Translator) -> dict[str, list[str]]:
+    """Named groups of heads for the ablation picker: every head of one kind, every head of one layer."""
+    names = head_names(tr)
+    presets = {f"all {label} heads": [n for n in names if n.startswith(prefix + " ")]
+               for prefix, label in (("cross", "cross-attention"), ("enc-self", "encoder self-attention"),
+                                     ("dec-self", "decoder self-attention"))}
+    n_layers = max(tr.cfg.n_encoder_layers, tr.cfg.n_decoder_layers)
+    for layer in range(n_layers):
+        presets[f"whole layer {layer} (every kind)"] = [n for n in names if n.split()[1] == f"L{layer}"]
+    presets["every cross-attention head of the last layer"] = default_ablation(tr)
+    return presets
 
 
 def logit_lens(req: Request):

@@ -30,8 +30,10 @@ the scores q·k / √d_k (masked keys greyed), the softmax, the value vectors v 
 **Try:** in decoder self-attention pick an early query: every later key is masked — the decoder cannot
 look into the future."""
 
-EXPERIMENTS = """**Head ablation:** tick heads to switch off (their output is replaced by zeros before W_O) and see
-whether the translation changes. Many heads can go without harm; a few matter a lot.
+EXPERIMENTS = """**Head ablation:** tick heads to switch off (their output is replaced by zeros before W_O), or pick a
+group (every head of one kind, a whole layer), and see whether the translation changes. Even when the words stay
+the same, the bars show what the heads did: each word of the original translation, how likely the model finds it
+with and without them. Many heads can go without harm; a few matter a lot.
 **Logit lens:** the decoder's output projection applied after every layer, not only the last: where does
 the right word first appear? **Try:** ablate all cross-attention heads of one layer."""
 

@@ -47,7 +47,7 @@ def plot_value(fig: Any) -> PlotData | None:
 
 
 def sized_controls(model: str) -> tuple:
-    """Layer sliders, head pickers and the ablation choices of a model, each at its default value: a head or
+    """Layer sliders, head pickers, the ablation choices and presets of a model, each at its default value: a head or
     layer of the previous model may not exist in this one (ablation would refuse a head it does not have)."""
     tr = h.model_for(model)
     cfg = tr.cfg
@@ -58,11 +58,12 @@ def sized_controls(model: str) -> tuple:
             gr.Slider(maximum=cfg.n_decoder_layers - 1, value=cfg.n_decoder_layers - 1),
             gr.Dropdown(choices=heads, value=h.AVERAGE), gr.Slider(maximum=last, value=0),
             gr.Dropdown(choices=heads[1:], value="head 0"),
-            gr.CheckboxGroup(choices=h.head_names(tr), value=h.default_ablation(tr)))
+            gr.CheckboxGroup(choices=h.head_names(tr), value=h.default_ablation(tr)),
+            gr.Dropdown(choices=list(h.ablation_presets(tr)), value=None))
 
 
-N_SIZED = 7  # outputs of sized_controls
-CLEARED = (None, None, "", None, None)  # beam tree, greedy vs beam, ablation text and figures: the old sentence's
+N_SIZED = 8  # outputs of sized_controls
+CLEARED = (None, None, "", None, None, None)  # beam tree, greedy vs beam, ablation text and figures: the old sentence's
 
 
 @page_event(5 + len(CLEARED) + N_SIZED)
@@ -134,10 +135,19 @@ def inside_view(shown: Any, kind: Any, layer: Any, head: Any, query: Any):
     return plot_value(h.inside_head(_req(shown), kind, layer, head, query))
 
 
-@page_event(3)
+@page_event(4)
 def ablate(shown: Any, heads: Any):
-    summary, before, after = h.ablation(_req(shown), heads)
-    return summary, plot_value(before), plot_value(after)
+    summary, before, after, effect = h.ablation(_req(shown), heads)
+    return summary, plot_value(before), plot_value(after), plot_value(effect)
+
+
+@page_event(1)
+def ablation_preset(shown: Any, preset: Any):
+    """A preset of the ablation picker -> the heads it names (in the shown analysis's model)."""
+    presets = h.ablation_presets(h.model_for(_req(shown).model))
+    if preset not in presets:
+        raise UserError(f"Unknown preset {str(preset)[:40]!r}.")
+    return gr.CheckboxGroup(value=presets[preset])
 
 
 @page_event(2)

@@ -159,6 +159,19 @@ class Translator:
         # greedy is causal: cutting a longer decode at a sentence's own limit gives its decode with that limit
         return [(out[:n], DecodeTrace(tr.method, tr.steps[:n])) for out, tr, n in zip(outs, traces, caps)]
 
+    @torch.inference_mode()
+    def token_probs(self, text: str, out_ids: list[int], ablated: list[tuple[str, int]] | None = None) -> list[float]:
+        """The probability the model gives each token of ``out_ids``, then EOS, with the tokens before it forced
+        (teacher forcing), with ``ablated`` heads off: the intact and an ablated model compared on one output,
+        step by step. Pad and BOS are excluded, as in decoding, so greedy's own output gets its trace's numbers."""
+        src = torch.tensor([self._src_ids(text)])  # (1, S)
+        tgt = torch.tensor([[self.cfg.bos_id] + list(out_ids)])  # (1, T)
+        with ablate(list(ablated or [])):
+            logits = self.model(src, tgt)[0]  # (T, V)
+        logits[:, [self.cfg.pad_id, self.cfg.bos_id]] = float("-inf")
+        nxt = torch.tensor(list(out_ids) + [self.cfg.eos_id])  # (T,) the token chosen after each prefix
+        return logits.softmax(-1).gather(1, nxt[:, None])[:, 0].tolist()
+
     # -- the explorer's request --------------------------------------------------------
     @torch.inference_mode()
     def analyze(self, text: str, opts: DecodeOptions | None = None,

@@ -621,3 +621,19 @@ def test_head_statistics_in_the_browser_have_a_scale_each_and_mean_something_for
     weights = [fig["layout"][t["coloraxis"]]["cmax"] for t in fig["data"][1:]]
     assert weights == [1, 1, 1]  # largest weight, first key, EOS: one 0..1 scale
     assert "ln(number of keys)" in titles[-1]  # the line of text under the grids
+
+
+def test_an_ablation_preset_ticks_its_heads_and_the_result_shows_each_tokens_probability(page):
+    settled(page)
+    open_tab(page, "Experiments")
+    page.locator("#ablation-preset input").click()
+    page.get_by_role("option", name="all cross-attention heads").click()
+    page.wait_for_function("() => document.querySelectorAll('#heads-off input:checked').length === 12", timeout=20_000)
+    assert all(n.startswith("cross") for n in page.evaluate(
+        "() => [...document.querySelectorAll('#heads-off input:checked')].map((i) => i.closest('label').innerText)"))
+    page.locator("#run-ablation").click()
+    page.wait_for_function("() => document.querySelector('#ablation-text textarea').value.includes('mean change')",
+                           timeout=60_000)
+    bars = plot_data(page, "ablation-effect")
+    assert [b["type"] for b in bars] == ["bar", "bar"] and len(bars[0]["y"]) == len(bars[1]["y"]) >= 3
+    assert bars[1]["name"] == "12 head(s) off"

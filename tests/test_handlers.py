@@ -112,12 +112,32 @@ def test_ablation_of_every_cross_head_changes_the_output():
     tr = h.model_for(MODEL)
     req = Request.parse(SENTENCE, MODEL)
     names = [n for n in h.head_names(tr) if n.startswith("cross")]
-    text, _, _ = h.ablation(req, names)
+    text, _, _, effect = h.ablation(req, names)
     assert "(changed)" in text
-    text, _, _ = h.ablation(req, [])
-    assert "(identical)" in text
+    intact, off = (np.array(t.y) for t in effect.data)
+    base = h.analysis(req)
+    # greedy's own output forced through the intact model gives the trace's probabilities (then EOS)
+    trace_probs = [s.chosen_prob for s in base.trace.steps]
+    assert np.allclose(intact[: len(trace_probs)], trace_probs, atol=1e-4)
+    assert len(intact) == len(off) == len(base.out_tokens) and not np.allclose(intact, off)
+    assert f"{(off - intact).mean():+.3f}" in text  # the summary names the mean change it drew
+    text, _, _, effect = h.ablation(req, [])
+    assert "(identical)" in text and np.allclose(effect.data[0].y, effect.data[1].y)  # nothing off: no change
     with pytest.raises(UserError, match="Unknown head"):
         h.ablation(req, ["cross L99 H0"])
+
+
+def test_ablation_presets_name_every_head_of_a_kind_or_a_layer():
+    tr = h.model_for(MODEL)
+    presets = h.ablation_presets(tr)
+    names = set(h.head_names(tr))
+    cfg = tr.cfg
+    assert len(presets["all cross-attention heads"]) == cfg.n_decoder_layers * cfg.n_heads
+    assert len(presets["all encoder self-attention heads"]) == cfg.n_encoder_layers * cfg.n_heads
+    assert {n.split()[1] for n in presets["whole layer 0 (every kind)"]} == {"L0"}
+    assert len(presets["whole layer 0 (every kind)"]) == 3 * cfg.n_heads
+    assert all(set(v) <= names for v in presets.values())
+    h.ablation(Request.parse(SENTENCE, MODEL), presets["all cross-attention heads"])  # each is a valid ablation
 
 
 def test_a_decode_that_yields_nothing_says_why():
