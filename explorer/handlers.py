@@ -74,7 +74,15 @@ def tokens_html(a: Analysis) -> str:
         return " ".join(f'<span style="background:{colour};border-radius:4px;padding:1px 5px;margin:1px;'
                         f'display:inline-block;font-family:monospace">{html.escape(readable(t))}</span>' for t in tokens)
     return (f"<div><b>Source pieces ({len(a.src_tokens)}):</b> {chips(a.src_tokens, '#e8f0fe')}</div>"
-            f"<div style='margin-top:6px'><b>Output pieces ({len(a.out_tokens)}):</b> {chips(a.out_tokens, '#e6f4ea')}</div>")
+            f"<div style='margin-top:6px'><b>Output pieces ({len(a.out_tokens)}):</b> {chips(a.out_tokens, '#e6f4ea')}</div>"
+            f"<div style='margin-top:4px;font-size:13px;color:#555'>{pieces_key(len(a.vocab))}</div>")
+
+
+def pieces_key(vocab_size: int) -> str:
+    """What the token chips mean (the "·" marker above all)."""
+    return (f"The model reads and writes <i>pieces</i> of words (a SentencePiece vocabulary of {vocab_size:,}): "
+            "<code>·en</code> continues the word before it (no space in between), a piece without "
+            "<code>·</code> starts a new word; <code>[EOS]</code> ends the sentence.")
 
 
 def page(req: Request) -> dict:

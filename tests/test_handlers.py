@@ -11,6 +11,7 @@ from explorer import handlers as h
 from explorer.request import Request, UserError
 from explorer.store import STORE, AnalysisStore, nbytes
 from viz.page_data import SCALE, page_data
+from viz.tokens import readable
 
 
 @pytest.mark.parametrize("kwargs, message", [
@@ -158,3 +159,10 @@ def test_tokens_html_escapes():
     req = Request.parse("<img src=x onerror=alert(1)> </script>", MODEL)
     page = h.tokens_html(h.analysis(req))
     assert "<img" not in page and "</script" not in page
+
+
+def test_the_continuation_marker_is_explained_where_it_is_shown():
+    a = h.analysis(Request.parse("The snowboarders jumped.", MODEL))
+    page = h.tokens_html(a)
+    assert any(readable(t).startswith("·") for t in a.src_tokens + a.out_tokens)  # this sentence shows the marker
+    assert "continues the word before it" in page and f"{len(a.vocab):,}" in page
