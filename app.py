@@ -29,7 +29,11 @@ from explorer.handlers import (  # noqa: E402
     KIND_LABELS,
     ablation_presets,
     default_ablation,
+    examples_for,
     head_names,
+    input_info,
+    input_label,
+    output_label,
     learned_tables,
     model_for,
     model_page,
@@ -40,7 +44,6 @@ from explorer.store import STORE  # noqa: E402
 from model.translator import available  # noqa: E402
 
 torch.set_num_threads(int(os.environ.get("TORCH_THREADS", "1")))  # one request per core, one thread each
-DEFAULT_TEXT = texts.EXAMPLES[3]
 STATIC = Path(__file__).parent / "explorer" / "static"
 VIEWS_JS = (STATIC / "views.js").read_text(encoding="utf-8") + "\n" + (STATIC / "links.js").read_text(encoding="utf-8")
 CSS = """.ae-status{padding:6px 10px;border-radius:6px;background:#eef6ee;font-size:14px}
@@ -63,7 +66,8 @@ DRAW = """(bank, text, model, kind, layer, head, step, slayer, shead, peLen, peD
 
 def head_html() -> str:
     """views.js, the examples, and the learned positional tables (if a model has one) for the page's <head>."""
-    return (f"<script>{VIEWS_JS}\nwindow.AE_EXAMPLES = {json.dumps(texts.EXAMPLES)};\n"
+    examples = {name: examples_for(name) for name in available()}  # each model's own, clicked by index
+    return (f"<script>{VIEWS_JS}\nwindow.AE_EXAMPLES = {json.dumps(examples)};\n"
             f"window.AE_PE_TABLES = {json.dumps(learned_tables(available()))};\n"
             f"window.AE_MAX_CHARS = {limits.MAX_CHARS};</script>")
 
@@ -79,8 +83,9 @@ def build() -> gr.Blocks:
     cfg = tr.cfg
     last = cfg.n_decoder_layers - 1
     heads = [AVERAGE] + [f"head {i}" for i in range(cfg.n_heads)]
-    default = Request.parse(DEFAULT_TEXT, model_name)
-    for text in texts.EXAMPLES if model_name == "en-de" else [DEFAULT_TEXT]:  # examples answer at once
+    task, examples_text = tr.task, examples_for(model_name)
+    default = Request.parse(examples_text[0], model_name)  # the model's first example is shown on load
+    for text in examples_text:  # examples answer at once
         for method in ("greedy", "beam"):
             STORE.pin(Request.parse(text, model_name, method))
     first_text, first_pieces, first_bank, first_shown, first_steps = ui.initial(default)
@@ -92,8 +97,8 @@ def build() -> gr.Blocks:
             gr.api(fn, api_name=name, **({} if name in api.LIGHT else TRANSLATE_WORK if name == "translate" else MODEL_WORK))
         gr.Markdown(texts.INTRO)
         with gr.Row():
-            text = gr.Textbox(label="English sentence", value=DEFAULT_TEXT, max_length=limits.MAX_CHARS, scale=4,
-                              elem_id="sentence", info=f"Up to {limits.MAX_CHARS} characters: longer text is cut.")
+            text = gr.Textbox(label=input_label(task), value=examples_text[0], max_length=limits.MAX_CHARS, scale=4,
+                              elem_id="sentence", info=input_info(task))
             model = gr.Dropdown(available(), value=model_name, label="Model", scale=1, elem_id="model")
         with gr.Accordion("Decoding options", open=False):
             with gr.Row():
@@ -112,10 +117,10 @@ def build() -> gr.Blocks:
         link_box = gr.Textbox(label="Link to this view", interactive=False, elem_id="link", max_lines=1,
                               placeholder="“Copy link to this view” puts the sentence, options, tab, layer, head and "
                                           "step here (and in the address bar): opening it shows the same view.")
-        examples = gr.Dataset(components=[gr.Textbox(visible=False)], samples=[[e] for e in texts.EXAMPLES],
+        examples = gr.Dataset(components=[gr.Textbox(visible=False)], samples=[[e] for e in examples_text],
                               label="Examples (click one to translate it)", type="index", elem_id="examples")
         status = gr.HTML(elem_id="status")
-        translation = gr.Textbox(first_text, label="German", interactive=False, elem_id="translation")
+        translation = gr.Textbox(first_text, label=output_label(task), interactive=False, elem_id="translation")
         pieces = gr.HTML(first_pieces)
         # the page's copy of the analysis every view draws from: JSON text (views.js parses it once), which Gradio
         # passes through as it is (a gr.JSON value is validated and re-serialised on every event: ~10 ms for 60 KB)
@@ -205,7 +210,7 @@ def build() -> gr.Blocks:
                     .then(None, shown, None, js="(s) => { AE.refreshOpen(s); }", **PRIVATE))
 
         after_translate(gr.on([go.click, text.submit], ui.translate, decode_in, decode_out, **TRANSLATE_WORK, **PRIVATE))
-        after_translate(examples.click(None, [examples], [text], js="(i) => AE_EXAMPLES[i]", **PRIVATE)
+        after_translate(examples.click(None, [examples, model], [text], js="(i, m) => AE_EXAMPLES[m][i]", **PRIVATE)
                         .then(ui.translate, decode_in, decode_out, **TRANSLATE_WORK, **PRIVATE))
 
         # -- views the browser draws: no server request --------------------------------------------
@@ -248,7 +253,9 @@ def build() -> gr.Blocks:
         run_ablation.click(ui.ablate, [shown, heads_off], [ablation_text, before, after, effect_plot], **MODEL_WORK,
                            **PRIVATE)
         preset.input(ui.ablation_preset, [shown, preset], heads_off, **PRIVATE)  # no model: names only
-        model.input(ui.model_tab, model, [card, curves, lr_plot], **PRIVATE)
+        # a model has its own input form, examples and output: switching fills in its first example and translates
+        after_translate(model.input(ui.switch_model, model, [card, curves, lr_plot, text, examples, translation],
+                                    **PRIVATE).then(ui.translate, decode_in, decode_out, **TRANSLATE_WORK, **PRIVATE))
         get_npz.click(ui.export_tensors, shown, npz_file, **MODEL_WORK, **PRIVATE).then(
             None, npz_file, None, js="(f) => AE.download(f)", **PRIVATE)
         get_html.click(ui.export_figures, [shown, kind, layer, head], html_file, **MODEL_WORK, **PRIVATE).then(

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from explorer import limits
+from explorer import limits, texts
 from explorer.request import Request, UserError, number, translator
 from explorer.store import analysis, require_words, run_model
 from model.translator import Analysis, Translator, resolve
@@ -92,7 +92,30 @@ def page(req: Request) -> dict:
     data["request"] = req.to_json()
     data["note"] = a.note
     data["pe"] = positional_info(req.model)
+    task = model_for(req.model).task
+    data["task"] = {"source": task.source, "target": task.target}
     return data
+
+
+def examples_for(model: str) -> list[str]:
+    """The model's own examples (its config's task); English sentences for a model that names none."""
+    return list(model_for(model).task.examples) or list(texts.EXAMPLES)
+
+
+def input_label(task) -> str:
+    """ "an English sentence" -> "English sentence" (the text box's label)."""
+    words = task.input.split(" ", 1)
+    text = words[1] if len(words) == 2 and words[0] in ("a", "an") else task.input
+    return text[:1].upper() + text[1:]
+
+
+def output_label(task) -> str:
+    return task.target[:1].upper() + task.target[1:]
+
+
+def input_info(task) -> str:
+    return " ".join(p for p in (f"Type {task.input}.", task.hint,
+                                f"Up to {limits.MAX_CHARS} characters: longer text is cut.") if p)
 
 
 @functools.lru_cache(maxsize=limits.ANALYSIS_CACHE)

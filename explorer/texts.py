@@ -41,8 +41,9 @@ MODEL = """**What you see:** the configuration and training of the model you pic
 sacreBLEU signature (so the number can be reproduced), the training curves and the learning-rate schedule
 (warm up linearly, then decay as 1/√step — the paper's recipe). Training used **label smoothing 0.1**: the target
 distribution puts 0.9 on the right token and spreads 0.1 over the rest, so the model is never pushed to be
-certain — which hurts the training loss a little and helps BLEU. The toy models reverse or copy letter
-sequences: their attention shows textbook patterns (a clean anti-diagonal) for comparison."""
+certain — which hurts the training loss a little and helps BLEU. The toy model *toy-reverse* writes letters
+separated by spaces in reverse order: its cross-attention is a textbook pattern (a clean anti-diagonal) for
+comparison. Choosing it in the Model menu fills in its own examples and translates the first."""
 
 EXAMPLES = [
     "A man in an orange hat starring at something.",  # test_2016_flickr

@@ -162,6 +162,17 @@ def model_tab(model: Any):
     return card, plot_value(curves), plot_value(lr)
 
 
+@endpoint
+def switch_model(model: Any):
+    """The model dropdown: its Model tab, and the text box, examples and output label of its own task (the page
+    then translates the model's first example: an English sentence is no input for the toy that reverses
+    letters)."""
+    task = h.model_for(model).task
+    examples = h.examples_for(model)
+    return (*model_tab(model), gr.Textbox(value=examples[0], label=h.input_label(task), info=h.input_info(task)),
+            gr.Dataset(samples=[[e] for e in examples]), gr.Textbox(label=h.output_label(task)))
+
+
 @page_event(1, fallback=None)
 def export_tensors(shown: Any):
     req = _req(shown)

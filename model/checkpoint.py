@@ -14,6 +14,7 @@ from safetensors import SafetensorError
 from safetensors.torch import load_file, save_file
 
 from model.config import ModelConfig
+from model.task import Task, read_task
 from model.tokenizer import Tokenizer
 from model.transformer import Transformer
 
@@ -95,6 +96,16 @@ def load_config(folder: Path) -> tuple[ModelConfig, dict[str, Any]]:
         return ModelConfig.from_dict(data["model"]), data.get("training", {})
     except (KeyError, TypeError, ValueError) as e:
         raise CheckpointError(f"{folder / CONFIG}: bad model config ({e})") from None
+
+
+def load_task(folder: Path) -> Task:
+    """config.json's "task": languages, input form, examples (model/task.py)."""
+    try:
+        return read_task(read_json(folder / CONFIG), folder / CONFIG)
+    except (TypeError, ValueError) as e:
+        if isinstance(e, CheckpointError):
+            raise
+        raise CheckpointError(str(e)) from None
 
 
 def load_checkpoint(folder: str | Path, dtype: torch.dtype = torch.float32) -> tuple[Transformer, Tokenizer, dict[str, Any]]:

@@ -11,10 +11,11 @@ from typing import Any
 
 import torch
 
-from model.checkpoint import METRICS, CheckpointError, load_checkpoint
+from model.checkpoint import METRICS, CheckpointError, load_checkpoint, load_task
 from model.data import pad_batch
 from model.decoding import DecodeTrace, beam_search, greedy, sample
 from model.hooks import ablate, capture
+from model.task import Task
 from model.tokenizer import Tokenizer
 from model.transformer import Transformer
 
@@ -71,6 +72,7 @@ class Analysis:
     lens_layers: torch.Tensor | None = None  # (L, T, D) each decoder layer's output, ready for the projection
     blocked_ids: tuple[int, ...] = ()  # ids decoding never produces (pad, bos)
     note: str = ""  # set by the explorer when the decode produced no words: why
+    languages: tuple[str, str] = ("English", "German")  # (source, target) as the model's task names them
 
     def id_to_piece(self, i: int) -> str:
         return self.vocab[int(i)]
@@ -78,12 +80,13 @@ class Analysis:
 
 class Translator:
     def __init__(self, model: Transformer, tokenizer: Tokenizer, name: str = "", metrics: dict | None = None,
-                 training: dict | None = None) -> None:
+                 training: dict | None = None, task: Task | None = None) -> None:
         self.model = model.eval()
         self.tokenizer = tokenizer
         self.name = name
         self.metrics = metrics or {}
         self.training = training or {}
+        self.task = task or Task()  # languages, input form and examples (config.json's "task")
         self.vocab = [tokenizer.id_to_piece(i) for i in range(tokenizer.vocab_size)]
 
     @property
@@ -202,6 +205,7 @@ class Translator:
             cache=dict(cache), trace=trace, options=opts, ablated=ablated,
             pe_table=self.model.positional.table.detach(), unembed=self.model.embedding.weight.detach(),
             vocab=self.vocab, lens_layers=lens, blocked_ids=(self.cfg.pad_id, self.cfg.bos_id),
+            languages=(self.task.source, self.task.target),
         )
 
 
@@ -240,5 +244,5 @@ def load_pretrained(name: str | Path = "en-de") -> Translator:
                     metrics = json.loads(metrics_path.read_text())
                 except json.JSONDecodeError as e:
                     raise CheckpointError(f"{metrics_path}: not valid JSON ({e})") from None
-            _LOADED[path] = Translator(model, tok, path.name, metrics, training)
+            _LOADED[path] = Translator(model, tok, path.name, metrics, training, load_task(path))
         return _LOADED[path]

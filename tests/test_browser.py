@@ -637,3 +637,27 @@ def test_an_ablation_preset_ticks_its_heads_and_the_result_shows_each_tokens_pro
     bars = plot_data(page, "ablation-effect")
     assert [b["type"] for b in bars] == ["bar", "bar"] and len(bars[0]["y"]) == len(bars[1]["y"]) >= 3
     assert bars[1]["name"] == "12 head(s) off"
+
+
+def test_choosing_the_toy_model_brings_its_own_input_examples_and_labels(page):
+    """Choosing toy-reverse fills in its own example and translates it (an English sentence is no input for it);
+    the text box, examples, output label and heatmap subtitle follow the model."""
+    from model.translator import available
+
+    if MODEL != "en-de" or "toy-reverse" not in available():
+        pytest.skip("needs both shipped models")
+    settled(page)
+    page.locator("#model input").click()
+    page.get_by_role("option", name="toy-reverse").click()
+    page.wait_for_function("() => document.querySelector('#translation textarea')?.value === 'e d c b a'",
+                           timeout=60_000)
+    assert page.locator("#sentence textarea").input_value() == "a b c d e"
+    assert "Letters separated by spaces" in page.locator("#sentence").inner_text()
+    assert "Reversed letters" in page.locator("#translation").inner_text()
+    page.wait_for_function("() => document.querySelector('#heatmap .js-plotly-plot')?.layout.title.text"
+                           ".includes('reversed letters')", timeout=30_000)
+    assert "German" not in heatmap_title(page)
+    page.locator("#examples").get_by_text("h e l l o").click()
+    page.wait_for_function("() => document.querySelector('#translation textarea')?.value === 'o l l e h'",
+                           timeout=60_000)
+    assert "Not translated yet" not in page.locator("#status").inner_text()

@@ -166,3 +166,21 @@ def test_the_continuation_marker_is_explained_where_it_is_shown():
     page = h.tokens_html(a)
     assert any(readable(t).startswith("·") for t in a.src_tokens + a.out_tokens)  # this sentence shows the marker
     assert "continues the word before it" in page and f"{len(a.vocab):,}" in page
+
+
+def test_views_name_the_models_own_languages():
+    from model.translator import available
+
+    if "toy-reverse" not in available():
+        pytest.skip("needs the toy model")
+    req = Request.parse("a b c d", "toy-reverse")
+    assert h.page(req)["task"] == {"source": "letters", "target": "reversed letters"}
+    heat, _, _ = h.attention_views(req, "Cross-attention", 0, "head 0")
+    title = heat.layout.title.text
+    assert "reversed letters" in title and "German" not in title and "English" not in title
+    assert h.input_label(h.model_for("toy-reverse").task) == "Letters separated by spaces"
+    assert h.examples_for("toy-reverse")[0] == "a b c d e"
+    if MODEL == "en-de":
+        assert h.input_label(h.model_for("en-de").task) == "English sentence"
+        heat, _, _ = h.attention_views(Request.parse(SENTENCE, MODEL), "Cross-attention", 0, "head 0")
+        assert "(rows, German)" in heat.layout.title.text and "(columns, English)" in heat.layout.title.text

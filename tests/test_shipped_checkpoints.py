@@ -51,3 +51,39 @@ def test_shipped_weights_are_finite_and_in_eval_mode():
         tr = load_pretrained(name)
         assert not tr.model.training
         assert all(torch.isfinite(p).all() for p in tr.model.parameters())
+
+
+def test_every_shipped_model_declares_its_task_and_its_examples_work():
+    """config.json's task names the languages and input form; each example is an input the model handles (the
+    toy's are reversed exactly, en-de's come out German)."""
+    from model.translator import available
+
+    for name in available():
+        tr = load_pretrained(name)
+        task = tr.task
+        assert task.source and task.target and task.input and task.examples, name
+    toy = load_pretrained("toy-reverse").task
+    assert toy.source == "letters" and "space" in toy.input
+    for example in toy.examples:
+        assert load_pretrained("toy-reverse").translate(example) == " ".join(reversed(example.split())), example
+    if "en-de" in available():
+        task = load_pretrained("en-de").task
+        assert (task.source, task.target) == ("English", "German")
+        assert all(load_pretrained("en-de").translate(e) for e in task.examples)
+
+
+def test_a_bad_task_section_names_the_file(tmp_path):
+    import json
+    import shutil
+
+    from model.checkpoint import CheckpointError, load_task
+    from model.task import Task
+
+    assert Task.from_dict(None) == Task()  # no section: English -> German
+    folder = tmp_path / "m"
+    shutil.copytree(CKPT / "toy-reverse", folder)
+    config = json.loads((folder / "config.json").read_text())
+    for bad in ({"examples": "a b c"}, {"examples": [3]}, {"source": 1}, {"language": "x"}, ["a"]):
+        (folder / "config.json").write_text(json.dumps({**config, "task": bad}))
+        with pytest.raises(CheckpointError, match="config.json"):
+            load_task(folder)

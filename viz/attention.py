@@ -34,6 +34,13 @@ def masked_trace(mask: np.ndarray, **where) -> go.Heatmap:
                       hovertemplate=f"query #%{{y}}, key #%{{x}}<br>{MASKED_HOVER}<extra></extra>", **where)
 
 
+def subtitle(kind: str, source: str = "English", target: str = "German") -> str:
+    """What the rows and columns are, in the model's own terms (its task's source and target)."""
+    return {"cross": f"decoder positions (rows, {target}) look at source tokens (columns, {source})",
+            "encoder": f"source tokens ({source}) look at each other",
+            "decoder": f"decoder positions ({target}) look at earlier ones (grey: later ones, masked out)"}[kind]
+
+
 def attention_heatmap(
     attention,
     query_tokens: list[str],
@@ -42,6 +49,7 @@ def attention_heatmap(
     layer: int = 0,
     kind: str = "cross",
     predicted_tokens: list[str] | None = None,
+    languages: tuple[str, str] = ("English", "German"),
 ) -> go.Figure:
     """One layer's attention (H, Tq, Tk): one head, or the mean over heads when head is None.
 
@@ -71,9 +79,7 @@ def attention_heatmap(
     fig.update_yaxes(**token_axis(query_tokens, q_title), autorange="reversed", scaleanchor="x", constrain="domain")
     n = max(len(query_tokens), len(key_tokens))
     size = int(min(900, max(420, 22 * n + 160)))
-    sub = {"cross": "German decoder positions (rows) look at English source tokens (columns)",
-           "encoder": "English source tokens look at each other",
-           "decoder": "German positions look at earlier ones (grey: later ones, masked out)"}[kind]
+    sub = subtitle(kind, *languages)
     return base_layout(fig, f"{KINDS[kind][2]}, layer {layer}, {which}<br><sup>{sub}</sup>", height=size,
                        width=max(640, size + 120))
 

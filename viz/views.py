@@ -26,7 +26,7 @@ def heatmap(a: Any, kind: str = "cross", layer: int = 0, head: int | None = None
     q, k = _tokens(a, kind)
     predicted = a.out_tokens if kind in ("cross", "decoder") else None
     return attention_heatmap(arrays.attention(a.cache, kind, layer), q, k, head=head, layer=layer, kind=kind,
-                             predicted_tokens=predicted)
+                             predicted_tokens=predicted, languages=getattr(a, "languages", ("English", "German")))
 
 
 def all_heads(a: Any, kind: str = "cross") -> go.Figure:

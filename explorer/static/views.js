@@ -5,11 +5,13 @@
 (function () {
   const KIND = { "Cross-attention": "cross", "Encoder self-attention": "encoder", "Decoder self-attention": "decoder" };
   const TITLE = { encoder: "Encoder self-attention", decoder: "Decoder self-attention (masked)", cross: "Cross-attention" };
-  const SUB = {
-    cross: "German decoder positions (rows) look at English source tokens (columns)",
-    encoder: "English source tokens look at each other",
-    decoder: "German positions look at earlier ones (grey: later ones, masked out)",
-  };
+  // what the rows and columns are, in the model's own terms (its task: viz/attention.py subtitle)
+  function sub(bank, kind) {
+    const t = bank.task || { source: "English", target: "German" };
+    return { cross: "decoder positions (rows, " + esc(t.target) + ") look at source tokens (columns, " + esc(t.source) + ")",
+      encoder: "source tokens (" + esc(t.source) + ") look at each other",
+      decoder: "decoder positions (" + esc(t.target) + ") look at earlier ones (grey: later ones, masked out)" }[kind];
+  }
   const BLUES = [[0, "rgb(247,251,255)"], [0.125, "rgb(222,235,247)"], [0.25, "rgb(198,219,239)"], [0.375, "rgb(158,202,225)"], [0.5, "rgb(107,174,214)"], [0.625, "rgb(66,146,198)"], [0.75, "rgb(33,113,181)"], [0.875, "rgb(8,81,156)"], [1, "rgb(8,48,107)"]];  // plotly.py's "Blues" (ColorBrewer); plotly.js names a different scale so
   const FONT = { family: "Inter, Helvetica, Arial, sans-serif", size: 12 };
   const AVERAGE = "all heads (mean)";
@@ -120,7 +122,7 @@
     fig.layout.yaxis = Object.assign(tokenAxis(ticks(bank, q), qTitle), { autorange: "reversed", scaleanchor: "x", constrain: "domain" });
     const n = Math.max(bank[q].length, bank[k].length);
     const size = Math.round(Math.min(900, Math.max(420, 22 * n + 160)));
-    return plot(base(fig, TITLE[kind] + ", layer " + layer + ", " + which + " — " + caption(bank) + "<br><sup>" + SUB[kind] + "</sup>", size));
+    return plot(base(fig, TITLE[kind] + ", layer " + layer + ", " + which + " — " + caption(bank) + "<br><sup>" + sub(bank, kind) + "</sup>", size));
   }
 
   function grid(rows, cols, titles, hgap, vgap) {
