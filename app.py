@@ -33,10 +33,10 @@ from explorer.handlers import (  # noqa: E402
     head_names,
     input_info,
     input_label,
-    output_label,
     learned_tables,
     model_for,
     model_page,
+    output_label,
 )
 from explorer.request import Request, UserError, default_model  # noqa: E402
 from explorer.static_cache import StaticCache  # noqa: E402
