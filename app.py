@@ -45,9 +45,11 @@ from model.translator import available  # noqa: E402
 
 torch.set_num_threads(int(os.environ.get("TORCH_THREADS", "1")))  # one request per core, one thread each
 STATIC = Path(__file__).parent / "explorer" / "static"
-VIEWS_JS = (STATIC / "views.js").read_text(encoding="utf-8") + "\n" + (STATIC / "links.js").read_text(encoding="utf-8")
+VIEWS_JS = "\n".join((STATIC / name).read_text(encoding="utf-8") for name in ("views.js", "links.js", "lesson.js"))
 CSS = """.ae-status{padding:6px 10px;border-radius:6px;background:#eef6ee;font-size:14px}
-.ae-stale{background:#fff4e0;color:#6b3d00} .ae-hidden{display:none !important}"""
+.ae-stale{background:#fff4e0;color:#6b3d00} .ae-hidden{display:none !important}
+.ae-answer,.ae-nav button,#ae-lesson-start{border:1px solid #bbb;border-radius:6px;padding:4px 10px;margin:2px;background:#f7f7f7}
+.ae-reveal{margin-top:8px;padding:8px 10px;border-radius:6px} .ae-right{background:#e6f4ea} .ae-wrong{background:#fdecea}"""
 LAUNCH = dict(css=CSS, state_session_capacity=limits.SESSION_CAPACITY)  # head= is added by build()
 MODEL_WORK = dict(concurrency_id="model", concurrency_limit=limits.MODEL_SLOTS)  # one limit for all model work
 # the page's Translate: more at once, so that the decodes of a class clicking together wait together and run as
@@ -122,6 +124,8 @@ def build() -> gr.Blocks:
         status = gr.HTML(elem_id="status")
         translation = gr.Textbox(first_text, label=output_label(task), interactive=False, elem_id="translation")
         pieces = gr.HTML(first_pieces)
+        with gr.Accordion("Guided lesson: predict, then reveal (eight stops, on your own sentence)", open=False):
+            gr.HTML(texts.LESSON_START, elem_id="lesson")  # explorer/static/lesson.js draws into #ae-lesson
         # the page's copy of the analysis every view draws from: JSON text (views.js parses it once), which Gradio
         # passes through as it is (a gr.JSON value is validated and re-serialised on every event: ~10 ms for 60 KB)
         bank = gr.Textbox(first_bank, visible=False, elem_id="bank")

@@ -53,3 +53,8 @@ EXAMPLES = [
     "Two children are playing football on the beach.",
     "The woman with the red umbrella walks past a small café.",
 ]
+
+LESSON_START = """<div id="ae-lesson"><p>From tokens to decoding in eight stops, each on the sentence you translated. At
+each stop the right view opens and a question comes <i>before</i> the answer: predict, then see what the model
+really did. Keys: 1-4 answer, ← → move.</p><button id="ae-lesson-start" onclick="AE.lesson.start()">Start the
+lesson</button></div>"""

@@ -661,3 +661,43 @@ def test_choosing_the_toy_model_brings_its_own_input_examples_and_labels(page):
     page.wait_for_function("() => document.querySelector('#translation textarea')?.value === 'o l l e h'",
                            timeout=60_000)
     assert "Not translated yet" not in page.locator("#status").inner_text()
+
+
+def test_the_lesson_is_walked_with_the_keyboard_and_answers_right_and_wrong_differently(page):
+    """Eight stops, keys only: each opens its view and asks before it tells; a wrong prediction gets "Not quite"
+    and the model's answer, a right one "Right"; the cross-attention stop's answer is the heatmap's own maximum."""
+    settled(page)
+    page.get_by_text("Guided lesson").click()
+    page.locator("#ae-lesson-start").click()
+    tabs = {3: "Inside a head", 2: "Positional encoding", 7: "Step by step", 8: "Experiments"}
+    for stop in range(1, 9):
+        page.wait_for_function(f"() => document.querySelector('#ae-lesson')?.innerText.includes('stop {stop} of 8')",
+                               timeout=10_000)
+        assert page.locator(".ae-reveal").count() == 0  # the question comes before the answer
+        if stop in tabs:
+            page.wait_for_function("(n) => [...document.querySelectorAll(\"button[role='tab']\")].some("
+                                   "(b) => b.textContent.trim() === n && b.getAttribute('aria-selected') === 'true')",
+                                   arg=tabs[stop], timeout=10_000)
+        if stop == 6:
+            z = plot_data(page, "heatmap")[0]["z"]
+            prompt = page.locator("#ae-lesson").inner_text()
+            options = page.locator(".ae-answer").all_inner_texts()
+            src = page.evaluate("() => AE.current().src")
+            row_label = prompt.split("The row “")[1].split("”")[0]
+            row = page.evaluate("() => AE.current().tgt").index(row_label)
+            best = max(range(len(src) - 1), key=lambda j: z[row][j])  # the heatmap's maximum, EOS aside
+            right = next(i for i, o in enumerate(options) if o.split(". ", 1)[1] == f"{src[best]} (#{best})")
+            wrong = (right + 1) % len(options)
+            page.keyboard.press(str(wrong + 1))
+            assert "Not quite" in page.locator(".ae-reveal").inner_text()
+            page.keyboard.press(str(right + 1))
+            reveal = page.locator(".ae-reveal").inner_text()
+            assert reveal.startswith("Right") and src[best] in reveal
+        else:
+            page.keyboard.press("1")
+            assert page.locator(".ae-reveal").count() == 1
+        page.keyboard.press("ArrowRight")
+    assert "stop 8 of 8" in page.locator("#ae-lesson").inner_text()
+    page.keyboard.press("ArrowLeft")
+    page.wait_for_function("() => document.querySelector('#ae-lesson').innerText.includes('stop 7 of 8')", timeout=5_000)
+    assert page.errors == []

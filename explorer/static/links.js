@@ -92,5 +92,5 @@
     return url;
   }
 
-  Object.assign(AE, { linkIn, linkGo, linkView, linkOut, link });
+  Object.assign(AE, { linkIn, linkGo, linkView, linkOut, link, openTabButton });
 })();

@@ -1,0 +1,167 @@
+// The guided lesson: eight stops in teaching order, each on the student's own translation. Each stop opens the
+// right view, asks a question *before* showing the answer (predict, then reveal), checks the answer against the
+// model's own numbers in the page's copy of the analysis (the bank), and explains. Keys: 1-4 answer, → / ←
+// move (when no text box has the focus). Loaded after views.js and links.js; draws into #ae-lesson.
+(function () {
+  const AE = window.AE;
+  const lesson = { stop: -1, answered: null };
+
+  // A view to open: a tab, and optionally an attention type (clicked as the student would).
+  function show(view) {
+    if (view.tab) AE.openTabButton(view.tab);
+    if (view.kind) {
+      const radio = document.querySelector("#kind input[value='" + view.kind + "']");
+      if (radio && !radio.checked) radio.click();
+    }
+  }
+
+  const argmax = (xs) => xs.reduce((best, x, i) => (x > xs[best] ? i : best), 0);
+  const mean = (heads, i) => heads[0][i].map((_, j) => heads.reduce((s, h) => s + h[i][j], 0) / heads.length);
+
+  // Options: the right one among distinct others, in a fixed order (no randomness: the same sentence, the same stop).
+  function options(right, others) {
+    const all = [right];
+    for (const o of others) if (!all.includes(o) && all.length < 4) all.push(o);
+    const order = all.slice().sort();
+    return { options: order, answer: order.indexOf(right) };
+  }
+
+  const STOPS = [
+    { title: "1. Tokens and embeddings", view: { tab: "attend" },
+      look: "Above the tabs, <i>Source pieces</i> shows how your sentence was cut into pieces: each piece becomes a " +
+        "vector of numbers (its embedding) before anything else happens.",
+      ask: (b) => {
+        const n = b.src.length;
+        return Object.assign(options(String(n), [String(n - 1), String(n + 1), String(n + 2)]), {
+          prompt: "Without looking: into how many pieces (counting [EOS]) was your sentence cut?",
+          explain: "The tokenizer made " + n + " pieces: " + b.src.join(" ") + ". Rare words split into several " +
+            "pieces (·en continues the piece before it); [EOS] marks the end." });
+      } },
+    { title: "2. Positional encoding", view: { tab: "pe" },
+      look: "Attention alone does not know word order. The model adds to each embedding a vector that depends only on " +
+        "the position: sines and cosines of different frequencies (PE(pos, 2i+1) = cos(pos / 10000^(2i/d))).",
+      ask: () => Object.assign(options("1", ["0", "-1", "0.5"]), {
+        prompt: "What is the value at position 0 in dimension 1 (a cosine)?",
+        explain: "cos(0) = 1: every odd dimension starts at 1 and every even one (a sine) at 0. Look at the top " +
+          "row of the PE matrix." }) },
+    { title: "3. One head: q, k, scores, softmax, v", view: { tab: "inside" },
+      look: "Inside one head, the query vector q of one token is compared with every key vector k (a dot product, " +
+        "divided by √d_k); a softmax turns the scores into weights; the output is the weighted sum of the values v.",
+      ask: () => Object.assign(options("1", ["the number of keys", "0", "d_k"]), {
+        prompt: "After the softmax, the weights of one query add up to…",
+        explain: "1: the softmax makes a probability distribution over the keys, so the output is a weighted " +
+          "average of the value vectors (panel 4)." }) },
+    { title: "4. Many heads and W_O", view: { tab: "attend" },
+      look: "Each layer runs several heads side by side, each with its own W_Q, W_K, W_V; their outputs are " +
+        "concatenated and mixed by W_O. The model view shows every layer and head.",
+      ask: (b) => Object.assign(options(String(b.heads), [String(b.heads * 2), "1", String(b.heads + 2)]), {
+        prompt: "How many heads does each layer of this model have?",
+        explain: b.heads + " heads: the model view has " + b.heads + " columns. Each head looks at the sentence " +
+          "in its own way; W_O combines what they found." }) },
+    { title: "5. Residual, LayerNorm, feed-forward", view: { tab: "attend" },
+      look: "Around every sub-layer the input is added back (the residual connection) and normalised (LayerNorm); " +
+        "after attention comes a feed-forward network of two linear layers with a ReLU.",
+      ask: () => Object.assign(options("each position on its own", ["all positions together", "only the first token",
+        "only the last token"]), {
+        prompt: "Attention mixes information between positions. The feed-forward network works on…",
+        explain: "Each position on its own, with the same weights: FFN(x) = max(0, xW₁ + b₁)W₂ + b₂. Only attention " +
+          "moves information between tokens." }) },
+    { title: "6. Cross-attention: where the decoder looks", view: { tab: "attend", kind: "Cross-attention" },
+      look: "In cross-attention each row is a German decoder position and each column an English source token. " +
+        "The row is where the model picks its next word.",
+      ask: (b) => {
+        const heads = b.att.cross[b.att.cross.length - 1];
+        let row = 1, best = -1;  // the row (not [BOS]) whose strongest weight is strongest, EOS excluded
+        for (let i = 1; i < b.tgt.length; i++) {
+          const w = mean(heads, i).slice(0, b.src.length - 1);
+          if (w.length && Math.max(...w) > best) { best = Math.max(...w); row = i; }
+        }
+        const w = mean(heads, row), right = argmax(w.slice(0, b.src.length - 1));
+        const order = w.map((x, j) => j).filter((j) => j !== right).sort((a, c) => w[c] - w[a]);
+        const picked = [right, ...order.slice(0, 3)].map((j) => b.src[j] + " (#" + j + ")");
+        return Object.assign(options(picked[0], picked.slice(1)), {
+          prompt: "The row “" + b.tgt[row] + "” (where the model chose “" + b.out[row] + "”): which source token " +
+            "does it look at most, in the last layer, all heads averaged?",
+          explain: "“" + b.src[right] + "”, with weight " + (w[right] / 1000).toFixed(2) + ": the decoder looks at the " +
+            "English word it is about to translate. Find the row in the heatmap." });
+      } },
+    { title: "7. Decoding, one token at a time", view: { tab: "steps" },
+      look: "The decoder writes one token per step: at each step a probability distribution over every piece it knows, " +
+        "and greedy decoding takes the most likely one. Beam search keeps several prefixes instead.",
+      ask: (b) => {
+        const t = Math.min(1, b.steps.length - 1), st = b.steps[t];
+        const prefix = b.tgt.slice(0, t + 1).join(" ");
+        return Object.assign(options(st.chosen, st.top), {
+          prompt: "At step " + t + " the decoder had “" + prefix + "”. Which token did it choose?",
+          explain: "“" + st.chosen + "” (p = " + (st.pick >= 0 ? st.p[st.pick].toFixed(2) : st.chosen_p.toFixed(2)) +
+            "). Move the step slider to see every step." });
+      } },
+    { title: "8. What heads do: the logit lens", view: { tab: "experiments" },
+      look: "The logit lens applies the output projection after every decoder layer, not only the last: where " +
+        "does the right word first appear? (Head ablation, on the same tab, switches heads off.)",
+      ask: (b) => {
+        const L = b.lens.words.length, T = b.lens.words[0].length;
+        let t = 0, first = 0;  // the position whose final word appears latest
+        for (let i = 0; i < T; i++) {
+          let f = L - 1;
+          while (f > 0 && b.lens.words[f - 1][i] === b.lens.words[L - 1][i]) f--;
+          if (f > first) { first = f; t = i; }
+        }
+        const layers = [...Array(L).keys()].map((l) => "after layer " + l);
+        return Object.assign(options(layers[first], layers), {
+          prompt: "At position " + t + " (“" + b.tgt[t] + "”) the model finally predicts “" + b.lens.words[L - 1][t] +
+            "”. After which layer does that word first appear on top?",
+          explain: "After layer " + first + ": the earlier layers still predict something else. Find column " + t +
+            " in the logit lens." });
+      } },
+  ];
+
+  function body() { return document.getElementById("ae-lesson"); }
+
+  function render() {
+    const el = body(), b = AE.current();
+    if (!el) return;
+    if (!b || !b.att) { el.innerHTML = "<p>Translate a sentence first: the lesson asks about your translation.</p>"; return; }
+    const stop = STOPS[lesson.stop], q = stop.ask(b);
+    lesson.q = q;
+    const buttons = q.options.map((o, i) => "<button class='ae-answer' data-i='" + i + "' onclick='AE.lesson.answer(" + i +
+      ")'>" + (i + 1) + ". " + o + "</button>").join(" ");
+    let reveal = "";
+    if (lesson.answered !== null) {
+      const right = lesson.answered === q.answer;
+      reveal = "<div class='ae-reveal " + (right ? "ae-right" : "ae-wrong") + "'>" +
+        (right ? "<b>Right.</b> " : "<b>Not quite</b>: you chose “" + q.options[lesson.answered] + "”. The model's answer: ") +
+        q.explain + "</div>";
+    }
+    el.innerHTML = "<div class='ae-stop'><h3>" + stop.title + " <small>(stop " + (lesson.stop + 1) + " of " +
+      STOPS.length + ")</small></h3><p>" + stop.look + "</p><p><b>Predict:</b> " + q.prompt + "</p><div>" + buttons +
+      "</div>" + reveal + "<p class='ae-nav'><button onclick='AE.lesson.go(-1)'>← Back</button> " +
+      "<button onclick='AE.lesson.go(1)'>Next →</button> <small>keys: 1-" + q.options.length + " answer, ← → move</small></p></div>";
+  }
+
+  function go(delta) {
+    lesson.stop = Math.max(0, Math.min(STOPS.length - 1, lesson.stop + delta));
+    lesson.answered = null;
+    show(STOPS[lesson.stop].view);
+    render();
+  }
+
+  function start() { lesson.stop = 0; lesson.answered = null; show(STOPS[0].view); render(); }
+
+  function answer(i) {
+    if (!lesson.q || i < 0 || i >= lesson.q.options.length) return;
+    lesson.answered = i;
+    render();
+  }
+
+  document.addEventListener("keydown", (e) => {
+    if (lesson.stop < 0 || !body()) return;
+    const target = e.target || {};
+    if (["INPUT", "TEXTAREA", "SELECT"].includes(target.tagName) || target.isContentEditable) return;
+    if (e.key === "ArrowRight") go(1);
+    else if (e.key === "ArrowLeft") go(-1);
+    else if (/^[1-9]$/.test(e.key)) answer(Number(e.key) - 1);
+  });
+
+  AE.lesson = { start, go, answer, state: lesson, stops: STOPS.length };
+})();
