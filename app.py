@@ -45,11 +45,17 @@ from model.translator import available  # noqa: E402
 
 torch.set_num_threads(int(os.environ.get("TORCH_THREADS", "1")))  # one request per core, one thread each
 STATIC = Path(__file__).parent / "explorer" / "static"
-VIEWS_JS = "\n".join((STATIC / name).read_text(encoding="utf-8") for name in ("views.js", "links.js", "lesson.js"))
+VIEWS_JS = "\n".join((STATIC / name).read_text(encoding="utf-8") for name in ("views.js", "links.js", "lesson.js",
+                                                                                       "present.js"))
 CSS = """.ae-status{padding:6px 10px;border-radius:6px;background:#eef6ee;font-size:14px}
 .ae-stale{background:#fff4e0;color:#6b3d00} .ae-hidden{display:none !important}
 .ae-answer,.ae-nav button,#ae-lesson-start{border:1px solid #bbb;border-radius:6px;padding:4px 10px;margin:2px;background:#f7f7f7}
-.ae-reveal{margin-top:8px;padding:8px 10px;border-radius:6px} .ae-right{background:#e6f4ea} .ae-wrong{background:#fdecea}"""
+.ae-reveal{margin-top:8px;padding:8px 10px;border-radius:6px} .ae-right{background:#e6f4ea} .ae-wrong{background:#fdecea}
+.ae-present .gradio-container{--text-xs:14px;--text-sm:17px;--text-md:21px;--text-lg:24px;--text-xl:30px;
+  --input-text-size:22px;--body-text-color:#000;--block-label-text-size:17px;--block-info-text-size:16px}
+.ae-present [data-testid=markdown],.ae-present #examples,.ae-present #link,.ae-present #model-view,
+.ae-present #head-stats,.ae-present #beam-plot,.ae-present #compare-plot{display:none !important}
+.ae-present .js-line{stroke-width:4px !important} .ae-present .ae-status{font-size:20px}"""
 LAUNCH = dict(css=CSS, state_session_capacity=limits.SESSION_CAPACITY)  # head= is added by build()
 MODEL_WORK = dict(concurrency_id="model", concurrency_limit=limits.MODEL_SLOTS)  # one limit for all model work
 # the page's Translate: more at once, so that the decodes of a class clicking together wait together and run as
@@ -116,6 +122,7 @@ def build() -> gr.Blocks:
         with gr.Row():
             go = gr.Button("Translate", variant="primary", elem_id="translate", scale=3)
             copy_link = gr.Button("Copy link to this view", elem_id="copy-link", scale=1)
+            present = gr.Button("Presentation mode", elem_id="present", scale=1)
         link_box = gr.Textbox(label="Link to this view", interactive=False, elem_id="link", max_lines=1,
                               placeholder="“Copy link to this view” puts the sentence, options, tab, layer, head and "
                                           "step here (and in the address bar): opening it shows the same view.")
@@ -219,11 +226,14 @@ def build() -> gr.Blocks:
 
         # -- views the browser draws: no server request --------------------------------------------
         demo.load(None, draw_in, draw_out, js=DRAW, **PRIVATE)
+        redraw = gr.Button(elem_id="ae-redraw", elem_classes=["ae-hidden"])  # presentation mode: every view again
+        redraw.click(None, draw_in, draw_out, js=DRAW, **PRIVATE)
         # -- shareable links (explorer/static/links.js): state in the URL; a link with a text translates on opening
         link_in = [text, model, *options]
         demo.load(None, link_in, link_in, js="(...v) => AE.linkIn(...v)", **PRIVATE).then(
             None, None, None, js="() => { AE.linkGo(); }", **PRIVATE)
         copy_link.click(None, [shown, *view_state], link_box, js="(...v) => AE.linkOut(...v)", **PRIVATE)
+        present.click(None, None, present, js="() => AE.present.toggle()", **PRIVATE)  # present.js: no request
         attend_in = [bank, kind, layer, head]
         for c in (kind, layer, head):
             c.input(None, attend_in, [heatmap, all_heads, stats],

@@ -701,3 +701,32 @@ def test_the_lesson_is_walked_with_the_keyboard_and_answers_right_and_wrong_diff
     page.keyboard.press("ArrowLeft")
     page.wait_for_function("() => document.querySelector('#ae-lesson').innerText.includes('stop 7 of 8')", timeout=5_000)
     assert page.errors == []
+
+
+def test_presentation_mode_at_1920_by_1080_is_large_one_view_and_arrow_keys_move_the_step(browser, server):
+    ctx = browser.new_context(viewport={"width": 1920, "height": 1080})
+    pg = ctx.new_page()
+    pg.goto(server, wait_until="domcontentloaded")
+    settled(pg)
+    pg.locator("#present").click()
+    pg.wait_for_function("() => document.body.classList.contains('ae-present')", timeout=5_000)
+    pg.wait_for_function("() => document.querySelector('#heatmap .js-plotly-plot').layout.font.size >= 16",
+                         timeout=10_000)
+    layout = pg.evaluate("() => document.querySelector('#heatmap .js-plotly-plot').layout")
+    assert layout["title"]["font"]["size"] >= 24 and layout["xaxis"]["tickfont"]["size"] >= 16
+    tick_px = pg.evaluate("() => Math.min(...[...document.querySelectorAll('#heatmap .xtick text, #heatmap .ytick text')]"
+                          ".map((t) => parseFloat(getComputedStyle(t).fontSize)))")
+    assert tick_px >= 16  # every token label on the heatmap at least 16 px on a 1080p projector
+    assert not pg.locator("#model-view").is_visible() and not pg.locator("#head-stats").is_visible()  # one view
+    assert pg.locator("#present").inner_text() == "Leave presentation mode"
+    open_tab(pg, "Step by step")
+    rendered_plot(pg, "step-plot")
+    pg.locator("#step-plot").click(position={"x": 5, "y": 5})  # focus on the page, not in a text box
+    for expected in (1, 2, 1):
+        pg.keyboard.press("ArrowRight" if expected > int(pg.locator("#step input[type=number]").input_value())
+                          else "ArrowLeft")
+        pg.wait_for_function(f"() => document.querySelector('#step-plot .js-plotly-plot').layout.title.text"
+                             f".startsWith('Decoding step {expected}')", timeout=10_000)
+    pg.locator("#present").click()
+    pg.wait_for_function("() => !document.body.classList.contains('ae-present')", timeout=5_000)
+    ctx.close()

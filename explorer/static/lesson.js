@@ -156,6 +156,7 @@
 
   document.addEventListener("keydown", (e) => {
     if (lesson.stop < 0 || !body()) return;
+    if (AE.state.present && AE.state.tab === "steps") return;  // there the arrows move the decoding step
     const target = e.target || {};
     if (["INPUT", "TEXTAREA", "SELECT"].includes(target.tagName) || target.isContentEditable) return;
     if (e.key === "ArrowRight") go(1);

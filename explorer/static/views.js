@@ -38,9 +38,11 @@
   const empty = () => null;
 
   function base(fig, title, height) {
+    const big = state.present;  // presentation mode (present.js): larger type
     fig.layout = Object.assign(fig.layout || {}, {
-      title: { text: title, x: 0.01, xanchor: "left" }, font: FONT, template: LEAN_WHITE,
-      margin: { l: 80, r: 30, t: 70, b: 80 }, autosize: true, height: height,
+      title: { text: title, x: 0.01, xanchor: "left", font: { size: big ? 24 : 17 } },
+      font: Object.assign({}, FONT, { size: big ? 16 : FONT.size }), template: LEAN_WHITE,
+      margin: { l: 80, r: 30, t: big ? 110 : 70, b: 80 }, autosize: true, height: big ? Math.round(height * 1.7) : height,
     });
     return fig;
   }
@@ -54,7 +56,8 @@
     const n = labels.length;
     return {
       title: { text: title }, tickmode: "array", tickvals: [...Array(n).keys()], ticktext: labels,
-      tickfont: { size: size || (n <= 20 ? 12 : n <= 32 ? 10 : 8) }, showgrid: false, zeroline: false,
+      tickfont: { size: (size || (n <= 20 ? 12 : n <= 32 ? 10 : 8)) * (state.present ? 1.5 : 1) }, showgrid: false,
+      zeroline: false,
     };
   }
 
@@ -291,7 +294,7 @@
   // opens, once per analysis. Opening one clicks its hidden button (#ae-run-<name>), whose event reads the shown
   // request; nothing is asked on page load, nor when a part is reopened for the same analysis.
   const LAZY = ["inside", "bertviz"];
-  const state = { tab: "attend", bertviz: false, done: {} };
+  const state = { tab: "attend", bertviz: false, done: {}, present: false };
 
   function run(name, shown) {
     if (!shown || state.done[name] === shown) return;
