@@ -195,7 +195,18 @@ def build() -> gr.Blocks:
                     before, after = gr.Plot(label="Original", elem_id="ablation-before"), gr.Plot(label="With heads off")
                 effect_plot = gr.Plot(label="Each original token's probability, intact and with the heads off",
                                       elem_id="ablation-effect")
+                diff_plot = gr.Plot(label="Cross-attention: heads off minus intact", elem_id="ablation-difference")
                 lens_plot = gr.Plot(label="Logit lens", elem_id="lens-plot")
+            with gr.Tab("Compare", id="compare") as tab_compare:
+                gr.Markdown(texts.COMPARE)
+                text_b = gr.Textbox(texts.COMPARE_B, label="Second sentence", max_length=limits.MAX_CHARS,
+                                    elem_id="sentence-b")
+                with gr.Row():
+                    c_kind = gr.Radio(list(KIND_LABELS), value="Encoder self-attention", label="Attention type")
+                    c_layer = gr.Slider(0, last, value=last, step=1, label="Layer", elem_id="compare-layer")
+                    c_head = gr.Dropdown(heads, value=AVERAGE, label="Head")
+                run_compare = gr.Button("Compare with the sentence shown above", elem_id="run-compare")
+                compare_view = gr.Plot(label="Side by side, one colour scale", elem_id="compare-view")
             with gr.Tab("Model", id="model") as tab_model:
                 gr.Markdown(texts.MODEL)
                 card = gr.Markdown(card0)
@@ -211,7 +222,8 @@ def build() -> gr.Blocks:
         # -- Translate: button, Enter, or an example; exactly one decode with capture -------------------
         decode_in = [text, model, *options, shown]
         decode_out = [translation, pieces, bank, shown, step, beam_plot, compare_plot, ablation_text, before, after,
-                      effect_plot, layer, head, step_layer, step_head, in_layer, in_head, heads_off, preset]
+                      effect_plot, diff_plot, compare_view, layer, head, step_layer, step_head, in_layer, in_head,
+                      heads_off, preset, c_layer]
 
         view_state = [kind, layer, head, step, step_layer, step_head]
 
@@ -250,7 +262,7 @@ def build() -> gr.Blocks:
 
         # -- lazy parts -----------------------------------------------------------------------------------
         for tab, name in ((tab_attend, "attend"), (tab_steps, "steps"), (tab_pe, "pe"), (tab_inside, "inside"),
-                          (tab_exp, "experiments"), (tab_model, "model")):
+                          (tab_exp, "experiments"), (tab_compare, "compare"), (tab_model, "model")):
             tab.select(None, shown, None, js=f"(s) => {{ AE.openTab({name!r}, s); }}", **PRIVATE)
         run_lazy["inside"].click(ui.inside_tab, [shown, in_kind, in_layer, in_head, in_query], [in_query, inside_plot],
                                  **VIEW_WORK, **PRIVATE)
@@ -264,8 +276,9 @@ def build() -> gr.Blocks:
                       **VIEW_WORK, **PRIVATE)
         for c in (in_layer, in_head, in_query):
             c.input(ui.inside_view, [shown, in_kind, in_layer, in_head, in_query], inside_plot, **VIEW_WORK, **PRIVATE)
-        run_ablation.click(ui.ablate, [shown, heads_off], [ablation_text, before, after, effect_plot], **MODEL_WORK,
-                           **PRIVATE)
+        run_ablation.click(ui.ablate, [shown, heads_off], [ablation_text, before, after, effect_plot, diff_plot],
+                           **MODEL_WORK, **PRIVATE)
+        run_compare.click(ui.compare, [shown, text_b, c_kind, c_layer, c_head], compare_view, **MODEL_WORK, **PRIVATE)
         preset.input(ui.ablation_preset, [shown, preset], heads_off, **PRIVATE)  # no model: names only
         # a model has its own input form, examples and output: switching fills in its first example and translates
         after_translate(model.input(ui.switch_model, model, [card, curves, lr_plot, text, examples, translation],

@@ -139,7 +139,7 @@ def ablate(text: str, method: str = "greedy", beam_size: int = 4, length_penalty
     req = request(text, method, beam_size, length_penalty, temperature, top_k, top_p, seed, max_len, model)
     if heads is None:
         heads = h.default_ablation(h.model_for(req.model))
-    summary, before, after, _ = h.ablation(req, heads)  # the per-step figure is the page's
+    summary, before, after, *_ = h.ablation(req, heads)  # the per-step and difference figures are the page's
     return summary, plot_value(before), plot_value(after)
 
 

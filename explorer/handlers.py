@@ -20,9 +20,10 @@ from explorer import limits, texts
 from explorer.request import Request, UserError, number, translator
 from explorer.store import analysis, require_words, run_model
 from model.translator import Analysis, Translator, resolve
-from viz import views
-from viz.ablation import ablation_effect, effect_summary
+from viz import arrays, views
+from viz.ablation import ablation_effect, attention_difference, effect_summary
 from viz.arrays import block_name
+from viz.attention import side_by_side
 from viz.bertviz_view import iframe
 from viz.page_data import page_data, short
 from viz.tokens import readable
@@ -255,20 +256,43 @@ def ablation(req: Request, heads: Any):
     """Translation with the chosen heads off, next to the original; cross-attention of the last layer for both;
     and how much each token of the original translation lost or gained (its probability with its prefix forced,
     intact vs heads off), which says what the heads did even when the words stay the same.
-    -> summary text, the two heatmaps, the per-step figure."""
+    -> summary text, the two heatmaps, the per-step figure, the difference of cross-attention (heads off minus
+    intact, both on the original translation)."""
     tr = model_for(req.model)
     off = parse_heads(tr, heads)
     base, changed = analysis(req.replace(ablated=())), analysis(req.replace(ablated=off))
     out = base.out_ids[:-1]  # the original translation; the probabilities cover it and then EOS
-    p_intact = run_model(lambda: tr.token_probs(req.text, out))
-    p_off = run_model(lambda: tr.token_probs(req.text, out, list(off)))
+    p_intact, c_intact = run_model(lambda: tr.forced(req.text, out))
+    p_off, c_off = run_model(lambda: tr.forced(req.text, out, list(off)))
     last = tr.cfg.n_decoder_layers - 1
+    cross = [f"decoder.layers.{i}.cross_attn.weights" for i in range(tr.cfg.n_decoder_layers)]  # (1, H, T, S) each
     summary = (f"Original: {base.translation}\nWith {len(off)} head(s) off: {changed.translation}\n"
                + ("(identical)" if base.translation == changed.translation else "(changed)") + " "
                + effect_summary(base.out_tokens, p_intact, p_off))
+    layers = [np.stack([c[n][0].mean(0).numpy() for n in cross]) for c in (c_intact, c_off)]  # (L, T, S) heads averaged
+    difference = attention_difference(*layers, base.tgt_tokens, base.src_tokens)
     return (summary, titled(views.heatmap(base, "cross", last, None), base.text),
             titled(views.heatmap(changed, "cross", last, None), changed.text),
-            titled(ablation_effect(base.out_tokens, p_intact, p_off, len(off)), base.text))
+            titled(ablation_effect(base.out_tokens, p_intact, p_off, len(off)), base.text),
+            titled(difference, base.text))
+
+
+def compare(req: Request, text_b: Any, kind: Any, layer: Any, head: Any):
+    """The shown sentence and a second one (same model and decoding options), one view each, one colour scale."""
+    tr = model_for(req.model)
+    kind = _kind(kind)
+    n_layer, h = _layer(tr, kind, layer), _head(tr, head)
+    other = Request.parse(text_b, req.model, req.method, req.beam_size, req.length_penalty, req.temperature,
+                          req.top_k, req.top_p, req.seed, req.max_len)
+    views_of = []
+    for r in (req, other):
+        a = analysis(r)
+        require_words(a)
+        w = arrays.attention(a.cache, kind, n_layer)  # (H, Tq, Tk)
+        q, k = arrays.tokens_for(kind, a.src_tokens, a.tgt_tokens)
+        views_of.append((w.mean(0) if h is None else w[h], q, k, a.text))
+    which = "mean of heads" if h is None else f"head {h}"
+    return side_by_side(views_of[0], views_of[1], kind, n_layer, which, (tr.task.source, tr.task.target))
 
 
 def ablation_presets(tr: Translator) -> dict[str, list[str]]:

@@ -58,3 +58,10 @@ LESSON_START = """<div id="ae-lesson"><p>From tokens to decoding in eight stops,
 each stop the right view opens and a question comes <i>before</i> the answer: predict, then see what the model
 really did. Keys: 1-4 answer, ← → move.</p><button id="ae-lesson-start" onclick="AE.lesson.start()">Start the
 lesson</button></div>"""
+
+COMPARE = """**What you see:** the sentence shown above and a second one, side by side, the same attention type, layer
+and head, on **one colour scale**: the same colour is the same weight in both. **Try:** translate *The animal didn't
+cross the street because it was too tired.*, then compare it with *... because it was too wide.*: in encoder
+self-attention, which word does *it* look at in each (Winograd's classic)? Beam and sampling options carry over."""
+
+COMPARE_B = "The animal didn't cross the street because it was too wide."

@@ -59,11 +59,13 @@ def sized_controls(model: str) -> tuple:
             gr.Dropdown(choices=heads, value=h.AVERAGE), gr.Slider(maximum=last, value=0),
             gr.Dropdown(choices=heads[1:], value="head 0"),
             gr.CheckboxGroup(choices=h.head_names(tr), value=h.default_ablation(tr)),
-            gr.Dropdown(choices=list(h.ablation_presets(tr)), value=None))
+            gr.Dropdown(choices=list(h.ablation_presets(tr)), value=None),
+            gr.Slider(maximum=cfg.n_decoder_layers - 1, value=cfg.n_decoder_layers - 1))  # the Compare tab's layer
 
 
-N_SIZED = 8  # outputs of sized_controls
-CLEARED = (None, None, "", None, None, None)  # beam tree, greedy vs beam, ablation text and figures: the old sentence's
+N_SIZED = 9  # outputs of sized_controls
+CLEARED = (None, None, "", None, None, None, None, None)  # beam tree, greedy vs beam, ablation text and figures,
+# the comparison: the old sentence's
 
 
 @page_event(5 + len(CLEARED) + N_SIZED)
@@ -135,10 +137,16 @@ def inside_view(shown: Any, kind: Any, layer: Any, head: Any, query: Any):
     return plot_value(h.inside_head(_req(shown), kind, layer, head, query))
 
 
-@page_event(4)
+@page_event(5)
 def ablate(shown: Any, heads: Any):
-    summary, before, after, effect = h.ablation(_req(shown), heads)
-    return summary, plot_value(before), plot_value(after), plot_value(effect)
+    summary, *figures = h.ablation(_req(shown), heads)
+    return (summary, *(plot_value(f) for f in figures))
+
+
+@page_event(1)
+def compare(shown: Any, text_b: Any, kind: Any, layer: Any, head: Any):
+    """The Compare tab's button: the shown sentence and the second one, same view, one colour scale."""
+    return plot_value(h.compare(_req(shown), text_b, kind, layer, head))
 
 
 @page_event(1)

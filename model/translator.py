@@ -163,17 +163,23 @@ class Translator:
         return [(out[:n], DecodeTrace(tr.method, tr.steps[:n])) for out, tr, n in zip(outs, traces, caps)]
 
     @torch.inference_mode()
-    def token_probs(self, text: str, out_ids: list[int], ablated: list[tuple[str, int]] | None = None) -> list[float]:
-        """The probability the model gives each token of ``out_ids``, then EOS, with the tokens before it forced
-        (teacher forcing), with ``ablated`` heads off: the intact and an ablated model compared on one output,
-        step by step. Pad and BOS are excluded, as in decoding, so greedy's own output gets its trace's numbers."""
+    def forced(self, text: str, out_ids: list[int], ablated: list[tuple[str, int]] | None = None,
+               ) -> tuple[list[float], dict[str, torch.Tensor]]:
+        """One pass with ``out_ids`` forced (teacher forcing) and ``ablated`` heads off -> the probability of each
+        token of ``out_ids``, then EOS, given the tokens before it, and the capture cache of that pass: an intact
+        and an ablated model compared on one output, step by step and cell by cell. Pad and BOS are excluded, as
+        in decoding, so greedy's own output gets its trace's numbers."""
         src = torch.tensor([self._src_ids(text)])  # (1, S)
         tgt = torch.tensor([[self.cfg.bos_id] + list(out_ids)])  # (1, T)
-        with ablate(list(ablated or [])):
+        with ablate(list(ablated or [])), capture() as cache:
             logits = self.model(src, tgt)[0]  # (T, V)
         logits[:, [self.cfg.pad_id, self.cfg.bos_id]] = float("-inf")
         nxt = torch.tensor(list(out_ids) + [self.cfg.eos_id])  # (T,) the token chosen after each prefix
-        return logits.softmax(-1).gather(1, nxt[:, None])[:, 0].tolist()
+        return logits.softmax(-1).gather(1, nxt[:, None])[:, 0].tolist(), dict(cache)
+
+    def token_probs(self, text: str, out_ids: list[int], ablated: list[tuple[str, int]] | None = None) -> list[float]:
+        """``forced``'s probabilities only."""
+        return self.forced(text, out_ids, ablated)[0]
 
     # -- the explorer's request --------------------------------------------------------
     @torch.inference_mode()

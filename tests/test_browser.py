@@ -730,3 +730,15 @@ def test_presentation_mode_at_1920_by_1080_is_large_one_view_and_arrow_keys_move
     pg.locator("#present").click()
     pg.wait_for_function("() => !document.body.classList.contains('ae-present')", timeout=5_000)
     ctx.close()
+
+
+def test_compare_tab_draws_both_sentences_on_one_scale(page):
+    settled(page)
+    open_tab(page, "Compare")
+    page.locator("#run-compare").click()
+    rendered_plot(page, "compare-view")
+    traces = [t for t in plot_data(page, "compare-view") if t.get("coloraxis")]
+    assert len(traces) == 2 and {t["coloraxis"] for t in traces} == {"coloraxis"}
+    layout = page.evaluate("() => document.querySelector('#compare-view .js-plotly-plot').layout")
+    assert (layout["coloraxis"]["cmin"], layout["coloraxis"]["cmax"]) == (0, 1)
+    assert "too wide" in " ".join(a["text"] for a in layout["annotations"]) or MODEL != "en-de"

@@ -113,7 +113,7 @@ def test_ablation_of_every_cross_head_changes_the_output():
     tr = h.model_for(MODEL)
     req = Request.parse(SENTENCE, MODEL)
     names = [n for n in h.head_names(tr) if n.startswith("cross")]
-    text, _, _, effect = h.ablation(req, names)
+    text, _, _, effect, _ = h.ablation(req, names)
     assert "(changed)" in text
     intact, off = (np.array(t.y) for t in effect.data)
     base = h.analysis(req)
@@ -122,7 +122,7 @@ def test_ablation_of_every_cross_head_changes_the_output():
     assert np.allclose(intact[: len(trace_probs)], trace_probs, atol=1e-4)
     assert len(intact) == len(off) == len(base.out_tokens) and not np.allclose(intact, off)
     assert f"{(off - intact).mean():+.3f}" in text  # the summary names the mean change it drew
-    text, _, _, effect = h.ablation(req, [])
+    text, _, _, effect, _ = h.ablation(req, [])
     assert "(identical)" in text and np.allclose(effect.data[0].y, effect.data[1].y)  # nothing off: no change
     with pytest.raises(UserError, match="Unknown head"):
         h.ablation(req, ["cross L99 H0"])
@@ -184,3 +184,29 @@ def test_views_name_the_models_own_languages():
         assert h.input_label(h.model_for("en-de").task) == "English sentence"
         heat, _, _ = h.attention_views(Request.parse(SENTENCE, MODEL), "Cross-attention", 0, "head 0")
         assert "(rows, German)" in heat.layout.title.text and "(columns, English)" in heat.layout.title.text
+
+
+def test_compare_draws_two_sentences_on_one_colour_scale():
+    req = Request.parse(SENTENCE, MODEL)
+    other = "a b c" if MODEL != "en-de" else "The animal didn't cross the street because it was too wide."
+    fig = h.compare(req, other, "Encoder self-attention", 1, None)
+    a, b = fig.data
+    assert a.coloraxis == b.coloraxis == "coloraxis" and (fig.layout.coloraxis.cmin, fig.layout.coloraxis.cmax) == (0, 1)
+    for trace, r in ((a, req), (b, Request.parse(other, MODEL))):
+        want = h.analysis(r).cache["encoder.layers.1.self_attn.weights"][0].mean(0).numpy()
+        assert np.allclose(np.array(trace.z, float), want, atol=1e-6)
+    titles = [t.text for t in fig.layout.annotations]
+    assert titles[0].startswith(SENTENCE[:20]) and titles[1].startswith(other[:20].replace("'", "&#x27;")[:10])
+    with pytest.raises(UserError):
+        h.compare(req, "", "Encoder self-attention", 1, None)  # an empty second sentence is a message
+
+
+def test_the_attention_difference_is_zero_when_no_head_is_off():
+    req = Request.parse(SENTENCE, MODEL)
+    tr = h.model_for(MODEL)
+    *_, nothing = h.ablation(req, [])
+    assert len(nothing.data) == tr.cfg.n_decoder_layers  # a panel per layer
+    assert all(np.array_equal(np.array(t.z), np.zeros_like(np.array(t.z))) for t in nothing.data)
+    *_, first_layer_off = h.ablation(req, [n for n in h.head_names(tr) if n.startswith("cross L0")])
+    z = [np.abs(np.array(t.z)).max() for t in first_layer_off.data]
+    assert z[0] == 0 and max(z[1:]) > 0.01  # a head off keeps its own weights; the layers after it change

@@ -7,7 +7,7 @@ import html
 import numpy as np
 import plotly.graph_objects as go
 
-from viz.style import base_layout
+from viz.style import DIVERGING_SCALE, axis_id, base_layout, grid, token_axis
 from viz.tokens import readable
 
 
@@ -40,3 +40,34 @@ def ablation_effect(tokens: list[str], p_intact: list[float], p_off: list[float]
     fig.update_layout(barmode="group", legend=dict(orientation="h", y=1.02, yanchor="bottom", x=1, xanchor="right"))
     return base_layout(fig, "What the heads did: each original token's probability, intact and with the heads off",
                        height=460, width=max(700, 60 * len(tokens) + 200))
+
+
+def attention_difference(intact, ablated, query_tokens: list[str], key_tokens: list[str]) -> go.Figure:
+    """Cross-attention of every decoder layer (heads averaged; (L, Tq, Tk) each) with the heads off minus intact,
+    both on the original translation, one symmetric scale: red where a query looks more, blue less; exactly 0 when
+    nothing is off. A head switched off changes what it passes on, not its own weights: layers after it change."""
+    a, b = np.asarray(intact, dtype=float), np.asarray(ablated, dtype=float)
+    if a.shape != b.shape or a.shape[1:] != (len(query_tokens), len(key_tokens)):
+        raise ValueError(f"attention of shapes {a.shape} and {b.shape} for {len(query_tokens)} x {len(key_tokens)} tokens")
+    d = b - a  # (L, Tq, Tk)
+    n_l = d.shape[0]
+    span = max(float(np.abs(d).max()), 0.05)  # a symmetric scale; no change stays white
+    layout = grid(1, n_l, [f"layer {layer}" for layer in range(n_l)], hgap=0.04)
+    traces = []
+    for layer in range(n_l):
+        ax = axis_id(layer)
+        traces.append(go.Heatmap(
+            z=d[layer], x=list(range(len(key_tokens))), y=list(range(len(query_tokens))), coloraxis="coloraxis",
+            xaxis=f"x{ax}", yaxis=f"y{ax}",
+            hovertemplate=f"layer {layer}<br>query #%{{y}}, key #%{{x}}<br>heads off − intact: %{{z:+.3f}}<extra></extra>"))
+        layout[f"xaxis{ax}"].update(token_axis(key_tokens, "key: source token" if layer == 0 else ""), tickangle=-60)
+        layout[f"yaxis{ax}"].update(token_axis(query_tokens, "query: decoder input" if layer == 0 else ""),
+                                    autorange="reversed", showticklabels=layer == 0)
+    layout["coloraxis"] = dict(colorscale=DIVERGING_SCALE, reversescale=True, cmin=-span, cmax=span, cmid=0,
+                               colorbar=dict(title=dict(text="change")))
+    fig = go.Figure(data=traces, layout=layout)
+    n = max(len(query_tokens), len(key_tokens))
+    return base_layout(fig, "Cross-attention, heads averaged: heads off minus intact, every layer<br><sup>both on the "
+                            "original translation; red = looks more, blue = less. A head switched off changes what it "
+                            "passes on, not its own weights: only the layers after it change.</sup>",
+                       height=int(min(800, max(440, 18 * n + 220))), width=1200)

@@ -206,3 +206,35 @@ def head_statistics_figure(attention_layers, kind: str = "encoder") -> go.Figure
     fig.update_layout(margin=dict(b=80 + 18 * len(names)))
     return fig
 
+
+
+def side_by_side(first, second, kind: str = "cross", layer: int = 0, which: str = "mean of heads",
+                 languages: tuple[str, str] = ("English", "German")) -> go.Figure:
+    """Two sentences' attention, one layer and head each, next to each other on ONE colour scale (0..1): the same
+    cell colour means the same weight in both. ``first``/``second``: (weights (Tq, Tk), query tokens, key tokens,
+    sentence)."""
+    layout = grid(1, 2, [html.escape(short_text(s), quote=False) for *_, s in (first, second)], hgap=0.12)
+    traces = []
+    for i, (w, q_tokens, k_tokens, _) in enumerate((first, second)):
+        w, a = np.asarray(w, dtype=float), axis_id(i)
+        if w.shape != (len(q_tokens), len(k_tokens)):
+            raise ValueError(f"attention of shape {w.shape} does not fit {len(q_tokens)} x {len(k_tokens)} tokens")
+        mask = causal(*w.shape) if kind == "decoder" else np.zeros(w.shape, bool)
+        traces.append(go.Heatmap(
+            z=np.where(mask, np.nan, w), x=list(range(len(k_tokens))), y=list(range(len(q_tokens))),
+            coloraxis="coloraxis", xaxis=f"x{a}", yaxis=f"y{a}", hoverongaps=False,
+            customdata=_hover(q_tokens, k_tokens), hovertemplate="%{customdata}<br>weight: %{z:.3f}<extra></extra>"))
+        if mask.any():
+            traces.append(masked_trace(mask, xaxis=f"x{a}", yaxis=f"y{a}"))
+        layout[f"xaxis{a}"].update(token_axis(k_tokens, "key"), tickangle=-60)
+        layout[f"yaxis{a}"].update(token_axis(q_tokens, "query" if i == 0 else ""), autorange="reversed")
+    layout["coloraxis"] = dict(colorscale=ATTENTION_SCALE, cmin=0, cmax=1, colorbar=dict(title=dict(text="weight")))
+    n = max(len(t) for w, q, k, _ in (first, second) for t in (q, k))
+    fig = go.Figure(data=traces, layout=layout)
+    return base_layout(fig, f"Compare: {KINDS[kind][2]}, layer {layer}, {which}, one colour scale<br><sup>"
+                            f"{subtitle(kind, *languages)}</sup>", height=int(min(900, max(460, 22 * n + 220))),
+                       width=1200)
+
+
+def short_text(text: str, n: int = 60) -> str:
+    return text if len(text) <= n else text[: n - 1] + "…"
