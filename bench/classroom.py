@@ -50,7 +50,7 @@ CHROME_ARGS = ["--no-sandbox", "--disable-background-networking", "--disable-com
                "--disable-sync"]
 ACCEPT = "gzip, deflate, br, zstd"  # what Chromium asks for: Gradio answers assets brotli-compressed
 JOIN, STREAM = "/gradio_api/queue/join", "/gradio_api/queue/data"
-TABS = ["Step by step", "Positional encoding", "Inside a head", "Experiments", "Model", "Translate & attend"]
+TABS = ["Step by step", "Positional encoding", "Inside a head", "Experiments", "Compare", "Model", "Translate & attend"]
 SENTENCE, SHOWN = "<sentence>", "<shown>"  # placeholders in a recorded call, filled in per student
 
 GOALS = {  # the issue's goals: (limit, unit)
@@ -62,7 +62,7 @@ GOALS = {  # the issue's goals: (limit, unit)
 # values), as the browser builds them. Nothing runs on load; Step, Positional and Experiments are drawn by views.js.
 BUILTIN_EVENTS = [("load", []), ("translate", ["translate"]), ("tab Step by step", []),
                   ("tab Positional encoding", []), ("tab Inside a head", ["run-inside"]), ("tab Experiments", []),
-                  ("tab Model", []), ("tab Translate & attend", []), ("head/layer", [])]
+                  ("tab Compare", []), ("tab Model", []), ("tab Translate & attend", []), ("head/layer", [])]
 BUILTIN_GETS = {"translate": ["/static/fonts/IBMPlexMono/IBMPlexMono-Regular.woff2"]}
 BUILTIN_ASSETS = """/ /assets/index-DphvyggB.js /assets/index-DiEEvXS6.css /static/js/iframeResizer.contentWindow.min.js
 /assets/Index-Akn07EZk2.js /assets/core-Bdx9080F.js /assets/src-DcSdoR3U.js /assets/runtime-qxXi1UK7.js

@@ -19,7 +19,7 @@ from playwright.sync_api import sync_playwright  # noqa: E402
 from test_browser import CHROMIUM, TABS, idle, open_tab, serve_cdn, settled  # noqa: E402
 
 SLUG = {"Translate & attend": "attend", "Step by step": "steps", "Positional encoding": "positional",
-        "Inside a head": "inside", "Experiments": "experiments", "Model": "model"}
+        "Inside a head": "inside", "Experiments": "experiments", "Compare": "compare", "Model": "model"}
 
 
 def main() -> None:
@@ -48,7 +48,8 @@ def main() -> None:
                 for tab in TABS:
                     open_tab(page, tab)
                     page.wait_for_timeout(1000)
-                    button = {"Step by step": "#run-beam", "Experiments": "#run-ablation"}.get(tab)
+                    button = {"Step by step": "#run-beam", "Experiments": "#run-ablation",
+                              "Compare": "#run-compare"}.get(tab)
                     if button:  # what these tabs show once their button has run the model again
                         page.locator(button).click()
                         page.wait_for_timeout(500)
@@ -56,10 +57,48 @@ def main() -> None:
                     path = out / f"{SLUG[tab]}-{label}.png"
                     page.screenshot(path=str(path), full_page=label == "desktop")
                     print("wrote", path)
+                if label == "desktop":
+                    lesson(page, out)
                 ctx.close()
+            presentation(browser, url, args.sentence, out)
             browser.close()
     finally:
         demo.close()
+
+
+def lesson(page, out: Path) -> None:
+    """The guided lesson at its cross-attention stop, after a wrong prediction."""
+    open_tab(page, "Translate & attend")
+    page.get_by_text("Guided lesson").click()
+    page.locator("#ae-lesson-start").click()
+    for _ in range(5):
+        page.keyboard.press("ArrowRight")
+    page.keyboard.press("1")
+    page.wait_for_timeout(800)
+    path = out / "lesson-desktop.png"
+    page.locator("#lesson").screenshot(path=str(path))
+    print("wrote", path)
+
+
+def presentation(browser, url: str, sentence: str, out: Path) -> None:
+    """Presentation mode on a 1920x1080 projector: the attention tab and the step view."""
+    from urllib.parse import quote
+
+    ctx = browser.new_context(viewport={"width": 1920, "height": 1080}, device_scale_factor=1)
+    page = ctx.new_page()
+    page.goto(url + "?text=" + quote(sentence))
+    settled(page)
+    idle(page)
+    page.locator("#present").click()
+    page.wait_for_timeout(1500)
+    for tab, elem in (("Translate & attend", "#heatmap"), ("Step by step", "#step-plot")):
+        open_tab(page, tab)
+        page.wait_for_timeout(1000)
+        page.locator(elem).scroll_into_view_if_needed()
+        path = out / f"present-{SLUG[tab]}.png"
+        page.screenshot(path=str(path))
+        print("wrote", path)
+    ctx.close()
 
 
 if __name__ == "__main__":

@@ -53,7 +53,8 @@ def raw(url: str, name: str, data: list) -> tuple[str, object]:
     r.raise_for_status()
     event_id = r.json()["event_id"]
     event, payload = None, None
-    with httpx.stream("GET", f"{url}gradio_api/call/{name}/{event_id}", timeout=120) as s:
+    # a generous read timeout: 32 exports queued on two model slots wait their turn on a busy 2-core machine
+    with httpx.stream("GET", f"{url}gradio_api/call/{name}/{event_id}", timeout=300) as s:
         for line in s.iter_lines():
             if line.startswith("event:"):
                 event = line.split(":", 1)[1].strip()

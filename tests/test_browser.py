@@ -20,7 +20,7 @@ CDN = {
     "d3.min.js": ASSETS / "d3" / "dist" / "d3.min.js",
     "jquery.min.js": ASSETS / "jquery" / "dist" / "jquery.min.js",
 }
-TABS = ["Translate & attend", "Step by step", "Positional encoding", "Inside a head", "Experiments", "Model"]
+TABS = ["Translate & attend", "Step by step", "Positional encoding", "Inside a head", "Experiments", "Compare", "Model"]
 EVIL = "</script><script>alert(1)</script> <img src=x onerror=alert(2)> dog"
 
 if not Path(CHROMIUM).exists() or not all(p.exists() for p in CDN.values()):
