@@ -70,7 +70,7 @@ def test_model_view_has_a_panel_per_layer_and_head():
         layer, head = divmod(i, 4)
         assert np.array_equal(np.array(tr.z), w[layer, head]) and tr.coloraxis == "coloraxis"
     assert fig.layout.coloraxis.cmin == 0 and fig.layout.coloraxis.cmax == 1  # one shared scale
-    assert [a.text for a in fig.layout.annotations][:2] == ["layer 0 · head 0", "layer 0 · head 1"]
+    assert [a.text for a in fig.layout.annotations][:2] == ["L0 H0", "L0 H1"]  # short: four fit a phone
 
 
 def test_head_statistics_match_an_independent_computation():

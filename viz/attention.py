@@ -90,7 +90,8 @@ def model_view(attention_layers, query_tokens: list[str], key_tokens: list[str],
     if w.ndim != 4 or w.shape[2:] != (len(query_tokens), len(key_tokens)):
         raise ValueError(f"attention of shape {w.shape} does not fit {len(query_tokens)} x {len(key_tokens)} tokens")
     n_l, n_h = w.shape[:2]
-    layout = grid(n_l, n_h, [f"layer {layer} · head {h}" for layer in range(n_l) for h in range(n_h)], vgap=0.06)
+    # "L0 H1": four panel titles side by side fit a 390 px phone ("layer 0 · head 1" overlapped)
+    layout = grid(n_l, n_h, [f"L{layer} H{h}" for layer in range(n_l) for h in range(n_h)], vgap=0.06)
     hover = _hover(query_tokens, key_tokens)
     small = 7 if max(len(query_tokens), len(key_tokens)) > 24 else 9
     traces = []
@@ -115,7 +116,7 @@ def model_view(attention_layers, query_tokens: list[str], key_tokens: list[str],
     layout["coloraxis"] = dict(colorscale=ATTENTION_SCALE, cmin=0, cmax=1, colorbar=dict(title=dict(text="weight")))
     fig = go.Figure(data=traces, layout=layout)
     panel = 210 if max(len(query_tokens), len(key_tokens)) <= 24 else 260
-    return base_layout(fig, f"Model view: {KINDS[kind][2]}<br><sup>rows = layers, columns = heads</sup>",
+    return base_layout(fig, f"Model view: {KINDS[kind][2]}<br><sup>rows = layers (L), columns = heads (H)</sup>",
                        height=panel * n_l + 160, width=min(1400, panel * n_h + 200))
 
 
@@ -213,7 +214,9 @@ def side_by_side(first, second, kind: str = "cross", layer: int = 0, which: str 
     """Two sentences' attention, one layer and head each, next to each other on ONE colour scale (0..1): the same
     cell colour means the same weight in both. ``first``/``second``: (weights (Tq, Tk), query tokens, key tokens,
     sentence)."""
-    layout = grid(1, 2, [html.escape(short_text(s), quote=False) for *_, s in (first, second)], hgap=0.12)
+    # short panel titles: two full sentences side by side overlap on a phone (the hover names every token)
+    layout = grid(1, 2, [f"{n}: {html.escape(short_text(s, 24), quote=False)}"
+                         for n, (*_, s) in zip(("1st", "2nd"), (first, second))], hgap=0.12)
     traces = []
     for i, (w, q_tokens, k_tokens, _) in enumerate((first, second)):
         w, a = np.asarray(w, dtype=float), axis_id(i)

@@ -42,9 +42,9 @@ def inside_head(q, k, v, scores, weights, query_tokens: list[str], key_tokens: l
     dims = list(range(d_k))
     keys = list(range(len(key_tokens)))
     qname = readable(query_tokens[query_index])
-    titles = [f"1. query vector q of “{qname}” ({d_k} numbers)", "2. key vectors k_j, one row per key token",
-              "3. scores q·k_j / √d_k (grey = masked out)", "4. softmax → attention weights (sum to 1; grey = masked)",
-              "5. value vectors v_j", "6. output = Σ_j weight_j · v_j"]
+    # short: two panels side by side must not overlap on a 390 px phone (the figure's title names the query)
+    titles = [f"1. query q ({d_k} numbers)", "2. keys k_j (a row per key)", "3. scores q·k_j / √d_k (grey: masked)",
+              "4. softmax → weights (sum 1)", "5. values v_j", "6. output Σ_j w_j · v_j"]
     hover_k = hover_labels(key_tokens)
     per_cell = np.repeat(np.array(hover_k, dtype=object)[:, None], d_k, 1).tolist()  # (Tk, d_k) hover labels
     heat = dict(type="heatmap", colorscale=DIVERGING_SCALE, zmid=0, showscale=False)

@@ -147,7 +147,7 @@
     const kind = kindOf(kindLabel), [q, k] = queriesKeys(bank, kind);
     const layers = bank.att[kind], nL = layers.length, nH = bank.heads;
     const titles = [];
-    for (let l = 0; l < nL; l++) for (let h = 0; h < nH; h++) titles.push("layer " + l + " · head " + h);
+    for (let l = 0; l < nL; l++) for (let h = 0; h < nH; h++) titles.push("L" + l + " H" + h);  // fits a phone
     const layout = grid(nL, nH, titles, 0.02, 0.06);
     const cd = hover(bank, kind, false), long = Math.max(bank[q].length, bank[k].length) > 24, small = long ? 7 : 9;
     const data = [];
@@ -162,7 +162,7 @@
     }
     layout.coloraxis = { colorscale: BLUES, cmin: 0, cmax: 1, colorbar: { title: { text: "weight" } } };
     const panel = long ? 260 : 210;
-    return plot(base({ data: data, layout: layout }, "Model view: " + TITLE[kind] + " — " + caption(bank) + "<br><sup>rows = layers, columns = heads</sup>", panel * nL + 160));
+    return plot(base({ data: data, layout: layout }, "Model view: " + TITLE[kind] + " — " + caption(bank) + "<br><sup>rows = layers (L), columns = heads (H)</sup>", panel * nL + 160));
   }
 
   // Head statistics (viz/attention.py head_statistics_figure): the statistics that mean something for this kind,
