@@ -46,7 +46,7 @@ from model.translator import available  # noqa: E402
 torch.set_num_threads(int(os.environ.get("TORCH_THREADS", "1")))  # one request per core, one thread each
 STATIC = Path(__file__).parent / "explorer" / "static"
 VIEWS_JS = "\n".join((STATIC / name).read_text(encoding="utf-8") for name in ("views.js", "links.js", "lesson.js",
-                                                                                       "present.js"))
+                                                                                       "present.js", "figure1.js"))
 CSS = """.ae-status{padding:6px 10px;border-radius:6px;background:#eef6ee;font-size:14px}
 .ae-stale{background:#fff4e0;color:#6b3d00} .ae-hidden{display:none !important}
 .ae-answer,.ae-nav button,#ae-lesson-start{border:1px solid #bbb;border-radius:6px;padding:4px 10px;margin:2px;background:#f7f7f7}
@@ -55,7 +55,12 @@ CSS = """.ae-status{padding:6px 10px;border-radius:6px;background:#eef6ee;font-s
   --input-text-size:22px;--body-text-color:#000;--block-label-text-size:17px;--block-info-text-size:16px}
 .ae-present [data-testid=markdown],.ae-present #examples,.ae-present #link,.ae-present #model-view,
 .ae-present #head-stats,.ae-present #beam-plot,.ae-present #compare-plot{display:none !important}
-.ae-present .js-line{stroke-width:4px !important} .ae-present .ae-status{font-size:20px}"""
+.ae-present .js-line{stroke-width:4px !important} .ae-present .ae-status{font-size:20px}
+#ae-figure1 svg{display:block;max-width:520px;margin:auto} .ae-part{cursor:pointer}
+.ae-part rect{fill:#f3f6fb;stroke:#8a9bb0;stroke-width:1} .ae-part text{font-size:11px;pointer-events:none}
+.ae-part.ae-on rect{fill:#ffe1c2;stroke:#f97316;stroke-width:2.5} .ae-part:hover rect{stroke:#f97316}
+.ae-stack{fill:none;stroke:#bbb;stroke-dasharray:4 3} .ae-note{font-size:10px;fill:#666}
+.ae-arrow{stroke:#888;fill:none;stroke-width:1.5}"""
 LAUNCH = dict(css=CSS, state_session_capacity=limits.SESSION_CAPACITY)  # head= is added by build()
 MODEL_WORK = dict(concurrency_id="model", concurrency_limit=limits.MODEL_SLOTS)  # one limit for all model work
 # the page's Translate: more at once, so that the decodes of a class clicking together wait together and run as
@@ -131,6 +136,8 @@ def build() -> gr.Blocks:
         status = gr.HTML(elem_id="status")
         translation = gr.Textbox(first_text, label=output_label(task), interactive=False, elem_id="translation")
         pieces = gr.HTML(first_pieces)
+        with gr.Accordion("Where am I: the Transformer of the paper (click a part to open its view)", open=True):
+            gr.HTML('<div id="ae-figure1"></div>', elem_id="figure1")  # explorer/static/figure1.js draws it
         with gr.Accordion("Guided lesson: predict, then reveal (eight stops, on your own sentence)", open=False):
             gr.HTML(texts.LESSON_START, elem_id="lesson")  # explorer/static/lesson.js draws into #ae-lesson
         # the page's copy of the analysis every view draws from: JSON text (views.js parses it once), which Gradio
@@ -243,7 +250,7 @@ def build() -> gr.Blocks:
         # -- shareable links (explorer/static/links.js): state in the URL; a link with a text translates on opening
         link_in = [text, model, *options]
         demo.load(None, link_in, link_in, js="(...v) => AE.linkIn(...v)", **PRIVATE).then(
-            None, None, None, js="() => { AE.linkGo(); }", **PRIVATE)
+            None, None, None, js="() => { AE.linkGo(); AE.figure1.highlight(); }", **PRIVATE)
         copy_link.click(None, [shown, *view_state], link_box, js="(...v) => AE.linkOut(...v)", **PRIVATE)
         present.click(None, None, present, js="() => AE.present.toggle()", **PRIVATE)  # present.js: no request
         attend_in = [bank, kind, layer, head]

@@ -746,3 +746,21 @@ def test_compare_tab_draws_both_sentences_on_one_scale(page):
     assert (layout["coloraxis"]["cmin"], layout["coloraxis"]["cmax"]) == (0, 1)
     titles = [a["text"] for a in layout["annotations"]]
     assert titles[0].startswith("1st: ") and titles[1].startswith("2nd: The animal")  # the second sentence
+
+
+def test_where_am_i_highlights_the_part_shown_and_a_click_opens_its_view(page):
+    settled(page)
+    page.locator("#ae-figure1 svg").wait_for(timeout=10_000)
+    on = "() => [...document.querySelectorAll('#ae-figure1 .ae-part.ae-on')].map((g) => g.dataset.part)"
+    page.wait_for_function(f"() => ({on})().includes('cross')", timeout=5_000)  # cross-attention is shown on load
+    page.locator("#ae-figure1 [data-part=dec_self]").click()
+    page.wait_for_function("() => document.querySelector('#heatmap .js-plotly-plot').layout.title.text"
+                           ".startsWith('Decoder self-attention')", timeout=10_000)
+    page.wait_for_function(f"() => ({on})().join() === 'dec_self'", timeout=5_000)
+    open_tab(page, "Step by step")
+    page.wait_for_function(f"() => ({on})().includes('output')", timeout=5_000)
+    page.locator("#ae-figure1 [data-part=embed]").click()
+    page.wait_for_function("() => [...document.querySelectorAll(\"button[role='tab']\")].some((b) => "
+                           "b.textContent.trim() === 'Positional encoding' && b.getAttribute('aria-selected') === 'true')",
+                           timeout=10_000)
+    assert page.errors == []
