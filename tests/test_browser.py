@@ -764,3 +764,29 @@ def test_where_am_i_highlights_the_part_shown_and_a_click_opens_its_view(page):
                            "b.textContent.trim() === 'Positional encoding' && b.getAttribute('aria-selected') === 'true')",
                            timeout=10_000)
     assert page.errors == []
+
+
+def test_a_sampled_token_outside_the_top_five_is_drawn_red(browser, server):
+    """Defect 4: at temperature 3 the chosen token is often not among the five most likely; the step view adds it
+    as its own red bar, named as such."""
+    from urllib.parse import quote
+
+    from explorer import handlers as h
+    from explorer.request import Request
+
+    sentence = SENTENCE if MODEL == "en-de" else "a b c d e f g"
+    for seed in range(1, 30):
+        steps = h.page(Request.parse(sentence, MODEL, "sample", temperature=3.0, seed=seed))["steps"]
+        outside = [t for t, st in enumerate(steps) if st["pick"] == -1]
+        if outside:
+            break
+    else:
+        pytest.skip("no sampled token fell outside the top five")
+    ctx, pg, _ = open_link(browser, f"{server}?text={quote(sentence)}&method=sample&temperature=3&seed={seed}"
+                                    f"&tab=steps&step={outside[0]}")
+    pg.wait_for_function(f"() => document.querySelector('#step-plot .js-plotly-plot')?.layout.title.text"
+                         f".startsWith('Decoding step {outside[0]}')", timeout=60_000)
+    bars = plot_data(pg, "step-plot")[0]
+    assert bars["marker"]["color"][-1] == "#d62728" and "outside the top" in bars["customdata"][-1]
+    assert bars["marker"]["color"].count("#d62728") == 1  # the chosen one only
+    ctx.close()

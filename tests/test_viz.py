@@ -307,3 +307,16 @@ def test_viz_never_runs_the_model_or_reads_files():
             if isinstance(node, ast.Call) and isinstance(node.func, (ast.Name, ast.Attribute)):
                 fn = node.func.id if isinstance(node.func, ast.Name) else node.func.attr
                 assert fn not in ("open", "read_text", "read_bytes", "load", "load_file"), (path.name, fn)
+
+
+def test_model_view_of_a_long_sentence_keeps_its_labels_apart():
+    """At 35+ tokens every label on a small panel overlapped: at most 20 stay, evenly spaced; the hover keeps all."""
+    toks = [f"▁w{i}" for i in range(40)]
+    fig = model_view(softmaxed((2, 2, 40, 40)), toks, toks, kind="encoder")
+    for axis in (fig.layout.xaxis, fig.layout.yaxis):
+        shown = [i for i, t in enumerate(axis.ticktext) if t]
+        assert len(shown) <= 20 and shown == list(range(0, 40, 2))
+    assert all("w39" in str(row) for row in np.array(fig.data[0].customdata)[-1:])  # hover: every token
+    assert "some labels left out" in fig.layout.title.text
+    short = model_view(softmaxed((2, 2, 5, 5)), toks[:5], toks[:5], kind="encoder")
+    assert all(short.layout.xaxis.ticktext)  # a short sentence keeps every label

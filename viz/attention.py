@@ -84,6 +84,16 @@ def attention_heatmap(
                        width=max(640, size + 120))
 
 
+PANEL_LABELS = 20  # at most this many token labels along a small panel's axis: more overlap (the hover names all)
+
+
+def thinned(axis: dict, most: int = PANEL_LABELS) -> dict:
+    """Every k-th tick label of a token axis kept (k so that at most ``most`` remain), the others blank."""
+    labels = axis["ticktext"]
+    k = -(-len(labels) // most)  # ceil
+    return dict(axis, ticktext=[t if i % k == 0 else "" for i, t in enumerate(labels)])
+
+
 def model_view(attention_layers, query_tokens: list[str], key_tokens: list[str], kind: str = "cross") -> go.Figure:
     """All layers x heads (L, H, Tq, Tk) as small multiples on one shared colour scale (0..1)."""
     w = as_array(attention_layers)
@@ -107,8 +117,8 @@ def model_view(attention_layers, query_tokens: list[str], key_tokens: list[str],
         ))
         if mask is not None:
             traces.append(masked_trace(mask, xaxis=f"x{a}", yaxis=f"y{a}"))
-        xa = token_axis(key_tokens, "key" if layer == n_l - 1 else "", small)
-        ya = token_axis(query_tokens, "query" if h == 0 else "", small)
+        xa = thinned(token_axis(key_tokens, "key" if layer == n_l - 1 else "", small))
+        ya = thinned(token_axis(query_tokens, "query" if h == 0 else "", small))
         xa.update(showticklabels=layer == n_l - 1, tickangle=-90)
         ya.update(showticklabels=h == 0, autorange="reversed")
         layout[f"xaxis{a}"].update(xa)
@@ -116,7 +126,9 @@ def model_view(attention_layers, query_tokens: list[str], key_tokens: list[str],
     layout["coloraxis"] = dict(colorscale=ATTENTION_SCALE, cmin=0, cmax=1, colorbar=dict(title=dict(text="weight")))
     fig = go.Figure(data=traces, layout=layout)
     panel = 210 if max(len(query_tokens), len(key_tokens)) <= 24 else 260
-    return base_layout(fig, f"Model view: {KINDS[kind][2]}<br><sup>rows = layers (L), columns = heads (H)</sup>",
+    long = max(len(query_tokens), len(key_tokens)) > PANEL_LABELS
+    every = "; long sentence: some labels left out, hover names each token" if long else ""
+    return base_layout(fig, f"Model view: {KINDS[kind][2]}<br><sup>rows = layers (L), columns = heads (H){every}</sup>",
                        height=panel * n_l + 160, width=min(1400, panel * n_h + 200))
 
 

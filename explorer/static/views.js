@@ -142,6 +142,14 @@
     return layout;
   }
 
+  // at most PANEL_LABELS token labels along a small panel's axis (viz/attention.py thinned): more overlap; the hover
+  // names every token
+  const PANEL_LABELS = 20;
+  function thinned(axis) {
+    const k = Math.ceil(axis.ticktext.length / PANEL_LABELS);
+    return Object.assign(axis, { ticktext: axis.ticktext.map((t, i) => (i % k === 0 ? t : "")) });
+  }
+
   function modelView(bank, kindLabel) {
     if (!bank || !bank.att) return empty();
     const kind = kindOf(kindLabel), [q, k] = queriesKeys(bank, kind);
@@ -157,12 +165,14 @@
       data.push({ type: "heatmap", z: unmasked(kind, z), coloraxis: "coloraxis", customdata: cd, xaxis: "x" + a, yaxis: "y" + a,
         hoverongaps: false, hovertemplate: "layer " + l + ", head " + h + "<br>%{customdata}<br>weight: %{z:.3f}<extra></extra>" });
       if (kind === "decoder") data.push(maskedTrace(z, { xaxis: "x" + a, yaxis: "y" + a }));
-      Object.assign(layout["xaxis" + a], tokenAxis(ticks(bank, k), l === nL - 1 ? "key" : "", small), { showticklabels: l === nL - 1, tickangle: -90 });
-      Object.assign(layout["yaxis" + a], tokenAxis(ticks(bank, q), h === 0 ? "query" : "", small), { showticklabels: h === 0, autorange: "reversed" });
+      Object.assign(layout["xaxis" + a], thinned(tokenAxis(ticks(bank, k), l === nL - 1 ? "key" : "", small)), { showticklabels: l === nL - 1, tickangle: -90 });
+      Object.assign(layout["yaxis" + a], thinned(tokenAxis(ticks(bank, q), h === 0 ? "query" : "", small)), { showticklabels: h === 0, autorange: "reversed" });
     }
     layout.coloraxis = { colorscale: BLUES, cmin: 0, cmax: 1, colorbar: { title: { text: "weight" } } };
     const panel = long ? 260 : 210;
-    return plot(base({ data: data, layout: layout }, "Model view: " + TITLE[kind] + " — " + caption(bank) + "<br><sup>rows = layers (L), columns = heads (H)</sup>", panel * nL + 160));
+    return plot(base({ data: data, layout: layout }, "Model view: " + TITLE[kind] + " — " + caption(bank) + "<br><sup>rows = layers (L), columns = heads (H)" +
+      (Math.max(bank[q].length, bank[k].length) > PANEL_LABELS ? "; long sentence: some labels left out, hover names each token" : "") +
+      "</sup>", panel * nL + 160));
   }
 
   // Head statistics (viz/attention.py head_statistics_figure): the statistics that mean something for this kind,
