@@ -592,6 +592,7 @@ def test_the_causal_mask_is_drawn_grey_in_the_browser(page):
             assert (weights["z"][i][j] is None) == (j > i) and (grey["z"][i][j] == 1) == (j > i)
     assert "masked out" in grey["hovertemplate"]
     assert abs(sum(weights["z"][n - 1]) - 1) < 0.01  # the last query sees every key
+    rendered_plot(page, "model-view")
     panels = plot_data(page, "model-view")
     assert len(panels) % 2 == 0 and all("masked out" in p["hovertemplate"] for p in panels[1::2])
 
@@ -614,6 +615,7 @@ def test_a_paste_longer_than_the_limit_is_cut_and_said_so(page):
 
 def test_head_statistics_in_the_browser_have_a_scale_each_and_mean_something_for_the_kind(page):
     settled(page)
+    rendered_plot(page, "head-stats")
     fig = page.evaluate("() => { const p = document.querySelector('#head-stats .js-plotly-plot');"
                         " return {data: p.data, layout: p.layout}; }")
     titles = [a["text"] for a in fig["layout"]["annotations"]]
@@ -637,6 +639,7 @@ def test_an_ablation_preset_ticks_its_heads_and_the_result_shows_each_tokens_pro
     page.locator("#run-ablation").click()
     page.wait_for_function("() => document.querySelector('#ablation-text textarea').value.includes('mean change')",
                            timeout=60_000)
+    rendered_plot(page, "ablation-effect")  # the text lands before the figure is drawn
     bars = plot_data(page, "ablation-effect")
     assert [b["type"] for b in bars] == ["bar", "bar"] and len(bars[0]["y"]) == len(bars[1]["y"]) >= 3
     assert bars[1]["name"] == "12 head(s) off"
