@@ -100,11 +100,10 @@ def load_config(folder: Path) -> tuple[ModelConfig, dict[str, Any]]:
 
 def load_task(folder: Path) -> Task:
     """config.json's "task": languages, input form, examples (model/task.py)."""
+    config = read_json(folder / CONFIG)  # a CheckpointError names the file itself
     try:
-        return read_task(read_json(folder / CONFIG), folder / CONFIG)
-    except (TypeError, ValueError) as e:
-        if isinstance(e, CheckpointError):
-            raise
+        return read_task(config, folder / CONFIG)
+    except ValueError as e:
         raise CheckpointError(str(e)) from None
 
 

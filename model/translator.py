@@ -177,10 +177,6 @@ class Translator:
         nxt = torch.tensor(list(out_ids) + [self.cfg.eos_id])  # (T,) the token chosen after each prefix
         return logits.softmax(-1).gather(1, nxt[:, None])[:, 0].tolist(), dict(cache)
 
-    def token_probs(self, text: str, out_ids: list[int], ablated: list[tuple[str, int]] | None = None) -> list[float]:
-        """``forced``'s probabilities only."""
-        return self.forced(text, out_ids, ablated)[0]
-
     # -- the explorer's request --------------------------------------------------------
     @torch.inference_mode()
     def analyze(self, text: str, opts: DecodeOptions | None = None,

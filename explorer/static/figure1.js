@@ -45,12 +45,7 @@
   }
 
   function open(part) {
-    const view = PARTS[part][5];
-    AE.openTabButton(view.tab);
-    if (view.kind) {
-      const radio = document.querySelector("#kind input[value='" + view.kind + "']");
-      if (radio && !radio.checked) radio.click();
-    }
+    AE.showView(PARTS[part][5]);
     setTimeout(highlight, 50);
   }
 

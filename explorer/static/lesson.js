@@ -6,15 +6,6 @@
   const AE = window.AE;
   const lesson = { stop: -1, answered: null };
 
-  // A view to open: a tab, and optionally an attention type (clicked as the student would).
-  function show(view) {
-    if (view.tab) AE.openTabButton(view.tab);
-    if (view.kind) {
-      const radio = document.querySelector("#kind input[value='" + view.kind + "']");
-      if (radio && !radio.checked) radio.click();
-    }
-  }
-
   const argmax = (xs) => xs.reduce((best, x, i) => (x > xs[best] ? i : best), 0);
   const mean = (heads, i) => heads[0][i].map((_, j) => heads.reduce((s, h) => s + h[i][j], 0) / heads.length);
 
@@ -142,11 +133,11 @@
   function go(delta) {
     lesson.stop = Math.max(0, Math.min(STOPS.length - 1, lesson.stop + delta));
     lesson.answered = null;
-    show(STOPS[lesson.stop].view);
+    AE.showView(STOPS[lesson.stop].view);
     render();
   }
 
-  function start() { lesson.stop = 0; lesson.answered = null; show(STOPS[0].view); render(); }
+  function start() { lesson.stop = 0; lesson.answered = null; AE.showView(STOPS[0].view); render(); }
 
   function answer(i) {
     if (!lesson.q || i < 0 || i >= lesson.q.options.length) return;

@@ -61,6 +61,16 @@
     return out;
   }
 
+  // A view opened as the student would open it: its tab's button, then its attention type's radio (lesson.js and
+  // figure1.js). view: {tab, kind (a radio label)}
+  function showView(view) {
+    if (view.tab) openTabButton(view.tab);
+    if (view.kind) {
+      const radio = document.querySelector("#kind input[value='" + view.kind + "']");
+      if (radio && !radio.checked) radio.click();
+    }
+  }
+
   function openTabButton(tab) {
     const label = TABS[tab];
     const button = [...document.querySelectorAll("button[role='tab']")].find((b) => b.textContent.trim() === label);
@@ -92,5 +102,5 @@
     return url;
   }
 
-  Object.assign(AE, { linkIn, linkGo, linkView, linkOut, link, openTabButton });
+  Object.assign(AE, { linkIn, linkGo, linkView, linkOut, link, openTabButton, showView });
 })();
