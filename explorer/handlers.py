@@ -19,6 +19,7 @@ import numpy as np
 from explorer import limits, texts
 from explorer.request import Request, UserError, number, translator
 from explorer.store import analysis, require_words, run_model
+from model.names import act_name
 from model.translator import Analysis, Translator, resolve
 from viz import arrays, views
 from viz.ablation import ablation_effect, attention_difference, effect_summary
@@ -265,7 +266,7 @@ def ablation(req: Request, heads: Any):
     p_intact, c_intact = run_model(lambda: tr.forced(req.text, out))
     p_off, c_off = run_model(lambda: tr.forced(req.text, out, list(off)))
     last = tr.cfg.n_decoder_layers - 1
-    cross = [f"decoder.layers.{i}.cross_attn.weights" for i in range(tr.cfg.n_decoder_layers)]  # (1, H, T, S) each
+    cross = [act_name("cross", i, "weights") for i in range(tr.cfg.n_decoder_layers)]  # (1, H, T, S) each
     summary = (f"Original: {base.translation}\nWith {len(off)} head(s) off: {changed.translation}\n"
                + ("(identical)" if base.translation == changed.translation else "(changed)") + " "
                + effect_summary(base.out_tokens, p_intact, p_off))

@@ -7,7 +7,8 @@ from dataclasses import dataclass, field
 import torch
 import torch.nn.functional as F
 
-from model.transformer import KVCache, Transformer
+from model.kv_cache import KVCache
+from model.transformer import Transformer
 
 
 @dataclass
@@ -66,7 +67,7 @@ def _next_logits(model, src_mask, memory, ys: torch.Tensor, cache: KVCache | Non
     if cache is None:
         h = model.decode(ys, memory, src_mask)  # (B, t, D): the whole prefix again
     else:
-        h = model.decode(ys[:, -1:], memory, src_mask, cache, start=ys.size(1) - 1)  # (B, 1, D)
+        h = model.decode(ys[:, -1:], memory, src_mask, cache)  # (B, 1, D): position cache.offset == t
     logits = model.project(h[:, -1])  # (B, V)
     logits[:, _blocked(model)] = float("-inf")
     return logits
@@ -195,13 +196,6 @@ def length_penalty(length: int, alpha: float) -> float:
     return ((5 + length) / 6) ** alpha
 
 
-def _reorder(cache: KVCache, idx: torch.Tensor) -> None:
-    for layer in cache:
-        for kv in layer.values():
-            for name in kv:
-                kv[name] = kv[name].index_select(0, idx)
-
-
 @torch.no_grad()
 def beam_search(
     model: Transformer,
@@ -260,7 +254,7 @@ def beam_search(
         ys = torch.cat([ys.index_select(0, sel_parent), sel_token[:, None]], dim=1)  # (K, t+2)
         scores = torch.tensor([cands[i].score for i in keep], device=src.device)
         if cache is not None:
-            _reorder(cache, sel_parent)
+            cache.reorder(sel_parent)
     else:
         for row, s in zip(ys[:, 1:].tolist(), scores.tolist()):  # ran out of length: keep the live ones too
             finished.append(Hypothesis(row, s, s / length_penalty(len(row), alpha), False))

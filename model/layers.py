@@ -8,7 +8,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from model.hooks import HookPoint, ablated_heads
+from model.hooks import HookPoint
+from model.kv_cache import KVCache
 
 
 class Dropout(nn.Dropout):
@@ -55,17 +56,48 @@ class PositionalEncoding(nn.Module):
         return x + self.table[start : start + t].to(x.dtype)  # (B, T, D) + (T, D)
 
 
-class MultiHeadAttention(nn.Module):
-    """MultiHead(Q, K, V) = Concat(head_1..head_h) W_O, head_i = softmax(Q W_Q_i (K W_K_i)^T / sqrt(d_k)) V W_V_i.
+def attention(
+    q: torch.Tensor,
+    k: torch.Tensor,
+    v: torch.Tensor,
+    mask: torch.Tensor | None = None,
+    dropout: nn.Module | None = None,
+    on_scores=None,
+    on_weights=None,
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Equation 1 of the paper: Attention(Q, K, V) = softmax(Q K^T / sqrt(d_k)) V.
 
-    Computed explicitly, not with a fused kernel, so the weights exist to be captured.
+    q (..., Tq, d_k), k and v (..., Tk, d_k), mask broadcastable to (..., Tq, Tk) with True = may attend.
+    Returns (out (..., Tq, d_k), weights (..., Tq, Tk)). ``on_scores`` / ``on_weights`` see (and may
+    replace) the scaled, masked scores and the weights: the model passes its hook points there.
+    """
+    d_k = q.size(-1)
+    scores = q @ k.transpose(-2, -1) / math.sqrt(d_k)  # (..., Tq, d_k) x (..., d_k, Tk) -> (..., Tq, Tk)
+    if mask is not None:
+        # finfo.min, not -inf: a masked key gets exactly 0 weight, and a row with no key left
+        # (never produced by our masks) would give a uniform row instead of NaN.
+        scores = scores.masked_fill(~mask, torch.finfo(scores.dtype).min)
+    if on_scores is not None:
+        scores = on_scores(scores)
+    weights = F.softmax(scores, dim=-1)
+    if on_weights is not None:
+        weights = on_weights(weights)
+    p = weights if dropout is None else dropout(weights)
+    return p @ v, weights  # (..., Tq, Tk) x (..., Tk, d_k) -> (..., Tq, d_k)
+
+
+class MultiHeadAttention(nn.Module):
+    """MultiHead(Q, K, V) = Concat(head_1..head_h) W_O, head_i = Attention(Q W_Q_i, K W_K_i, V W_V_i).
+
+    Computed explicitly with ``attention`` (equation 1), not a fused kernel, so the weights exist to be captured.
     """
 
-    def __init__(self, d_model: int, n_heads: int, attention_dropout: float) -> None:
+    def __init__(self, d_model: int, n_heads: int, attention_dropout: float, cross: bool = False) -> None:
         super().__init__()
-        self.path = ""  # dotted module path, set by name_hook_points(); keys head ablation
+        self.path = ""  # dotted module path, set by name_hook_points(); keys the decoding cache
         self.n_heads = n_heads
         self.d_k = d_model // n_heads
+        self.cross = cross  # keys and values from the encoder output: fixed during decoding
         self.w_q = nn.Linear(d_model, d_model)
         self.w_k = nn.Linear(d_model, d_model)
         self.w_v = nn.Linear(d_model, d_model)
@@ -74,57 +106,41 @@ class MultiHeadAttention(nn.Module):
         self.q, self.k, self.v = HookPoint(), HookPoint(), HookPoint()  # (B, H, T, d_k)
         self.scores = HookPoint()  # (B, H, Tq, Tk) scaled and masked, before softmax
         self.weights = HookPoint()  # (B, H, Tq, Tk) after softmax
+        self.z = HookPoint()  # (B, H, Tq, d_k) each head's weighted sum of values, before W_O (head ablation acts here)
         self.out = HookPoint()  # (B, Tq, D) after W_O
 
     def _split(self, x: torch.Tensor) -> torch.Tensor:
         b, t, _ = x.shape
         return x.view(b, t, self.n_heads, self.d_k).transpose(1, 2)  # (B, T, D) -> (B, H, T, d_k)
 
+    def _kv(self, memory: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        return self._split(self.w_k(memory)), self._split(self.w_v(memory))  # (B, Tk, D) -> (B, H, Tk, d_k) each
+
     def forward(
         self,
         query: torch.Tensor,
         memory: torch.Tensor,
         mask: torch.Tensor | None,
-        kv_cache: dict[str, torch.Tensor] | None = None,
-        static_kv: bool = False,
+        cache: KVCache | None = None,
     ) -> torch.Tensor:
         """query (B, Tq, D), memory (B, Tk, D), mask broadcastable to (B, H, Tq, Tk), True = may attend.
 
-        kv_cache (incremental decoding): for self-attention (static_kv False) the new keys and
-        values are appended to the cached ones; for cross-attention (static_kv True) they are
-        computed from memory once and reused.
+        With a decoding ``cache``, self-attention appends the new positions' keys and values to the
+        cached ones, and cross-attention computes them from the encoder output once.
         """
         q = self._split(self.w_q(query))  # (B, H, Tq, d_k)
-        if kv_cache is not None and static_kv and "k" in kv_cache:
-            k, v = kv_cache["k"], kv_cache["v"]
+        if cache is None:
+            k, v = self._kv(memory)
+        elif self.cross:
+            k, v = cache.fixed(self.path, lambda: self._kv(memory))
         else:
-            k = self._split(self.w_k(memory))  # (B, H, Tk, d_k)
-            v = self._split(self.w_v(memory))
-            if kv_cache is not None:
-                if not static_kv and "k" in kv_cache:
-                    k = torch.cat([kv_cache["k"], k], dim=2)  # (B, H, Tpast + Tnew, d_k)
-                    v = torch.cat([kv_cache["v"], v], dim=2)
-                kv_cache["k"], kv_cache["v"] = k, v
+            k, v = cache.extend(self.path, *self._kv(memory))  # (B, H, Tpast + Tq, d_k)
         q, k, v = self.q(q), self.k(k), self.v(v)
-
-        scores = q @ k.transpose(-2, -1) / math.sqrt(self.d_k)  # (B, H, Tq, d_k) x (B, H, d_k, Tk) -> (B, H, Tq, Tk)
-        if mask is not None:
-            # finfo.min, not -inf: a masked key gets exactly 0 weight, and a row with no key left
-            # (never produced by our masks) would give a uniform row instead of NaN.
-            scores = scores.masked_fill(~mask, torch.finfo(scores.dtype).min)
-        scores = self.scores(scores)
-        weights = self.weights(F.softmax(scores, dim=-1))
-        context = self.dropout(weights) @ v  # (B, H, Tq, Tk) x (B, H, Tk, d_k) -> (B, H, Tq, d_k)
-
-        off = ablated_heads(self.path)
-        if off:
-            keep = torch.ones(self.n_heads, 1, 1, dtype=context.dtype, device=context.device)
-            keep[sorted(off)] = 0.0
-            context = context * keep  # (B, H, Tq, d_k) * (H, 1, 1)
-
-        b, _, tq, _ = context.shape
-        context = context.transpose(1, 2).reshape(b, tq, self.n_heads * self.d_k)  # (B, H, Tq, d_k) -> (B, Tq, D)
-        return self.out(self.w_o(context))
+        z, _ = attention(q, k, v, mask, self.dropout, self.scores, self.weights)  # (B, H, Tq, d_k)
+        z = self.z(z)
+        b, _, tq, _ = z.shape
+        z = z.transpose(1, 2).reshape(b, tq, self.n_heads * self.d_k)  # (B, H, Tq, d_k) -> (B, Tq, D)
+        return self.out(self.w_o(z))
 
 
 class FeedForward(nn.Module):
@@ -179,7 +195,7 @@ class DecoderLayer(nn.Module):
                  norm_first: bool) -> None:
         super().__init__()
         self.self_attn = MultiHeadAttention(d_model, n_heads, attention_dropout)
-        self.cross_attn = MultiHeadAttention(d_model, n_heads, attention_dropout)
+        self.cross_attn = MultiHeadAttention(d_model, n_heads, attention_dropout, cross=True)
         self.ffn = FeedForward(d_model, d_ff)
         self.sub_self = SublayerConnection(d_model, dropout, norm_first)
         self.sub_cross = SublayerConnection(d_model, dropout, norm_first)
@@ -192,12 +208,8 @@ class DecoderLayer(nn.Module):
         memory: torch.Tensor,
         tgt_mask: torch.Tensor | None,
         src_mask: torch.Tensor,
-        cache: dict[str, dict[str, torch.Tensor]] | None = None,
+        cache: KVCache | None = None,
     ) -> torch.Tensor:
-        self_cache = cross_cache = None
-        if cache is not None:
-            self_cache = cache.setdefault("self", {})
-            cross_cache = cache.setdefault("cross", {})
-        x = self.sub_self(x, lambda y: self.self_attn(y, y, tgt_mask, self_cache))
-        x = self.sub_cross(x, lambda y: self.cross_attn(y, memory, src_mask, cross_cache, static_kv=True))
+        x = self.sub_self(x, lambda y: self.self_attn(y, y, tgt_mask, cache))
+        x = self.sub_cross(x, lambda y: self.cross_attn(y, memory, src_mask, cache))
         return self.out(self.sub_ffn(x, self.ffn))

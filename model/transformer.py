@@ -10,10 +10,8 @@ from torch import nn
 
 from model.config import ModelConfig
 from model.hooks import HookPoint, name_hook_points
+from model.kv_cache import KVCache
 from model.layers import DecoderLayer, Dropout, EncoderLayer, PositionalEncoding
-
-# Per decoder layer: {"self": {"k", "v"}, "cross": {"k", "v"}}; see MultiHeadAttention.
-KVCache = list[dict[str, dict[str, torch.Tensor]]]
 
 
 class Encoder(nn.Module):
@@ -47,8 +45,8 @@ class Decoder(nn.Module):
         self.out = HookPoint()  # (B, T, D)
 
     def forward(self, x, memory, tgt_mask, src_mask, cache: KVCache | None = None) -> torch.Tensor:
-        for i, layer in enumerate(self.layers):
-            x = layer(x, memory, tgt_mask, src_mask, None if cache is None else cache[i])
+        for layer in self.layers:
+            x = layer(x, memory, tgt_mask, src_mask, cache)
         return self.out(self.norm(x))
 
 
@@ -102,13 +100,13 @@ class Transformer(nn.Module):
         memory: torch.Tensor,
         src_mask: torch.Tensor,
         cache: KVCache | None = None,
-        start: int = 0,
     ) -> torch.Tensor:
         """Target ids (B, T) -> decoder output (B, T, D).
 
-        With a cache, ``tgt`` holds only the new positions (starting at ``start``); the keys and
+        With a cache, ``tgt`` holds only the new positions (starting at ``cache.offset``); the keys and
         values of earlier positions come from the cache, so no causal mask is needed for them.
         """
+        start = 0 if cache is None else cache.offset
         x = self._embed(tgt, self.tgt_embed, self.tgt_pos, start)
         tgt_mask = self.tgt_mask(tgt) if cache is None else None
         if cache is not None and tgt.size(1) > 1:
@@ -121,7 +119,7 @@ class Transformer(nn.Module):
         return self.logits(F.linear(h, self.embedding.weight))  # (B, T, D) x (D, V) -> (B, T, V)
 
     def new_cache(self) -> KVCache:
-        return [{} for _ in range(self.cfg.n_decoder_layers)]
+        return KVCache()
 
     def forward(self, src: torch.Tensor, tgt: torch.Tensor) -> torch.Tensor:
         memory, src_mask = self.encode(src)

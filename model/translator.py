@@ -15,6 +15,7 @@ from model.checkpoint import METRICS, CheckpointError, load_checkpoint, load_tas
 from model.data import pad_batch
 from model.decoding import DecodeTrace, beam_search, greedy, sample
 from model.hooks import ablate, capture
+from model.names import act_name
 from model.task import Task
 from model.tokenizer import Tokenizer
 from model.transformer import Transformer
@@ -198,7 +199,7 @@ class Translator:
             with capture() as cache:
                 self.model(torch.tensor([src_ids]), torch.tensor([tgt_ids]))
         tok = self.tokenizer
-        lens = torch.stack([cache[f"decoder.layers.{i}.out"][0] for i in range(self.cfg.n_decoder_layers)])  # (L, T, D)
+        lens = torch.stack([cache[act_name("decoder", i, "out")][0] for i in range(self.cfg.n_decoder_layers)])  # (L, T, D)
         if self.cfg.norm_first:
             lens = self.model.decoder.norm(lens)  # pre-LN: the final LayerNorm comes before the projection
         return Analysis(

@@ -10,7 +10,7 @@ from conftest import random_ids, tiny_model
 from model.hooks import ablate, capture, hook_names, run_with_ablation, run_with_cache
 
 
-def _attn_names(prefix, kinds=("q", "k", "v", "scores", "weights", "out")):
+def _attn_names(prefix, kinds=("q", "k", "v", "scores", "weights", "z", "out")):
     return [f"{prefix}.{k}" for k in kinds]
 
 
@@ -159,3 +159,148 @@ def test_ablation_does_not_leak_between_threads():
     for th in threads:
         th.join()
     assert errors == []
+
+
+# -- interventions (run_with_hooks) ----------------------------------------------------------------
+
+def _old_ablation_forward(attn, off):
+    """The attention forward as it was before head ablation became a hook on ``z``: the reference."""
+    def forward(query, memory, mask, cache=None):
+        q = attn._split(attn.w_q(query))
+        k = attn._split(attn.w_k(memory))
+        v = attn._split(attn.w_v(memory))
+        scores = q @ k.transpose(-2, -1) / math.sqrt(attn.d_k)
+        if mask is not None:
+            scores = scores.masked_fill(~mask, torch.finfo(scores.dtype).min)
+        context = torch.softmax(scores, dim=-1) @ v  # (B, H, Tq, d_k)
+        keep = torch.ones(attn.n_heads, 1, 1, dtype=context.dtype)
+        keep[sorted(off)] = 0.0
+        context = context * keep
+        b, _, tq, _ = context.shape
+        return attn.w_o(context.transpose(1, 2).reshape(b, tq, attn.n_heads * attn.d_k))
+    return forward
+
+
+@pytest.mark.parametrize("block", ["decoder.layers.0.cross_attn", "decoder.layers.1.cross_attn",
+                                   "encoder.layers.1.self_attn", "decoder.layers.0.self_attn"])
+def test_zeroing_a_head_on_z_is_bit_identical_to_the_old_ablation(block):
+    from model.hooks import run_with_hooks
+
+    model = tiny_model()
+    src, tgt = random_ids(2, 6), random_ids(2, 4, 1)
+    attn = model.get_submodule(block)
+    for h in range(model.cfg.n_heads):
+        def zero(z, name, h=h):
+            z = z.clone()
+            z[:, h] = 0
+            return z
+        hooked = run_with_hooks(model, src, tgt, {f"{block}.z": zero})
+        attn.forward = _old_ablation_forward(attn, {h})  # instance attribute: this module only
+        try:
+            reference = model(src, tgt)
+        finally:
+            del attn.forward
+        assert torch.equal(hooked, reference), (block, h)
+        assert torch.equal(run_with_ablation(model, src, tgt, [(block, h)]), reference)
+        assert not torch.equal(hooked, model(src, tgt))
+
+
+def test_a_hook_returning_none_changes_nothing_and_sees_every_point():
+    from model.hooks import run_with_hooks
+
+    model = tiny_model()
+    src, tgt = random_ids(2, 6), random_ids(2, 4, 1)
+    plain = model(src, tgt)
+    seen = []
+    hooks = {name: (lambda x, name: seen.append((name, tuple(x.shape)))) for name in hook_names(model)}
+    assert torch.equal(run_with_hooks(model, src, tgt, hooks), plain)
+    assert {n for n, _ in seen} == set(hook_names(model))
+    assert dict(seen)["decoder.layers.1.cross_attn.z"] == (2, 4, 4, 4)  # (B, H, T, d_k)
+    assert torch.equal(model(src, tgt), plain)  # nothing lingers after the call
+
+
+def test_patching_the_encoder_output_of_b_into_a_gives_bs_logits():
+    from model.hooks import run_with_hooks
+    from model.names import act_name
+
+    model = tiny_model()
+    a, b = random_ids(1, 6, seed=1), random_ids(1, 6, seed=2)
+    tgt = random_ids(1, 5, 1)
+    _, cache_b = run_with_cache(model, b, tgt, [act_name("encoder", None, "out")])
+    patched = run_with_hooks(model, a, tgt, {"encoder.out": lambda x, name: cache_b[name]})
+    assert torch.equal(patched, model(b, tgt))
+    assert not torch.allclose(model(a, tgt), model(b, tgt))
+
+
+def test_threads_patching_different_things_never_see_each_others_hooks():
+    from model.hooks import run_with_hooks
+
+    model = tiny_model()
+    src, tgt = random_ids(1, 6), random_ids(1, 4, 1)
+
+    def zero_head(h):
+        def fn(z, name):
+            z = z.clone()
+            z[:, h] = 0
+            return z
+        return fn
+
+    plans = {0: {"decoder.layers.0.cross_attn.z": zero_head(0)},
+             1: {"encoder.layers.1.self_attn.z": zero_head(3)},
+             2: {"decoder.out": lambda x, name: x * 0.5}}
+    want = {w: run_with_hooks(model, src, tgt, plan) for w, plan in plans.items()}
+    assert not torch.equal(want[0], want[1]) and not torch.equal(want[1], want[2])
+    errors = []
+    barrier = threading.Barrier(len(plans))
+
+    def worker(w):
+        try:
+            for _ in range(25):
+                barrier.wait(timeout=10)
+                if not torch.equal(run_with_hooks(model, src, tgt, plans[w]), want[w]):
+                    errors.append(w)
+        except Exception as e:  # surfaced below
+            errors.append(repr(e))
+
+    threads = [threading.Thread(target=worker, args=(w,)) for w in plans]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    assert errors == []
+
+
+def test_pytorch_hooks_on_a_hook_point_raise_and_name_run_with_hooks():
+    model = tiny_model()
+    point = model.get_submodule("decoder.layers.0.cross_attn.weights")
+    for register in (point.register_forward_hook, point.register_forward_pre_hook, point.register_full_backward_hook):
+        with pytest.raises(RuntimeError, match="run_with_hooks"):
+            register(lambda *a: None)
+
+
+def test_hooks_check_names_and_shapes():
+    from model.hooks import run_with_hooks
+
+    model = tiny_model()
+    src, tgt = random_ids(1, 6), random_ids(1, 4, 1)
+    with pytest.raises(KeyError, match="hook_names"):
+        run_with_hooks(model, src, tgt, {"decoder.layers.7.cross_attn.z": lambda x, n: None})
+    with pytest.raises(ValueError, match="expected a tensor of shape"):
+        run_with_hooks(model, src, tgt, {"encoder.out": lambda x, n: x[:, :2]})
+
+
+def test_act_name_builds_every_hook_name_the_model_has():
+    from model.names import act_name
+
+    model = tiny_model()
+    built = {"src_embed", "src_pos", "tgt_embed", "tgt_pos", "logits",
+             act_name("encoder", None, "out"), act_name("decoder", None, "out")}
+    for kind in ("encoder", "decoder", "cross"):
+        for layer in range(2):
+            built |= {act_name(kind, layer, w) for w in ("q", "k", "v", "scores", "weights", "z", "attn_out")}
+            built |= {act_name(kind, layer, w) for w in ("out", "hidden")}
+    assert built == set(hook_names(model))
+    assert act_name("cross", 1, "weights") == "decoder.layers.1.cross_attn.weights"
+    for bad in (("cross", None, "weights"), ("heads", 0, "z"), ("encoder", 0, "nope"), ("encoder", -1, "z")):
+        with pytest.raises(ValueError):
+            act_name(*bad)

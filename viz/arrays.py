@@ -7,6 +7,8 @@ from typing import Any
 
 import numpy as np
 
+from model.names import block_name as _block_name
+
 KINDS = {
     "encoder": ("encoder", "self_attn", "Encoder self-attention"),
     "decoder": ("decoder", "self_attn", "Decoder self-attention (masked)"),
@@ -22,10 +24,8 @@ def as_array(x: Any) -> np.ndarray:
 
 
 def block_name(kind: str, layer: int) -> str:
-    if kind not in KINDS:
-        raise ValueError(f"attention kind must be one of {sorted(KINDS)}, not {kind!r}")
-    stack, attn, _ = KINDS[kind]
-    return f"{stack}.layers.{layer}.{attn}"
+    """The attention block of ``kind`` in ``layer`` (``model.names``: the one place hook names are built)."""
+    return _block_name(kind, int(layer))
 
 
 def n_layers(cache: Mapping[str, Any], kind: str) -> int:
