@@ -191,6 +191,31 @@ def sample(
     return (toks[:-1] if toks and toks[-1] == cfg.eos_id else toks), trace
 
 
+@torch.no_grad()
+def forced_prefix(model: Transformer, src: torch.Tensor, prefix: list[int], max_len: int = 0,
+                  ) -> tuple[torch.Tensor, list[int]]:
+    """Feed ``prefix`` (ids, no BOS) step by step as greedy would have produced it, then decode greedily on.
+    src (1, S) -> (the next-token probabilities after the prefix (V,), the greedy continuation after it, at most
+    ``max_len`` tokens in all, EOS not included). The same incremental steps as ``greedy``, so forcing greedy's own
+    prefix gives its trace's probabilities exactly."""
+    _check_src(model, src, max(max_len, len(prefix) + 1))
+    cfg = model.cfg
+    memory, src_mask = model.encode(src)
+    ys = torch.full((1, 1), cfg.bos_id, dtype=torch.long, device=src.device)  # (1, 1)
+    cache = model.new_cache()
+    for tok in prefix:
+        _next_logits(model, src_mask, memory, ys, cache)  # fills the cache for this position
+        ys = torch.cat([ys, ys.new_tensor([[tok]])], dim=1)  # (1, t+1) -> (1, t+2)
+    probs = F.softmax(_next_logits(model, src_mask, memory, ys, cache), -1)  # (1, V)
+    more: list[int] = []
+    nxt = int(probs[0].argmax())
+    while nxt != cfg.eos_id and len(prefix) + len(more) < max_len:
+        more.append(nxt)
+        ys = torch.cat([ys, ys.new_tensor([[nxt]])], dim=1)
+        nxt = int(_next_logits(model, src_mask, memory, ys, cache)[0].argmax())
+    return probs[0], more
+
+
 def length_penalty(length: int, alpha: float) -> float:
     """GNMT's lp(Y) = ((5 + |Y|) / 6)^alpha; alpha 0 = raw log-probability."""
     return ((5 + length) / 6) ** alpha

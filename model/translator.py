@@ -9,13 +9,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import torch
 
+from model import attribution as attr
 from model.checkpoint import METRICS, CheckpointError, load_checkpoint, load_task
 from model.data import pad_batch
-from model.decoding import DecodeTrace, beam_search, greedy, sample
+from model.decoding import DecodeTrace, beam_search, forced_prefix, greedy, sample
 from model.hooks import ablate, capture
 from model.names import act_name
+from model.patching import Patching, patch
 from model.task import Task
 from model.tokenizer import Tokenizer
 from model.transformer import Transformer
@@ -170,13 +173,129 @@ class Translator:
         token of ``out_ids``, then EOS, given the tokens before it, and the capture cache of that pass: an intact
         and an ablated model compared on one output, step by step and cell by cell. Pad and BOS are excluded, as
         in decoding, so greedy's own output gets its trace's numbers."""
-        src = torch.tensor([self._src_ids(text)])  # (1, S)
+        return self._forced_ids(self._src_ids(text), out_ids, ablated)
+
+    @torch.inference_mode()
+    def _forced_ids(self, src_ids: list[int], out_ids: list[int], ablated: list[tuple[str, int]] | None = None,
+                    ) -> tuple[list[float], dict[str, torch.Tensor]]:
+        src = torch.tensor([src_ids])  # (1, S)
         tgt = torch.tensor([[self.cfg.bos_id] + list(out_ids)])  # (1, T)
         with ablate(list(ablated or [])), capture() as cache:
             logits = self.model(src, tgt)[0]  # (T, V)
         logits[:, [self.cfg.pad_id, self.cfg.bos_id]] = float("-inf")
         nxt = torch.tensor(list(out_ids) + [self.cfg.eos_id])  # (T,) the token chosen after each prefix
         return logits.softmax(-1).gather(1, nxt[:, None])[:, 0].tolist(), dict(cache)
+
+    # -- beyond attention weights: attribution, patching, what-if ---------------------------
+    def _target_ids(self, text: str, target: str | list[int] | None) -> tuple[list[int], list[int]]:
+        """(source ids with EOS, output ids without EOS): ``target`` forced (text, or ids such as an analysis'
+        output), else the greedy translation."""
+        src_ids = self._src_ids(text)
+        if target is None:
+            return src_ids, self._decode(src_ids, DecodeOptions())[0]
+        out = self.tokenizer.encode(" ".join(target.split())) if isinstance(target, str) else [int(i) for i in target]
+        if not out:
+            raise ValueError("the forced translation is empty")
+        if len(out) + 1 > self.cfg.max_len:
+            raise ValueError(f"the forced translation has {len(out)} pieces; the model handles at most {self.cfg.max_len - 1}")
+        return src_ids, out
+
+    def _contrast_ids(self, contrast: str, out: list[int]) -> list[int]:
+        """One contrast token per output position (EOS last): a sentence with as many pieces as the output is compared
+        piece by piece; anything else by its first piece at every position (the choice made at that step)."""
+        pieces = self.tokenizer.encode(" ".join(contrast.split()))
+        if not pieces:
+            raise ValueError("the contrast is empty")
+        if len(pieces) == len(out) and len(out) > 1:
+            return pieces + [self.cfg.eos_id]
+        return [pieces[0]] * (len(out) + 1)
+
+    def attribute(self, text: str, method: str = "integrated_gradients", target: str | list[int] | None = None,
+                  contrast: str | None = None, steps: int = 32) -> attr.Attribution:
+        """Attribution of every output token (the translation, or ``target`` forced, then EOS) over the source and
+        the target prefix; see model/attribution.py for the methods. ``contrast`` explains log p(target) -
+        log p(contrast): "why Hund, not Katze"."""
+        if method not in attr.METHODS:
+            raise ValueError(f"method must be one of {attr.METHODS}, not {method!r}")
+        if not text.strip():
+            raise ValueError("the sentence is empty")
+        src_ids, out = self._target_ids(text, target)
+        tgt_ids, score_ids = [self.cfg.bos_id] + out, out + [self.cfg.eos_id]
+        tok = self.tokenizer
+        common = dict(src_tokens=tok.pieces(src_ids), tgt_tokens=tok.pieces(tgt_ids), out_tokens=tok.pieces(score_ids))
+        if method == "rollout":
+            if contrast is not None:
+                raise ValueError("rollout follows attention and does not depend on the output token: a contrast "
+                                 "applies to the gradient methods")
+            source, tgt_part = attr.rollout_ids(self.model, src_ids, tgt_ids)
+            return attr.Attribution(method, source, tgt_part, **common)
+        contrast_ids = None if contrast is None else self._contrast_ids(contrast, out)
+        r = attr.gradient_attribution(self.model, src_ids, tgt_ids, score_ids, contrast_ids, method, steps)
+        return attr.Attribution(method, r["source"], r["target"], **common,
+                                contrast_tokens=tok.pieces(contrast_ids) if contrast_ids else [],
+                                scores=r["scores"], baseline_scores=r.get("baseline_scores"),
+                                completeness=r.get("completeness"), steps=steps if method == "integrated_gradients" else 0)
+
+    def patch(self, clean: str, corrupt: str, position: int | None = None) -> Patching:
+        """Activation patching from the clean sentence's run into the corrupted one's (model/patching.py), on the
+        clean sentence's greedy translation."""
+        src_c, out = self._target_ids(clean, None)
+        src_x = self._src_ids(corrupt)
+        with torch.inference_mode():
+            return patch(self.model, src_c, src_x, [self.cfg.bos_id] + out, out + [self.cfg.eos_id], position)
+
+    @torch.inference_mode()
+    def next_token(self, text: str, prefix: str | list[int], top_k: int = 10) -> dict[str, Any]:
+        """What-if: force a target ``prefix`` (text, or ids) -> the next-token distribution (top ``top_k``), the greedy
+        continuation after it, and each layer's cross-attention (H, S) from the last prefix position."""
+        src_ids = self._src_ids(text)
+        ids = self.tokenizer.encode(" ".join(prefix.split())) if isinstance(prefix, str) else [int(i) for i in prefix]
+        limit = self._max_len(len(src_ids), DecodeOptions())
+        if len(ids) >= limit:
+            raise ValueError(f"the prefix has {len(ids)} pieces; at most {limit - 1} here")
+        probs, more = forced_prefix(self.model, torch.tensor([src_ids]), ids, limit)  # (V,)
+        top_p, top_i = probs.topk(top_k)
+        with capture([act_name("cross", i, "weights") for i in range(self.cfg.n_decoder_layers)]) as cache:
+            self.model(torch.tensor([src_ids]), torch.tensor([[self.cfg.bos_id] + ids]))
+        cross = torch.stack([cache[act_name("cross", i, "weights")][0, :, -1]
+                             for i in range(self.cfg.n_decoder_layers)])  # (L, H, S): the last prefix position's row
+        tok = self.tokenizer
+        return {"src_tokens": tok.pieces(src_ids), "prefix_ids": ids, "prefix_tokens": tok.pieces(ids),
+                "top_ids": top_i.tolist(), "top_tokens": tok.pieces(top_i.tolist()), "top_probs": top_p.tolist(),
+                "probs": probs, "continuation": tok.decode(ids + more), "continuation_tokens": tok.pieces(more),
+                "cross": cross.numpy()}
+
+    def edit_source(self, text: str, position: int, replacement: str | None = None) -> dict[str, Any]:
+        """What-if: mask (``replacement`` None: the piece becomes padding, which every attention ignores; the others
+        keep their positions) or replace one source piece, re-decode greedily, and compare: both translations, the
+        probability of each original output token with its prefix forced under both sources, and the cross-attention
+        of every layer (heads averaged) on the original output under both."""
+        src_ids = self._src_ids(text)
+        if not 0 <= position < len(src_ids) - 1:
+            raise ValueError(f"position must be a source piece, 0..{len(src_ids) - 2} (the last is EOS), got {position}")
+        if replacement is None:
+            new = [self.cfg.pad_id]
+        else:
+            new = self.tokenizer.encode(" ".join(replacement.split()))
+            if not new:
+                raise ValueError("the replacement is empty")
+        edited = src_ids[:position] + new + src_ids[position + 1 :]
+        if len(edited) > self.cfg.max_len:
+            raise ValueError(f"the edited sentence has {len(edited)} pieces; the model handles at most {self.cfg.max_len}")
+        out_a, _ = self._decode(src_ids, DecodeOptions())
+        out_b, _ = self._decode(edited, DecodeOptions())
+        p_a, cache_a = self._forced_ids(src_ids, out_a)
+        p_b, cache_b = self._forced_ids(edited, out_a)
+        names = [act_name("cross", i, "weights") for i in range(self.cfg.n_decoder_layers)]
+        tok = self.tokenizer
+        return {"src_tokens": tok.pieces(src_ids), "edited_tokens": tok.pieces(edited), "position": position,
+                "masked": replacement is None,
+                "translation": tok.decode(out_a), "edited_translation": tok.decode(out_b),
+                "out_tokens": tok.pieces(out_a + [self.cfg.eos_id]), "edited_out_tokens": tok.pieces(out_b + [self.cfg.eos_id]),
+                "tgt_tokens": tok.pieces([self.cfg.bos_id] + out_a),
+                "p_original": p_a, "p_edited": p_b,
+                "cross": np.stack([cache_a[n][0].mean(0).numpy() for n in names]),  # (L, T, S)
+                "edited_cross": np.stack([cache_b[n][0].mean(0).numpy() for n in names])}  # (L, T, S')
 
     # -- the explorer's request --------------------------------------------------------
     @torch.inference_mode()

@@ -1,0 +1,202 @@
+"""Which input tokens an output token depends on: attention rollout and three gradient methods.
+
+For every output token t (the pieces of the translation, then EOS) the attribution is a row over the
+source tokens (``source``, (T_out, S)) and a row over the decoder's inputs, BOS and the target prefix
+(``target``, (T_out, T_out); position j > t is always 0, the decoder cannot see it).
+
+Gradient methods explain ``f_t = log p(y_t | x, y_<t)`` (pad and BOS excluded from the softmax, as in
+decoding) or, with a contrast token c_t, ``f_t = log p(y_t | ...) - log p(c_t | ...)`` ("why y, not c").
+The inputs are the token embeddings after the sqrt(d_model) scaling (hook points ``src_embed`` and
+``tgt_embed``), before the positional encoding is added:
+
+- ``saliency``: the L2 norm of d f_t / d e over the embedding dimensions (Simonyan et al., 2014).
+  Unsigned, so not linear in f.
+- ``input_x_gradient``: sum over dimensions of e * d f_t / d e (Shrikumar et al., 2016). Signed, linear in f.
+- ``integrated_gradients``: sum over dimensions of (e - e') * integral over a of d f_t / d e at
+  e' + a (e - e') (Sundararajan et al., 2017). The baseline e' is the zero embedding for every source and
+  target token (the pad token's embedding; positions and masks stay as they are), so source and target
+  move together. The integral is Gauss-Legendre quadrature with ``steps`` nodes, all nodes in one
+  batch. Completeness: the attributions of row t sum to f_t(e) - f_t(e'); ``completeness_error`` is the
+  relative gap.
+
+``rollout`` (Abnar & Zuidema, 2020) ignores the output token: it follows attention back to the
+inputs. Each attention's head-mean A is mixed with the residual identity, 0.5 A + 0.5 I. The encoder
+rolls out to R_ss (S, S). Each decoder layer then carries a row over the target inputs (R_tt) and over
+the source (R_ts): self-attention R <- (0.5 A + 0.5 I) R for both; cross-attention keeps half and brings
+in half from the encoder, R_tt <- 0.5 R_tt, R_ts <- 0.5 R_ts + 0.5 A_cross R_ss. Every row of
+[R_ts | R_tt] sums to 1.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from model.hooks import capture, intervene
+from model.names import act_name
+
+METHODS = ("rollout", "saliency", "input_x_gradient", "integrated_gradients")
+LINEAR = ("input_x_gradient", "integrated_gradients")  # attribution(f - g) = attribution(f) - attribution(g)
+
+
+@dataclass
+class Attribution:
+    method: str
+    source: np.ndarray  # (T_out, S)
+    target: np.ndarray  # (T_out, T_out): over BOS + the output prefix
+    src_tokens: list[str] = field(default_factory=list)
+    tgt_tokens: list[str] = field(default_factory=list)  # BOS + output pieces (the decoder's inputs)
+    out_tokens: list[str] = field(default_factory=list)  # output pieces + EOS (what is explained)
+    contrast_tokens: list[str] = field(default_factory=list)  # per output position; empty without a contrast
+    scores: np.ndarray | None = None  # (T_out,) f_t at the input (gradient methods)
+    baseline_scores: np.ndarray | None = None  # (T_out,) f_t at the baseline (integrated gradients)
+    completeness: np.ndarray | None = None  # (T_out,) relative completeness gap per row (integrated gradients)
+    steps: int = 0
+
+    @property
+    def completeness_error(self) -> float | None:
+        """max over rows of |sum of attributions - (f(x) - f(baseline))| / |f(x) - f(baseline)|."""
+        return None if self.completeness is None else float(np.max(self.completeness))
+
+
+def _scores_and_slopes(model, h: torch.Tensor, score_ids: torch.Tensor, contrast_ids: torch.Tensor | None):
+    """Decoder output h (B, T, D) -> f (B, T): log p of score_ids[t] (minus log p of contrast_ids[t]),
+    and d f / d h (B, T, D): W[y] - sum_v p_v W[v] (W the tied output matrix; minus the same for c)."""
+    cfg, w = model.cfg, model.embedding.weight  # (V, D)
+    logits = model.project(h)  # (B, T, V)
+    logits[..., [cfg.pad_id, cfg.bos_id]] = float("-inf")  # never produced, as in decoding
+    logp = F.log_softmax(logits, dim=-1)
+    expected = logp.exp() @ w  # (B, T, V) x (V, D) -> (B, T, D)
+    f = logp[..., score_ids].diagonal(dim1=1, dim2=2)  # (B, T, T) -> (B, T): position t, token score_ids[t]
+    g = w[score_ids][None] - expected  # (B, T, D)
+    if contrast_ids is not None:
+        f = f - logp[..., contrast_ids].diagonal(dim1=1, dim2=2)
+        g = w[score_ids][None] - w[contrast_ids][None]  # the expectations cancel
+    return f, g
+
+
+def _embeddings(model, ids: torch.Tensor) -> torch.Tensor:
+    """(1, T) ids -> (1, T, D) embeddings as the hook points src_embed / tgt_embed see them."""
+    return model.embedding(ids) * model.cfg.d_model ** 0.5
+
+
+def gradients(model, src: torch.Tensor, tgt: torch.Tensor, score_ids: torch.Tensor,
+              contrast_ids: torch.Tensor | None, alphas: torch.Tensor, weights: torch.Tensor):
+    """Weighted sums over interpolation points of d f_t / d e, for every output position t at once.
+
+    src (1, S), tgt (1, T) ids; the embeddings are scaled by ``alphas`` (K,) towards the zero baseline.
+    -> (grad_src (T, S, D), grad_tgt (T, T, D), f (K, T)) with grad = sum_k weights[k] * d f_t / d e at alpha_k.
+    """
+    k = alphas.numel()
+    e_src, e_tgt = _embeddings(model, src).detach(), _embeddings(model, tgt).detach()  # (1, S, D), (1, T, D)
+    x_src = (alphas[:, None, None] * e_src).requires_grad_()  # (K, S, D): e' + a (e - e') with e' = 0
+    x_tgt = (alphas[:, None, None] * e_tgt).requires_grad_()  # (K, T, D)
+    hooks = {"src_embed": lambda x, n: x_src, "tgt_embed": lambda x, n: x_tgt}
+    with torch.enable_grad(), intervene(hooks):
+        memory, src_mask = model.encode(src.expand(k, -1))
+        h = model.decode(tgt.expand(k, -1), memory, src_mask)  # (K, T, D) the decoder's output
+        with torch.no_grad():
+            f, g = _scores_and_slopes(model, h, score_ids, contrast_ids)  # (K, T), (K, T, D)
+        # d f_t / d h_t = g_t exactly, so h . g has f's gradient everywhere upstream, and the backward
+        # skips the (V, D) output projection (most of the cost: one backward per output position)
+        surrogate = (h * g).sum(-1)  # (K, T)
+        t = f.size(1)
+        eye = torch.eye(t, dtype=f.dtype)  # (T, T)
+        go = weights[None, :, None] * eye[:, None, :]  # (T, K, T): grad_outputs[t] picks position t, quadrature-weighted
+        # -> (T, K, S, D), (T, K, T, D)
+        gs, gt = torch.autograd.grad(surrogate, (x_src, x_tgt), grad_outputs=go, is_grads_batched=True)
+    return gs.sum(1), gt.sum(1), f
+
+
+def gradient_attribution(model, src_ids: list[int], tgt_ids: list[int], score_ids: list[int],
+                         contrast_ids: list[int] | None = None, method: str = "integrated_gradients",
+                         steps: int = 32) -> dict[str, np.ndarray]:
+    """The gradient methods on raw ids: src_ids (S,), tgt_ids (T,) = BOS + output, score_ids (T,) = output + EOS.
+    -> {"source": (T, S), "target": (T, T), "scores": (T,)[, "baseline_scores", "completeness"]}."""
+    if method not in METHODS[1:]:
+        raise ValueError(f"gradient method must be one of {METHODS[1:]}, not {method!r}")
+    if len(score_ids) != len(tgt_ids):
+        raise ValueError(f"{len(score_ids)} scored tokens for {len(tgt_ids)} decoder positions")
+    src, tgt = torch.tensor([src_ids]), torch.tensor([tgt_ids])  # (1, S), (1, T)
+    score = torch.tensor(score_ids)
+    contrast = None if contrast_ids is None else torch.tensor(contrast_ids)
+    e_src, e_tgt = _embeddings(model, src).detach()[0], _embeddings(model, tgt).detach()[0]  # (S, D), (T, D)
+    if method != "integrated_gradients":
+        gs, gt, f = gradients(model, src, tgt, score, contrast, torch.ones(1), torch.ones(1))
+        if method == "saliency":
+            s, t = gs.norm(dim=-1), gt.norm(dim=-1)  # (T, S), (T, T)
+        else:
+            s, t = (gs * e_src).sum(-1), (gt * e_tgt).sum(-1)
+        return {"source": s.numpy(), "target": t.numpy(), "scores": f[0].numpy()}
+    if steps < 1:
+        raise ValueError(f"steps must be >= 1, got {steps}")
+    grid = torch.linspace(0, 1, max(steps // 2, 2) + 1)  # (G,) a coarse look at the path, forward only
+    f_grid = path_scores(model, src, tgt, score, contrast, grid)  # (G, T)
+    alphas, widths = adaptive_nodes(f_grid, grid, steps)
+    gs, gt, _ = gradients(model, src, tgt, score, contrast, alphas, widths)
+    s, t = (gs * e_src).sum(-1), (gt * e_tgt).sum(-1)  # (T, S), (T, T): (e - e') . mean gradient, e' = 0
+    fx, fb = f_grid[-1], f_grid[0]  # (T,) at the input and at the baseline
+    gap = (s.sum(1) + t.sum(1) - (fx - fb)).abs() / (fx - fb).abs().clamp_min(1e-12)
+    return {"source": s.numpy(), "target": t.numpy(), "scores": fx.numpy(), "baseline_scores": fb.numpy(),
+            "completeness": gap.numpy()}
+
+
+@torch.no_grad()
+def path_scores(model, src, tgt, score_ids, contrast_ids, alphas: torch.Tensor) -> torch.Tensor:
+    """f (K, T) at the points e' + a (e - e') of the straight path, a in ``alphas`` (K,): forward passes only."""
+    e_src, e_tgt = _embeddings(model, src), _embeddings(model, tgt)  # (1, S, D), (1, T, D)
+    hooks = {"src_embed": lambda x, n: alphas[:, None, None] * e_src, "tgt_embed": lambda x, n: alphas[:, None, None] * e_tgt}
+    k = alphas.numel()
+    with intervene(hooks):
+        memory, src_mask = model.encode(src.expand(k, -1))
+        h = model.decode(tgt.expand(k, -1), memory, src_mask)  # (K, T, D)
+    return _scores_and_slopes(model, h, score_ids, contrast_ids)[0]
+
+
+def adaptive_nodes(f_grid: torch.Tensor, grid: torch.Tensor, steps: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """Midpoint-rule nodes and widths on [0, 1], denser where f changes most along the path.
+
+    The integrand (the gradient) has a kink wherever one of the feed-forward ReLUs switches along the path,
+    thousands of them, so equal steps converge slowly (completeness gap ~1.1% at 64 steps on a 17-word
+    sentence, 0.5% with these nodes). Each row's change is normalised, the rows summed, and half of the
+    nodes follow that cumulative change, half are spread evenly.
+    """
+    change = f_grid.diff(dim=0).abs()  # (G-1, T)
+    change = change / change.sum(0, keepdim=True).clamp_min(1e-12)
+    cdf = torch.cat([torch.zeros(1), change.sum(1).cumsum(0)]) / change.size(1)  # (G,) from 0 to 1
+    cdf = 0.5 * cdf + 0.5 * grid
+    edges = np.interp(np.linspace(0, 1, steps + 1), cdf.double().numpy(), grid.double().numpy())
+    edges = torch.tensor(edges, dtype=torch.float32)
+    return (edges[1:] + edges[:-1]) / 2, edges.diff()
+
+
+def rollout(cache: dict[str, torch.Tensor], n_enc: int, n_dec: int) -> tuple[np.ndarray, np.ndarray]:
+    """Attention rollout from a capture cache of one pass (batch of one) -> (source (T, S), target (T, T))."""
+    def mixed(kind: str, layer: int) -> torch.Tensor:
+        a = cache[act_name(kind, layer, "weights")][0].double().mean(0)  # (H, Tq, Tk) -> (Tq, Tk)
+        return 0.5 * a + 0.5 * torch.eye(a.size(0), a.size(1), dtype=a.dtype)
+
+    s = cache[act_name("encoder", 0, "weights")].size(-1)
+    r_ss = torch.eye(s, dtype=torch.float64)
+    for i in range(n_enc):
+        r_ss = mixed("encoder", i) @ r_ss  # (S, S)
+    t = cache[act_name("decoder", 0, "weights")].size(-1)
+    r_tt, r_ts = torch.eye(t, dtype=torch.float64), torch.zeros(t, s, dtype=torch.float64)
+    for i in range(n_dec):
+        a_self = mixed("decoder", i)  # (T, T)
+        r_tt, r_ts = a_self @ r_tt, a_self @ r_ts
+        a_cross = cache[act_name("cross", i, "weights")][0].double().mean(0)  # (T, S)
+        r_tt, r_ts = 0.5 * r_tt, 0.5 * r_ts + 0.5 * a_cross @ r_ss
+    return r_ts.numpy(), r_tt.numpy()
+
+
+@torch.no_grad()
+def rollout_ids(model, src_ids: list[int], tgt_ids: list[int]) -> tuple[np.ndarray, np.ndarray]:
+    names = [act_name(k, i, "weights") for k, n in (("encoder", model.cfg.n_encoder_layers),
+             ("decoder", model.cfg.n_decoder_layers), ("cross", model.cfg.n_decoder_layers)) for i in range(n)]
+    with capture(names) as cache:
+        model(torch.tensor([src_ids]), torch.tensor([tgt_ids]))
+    return rollout(cache, model.cfg.n_encoder_layers, model.cfg.n_decoder_layers)
