@@ -23,6 +23,7 @@ import torch  # noqa: E402
 from starlette.middleware import Middleware  # noqa: E402
 
 from explorer import api, limits, memory, texts, ui  # noqa: E402
+from explorer.beyond import METHOD_NAMES  # noqa: E402
 from explorer.blocks import ExplorerBlocks  # noqa: E402
 from explorer.handlers import (  # noqa: E402
     AVERAGE,
@@ -204,6 +205,48 @@ def build() -> gr.Blocks:
                                       elem_id="ablation-effect")
                 diff_plot = gr.Plot(label="Cross-attention: heads off minus intact", elem_id="ablation-difference")
                 lens_plot = gr.Plot(label="Logit lens", elem_id="lens-plot")
+            with gr.Tab("Beyond attention", id="beyond") as tab_beyond:
+                gr.Markdown(texts.BEYOND)
+                with gr.Accordion("Attribution: what each output token depends on", open=True):
+                    with gr.Row():
+                        at_method = gr.Radio(list(METHOD_NAMES.values()), value=METHOD_NAMES["integrated_gradients"],
+                                             label="Method", elem_id="attr-method")
+                        at_steps = gr.Slider(8, 128, value=32, step=8, label="Integrated gradients: steps")
+                        at_layer = gr.Slider(0, last, value=last, step=1, label="Cross-attention layer to compare")
+                    with gr.Row():
+                        at_target = gr.Textbox(label="Force a German translation (optional)", elem_id="attr-target",
+                                               max_length=limits.MAX_CHARS, placeholder="empty: the translation shown")
+                        at_contrast = gr.Textbox(label="Contrast: why this, not … (optional)", elem_id="attr-contrast",
+                                                 max_length=limits.MAX_CHARS, placeholder="e.g. Katze")
+                    run_attr = gr.Button("Attribute", elem_id="run-attribute")
+                    attr_text = gr.Textbox(label="Agreement", lines=3, interactive=False, elem_id="attr-text")
+                    attr_plot = gr.Plot(label="Attribution beside cross-attention", elem_id="attr-plot")
+                with gr.Accordion("Activation patching: which heads carry the difference", open=False):
+                    with gr.Row():
+                        corrupt = gr.Textbox(texts.PATCH_B, label="Corrupted sentence (same number of pieces)",
+                                             max_length=limits.MAX_CHARS, elem_id="corrupt", scale=4)
+                        patch_pos = gr.Number(-1, precision=0, label="Output position (-1: first that differs)")
+                    run_patch = gr.Button("Patch each head", elem_id="run-patch")
+                    patch_text = gr.Textbox(label="What was measured", lines=3, interactive=False, elem_id="patch-text")
+                    patch_plot = gr.Plot(label="Patching effects", elem_id="patch-plot")
+                with gr.Accordion("What-if: force a German beginning, or change one English word", open=False):
+                    with gr.Row():
+                        prefix = gr.Textbox(label="German prefix to force", elem_id="prefix",
+                                            max_length=limits.MAX_CHARS, placeholder="e.g. Eine Katze", scale=4)
+                        run_prefix = gr.Button("Force this prefix", elem_id="run-prefix", scale=1)
+                    prefix_text = gr.Textbox(label="Next token", lines=3, interactive=False, elem_id="prefix-text")
+                    with gr.Row():
+                        prefix_bars = gr.Plot(label="Next-token distribution", elem_id="prefix-bars")
+                        prefix_att = gr.Plot(label="Where each head looks next", elem_id="prefix-attention")
+                    with gr.Row():
+                        edit_piece = gr.Textbox(label="English word (or piece number) to change", elem_id="edit-piece",
+                                                max_length=limits.MAX_CHARS, placeholder="e.g. dog")
+                        edit_new = gr.Textbox(label="Replace it with (empty: mask it)", elem_id="edit-new",
+                                              max_length=limits.MAX_CHARS, placeholder="e.g. cat")
+                        run_edit = gr.Button("Edit and translate again", elem_id="run-edit")
+                    edit_text = gr.Textbox(label="Translations", lines=3, interactive=False, elem_id="edit-text")
+                    edit_bars = gr.Plot(label="Each original token's probability", elem_id="edit-bars")
+                    edit_att = gr.Plot(label="Cross-attention, original vs edited", elem_id="edit-attention")
             with gr.Tab("Compare", id="compare") as tab_compare:
                 gr.Markdown(texts.COMPARE)
                 text_b = gr.Textbox(texts.COMPARE_B, label="Second sentence", max_length=limits.MAX_CHARS,
@@ -229,8 +272,9 @@ def build() -> gr.Blocks:
         # -- Translate: button, Enter, or an example; exactly one decode with capture -------------------
         decode_in = [text, model, *options, shown]
         decode_out = [translation, pieces, bank, shown, step, beam_plot, compare_plot, ablation_text, before, after,
-                      effect_plot, diff_plot, compare_view, layer, head, step_layer, step_head, in_layer, in_head,
-                      heads_off, preset, c_layer]
+                      effect_plot, diff_plot, compare_view, attr_text, attr_plot, patch_text, patch_plot, prefix_text,
+                      prefix_bars, prefix_att, edit_text, edit_bars, edit_att, layer, head, step_layer, step_head,
+                      in_layer, in_head, heads_off, preset, c_layer]
 
         view_state = [kind, layer, head, step, step_layer, step_head]
 
@@ -269,7 +313,8 @@ def build() -> gr.Blocks:
 
         # -- lazy parts -----------------------------------------------------------------------------------
         for tab, name in ((tab_attend, "attend"), (tab_steps, "steps"), (tab_pe, "pe"), (tab_inside, "inside"),
-                          (tab_exp, "experiments"), (tab_compare, "compare"), (tab_model, "model")):
+                          (tab_exp, "experiments"), (tab_beyond, "beyond"), (tab_compare, "compare"),
+                          (tab_model, "model")):
             tab.select(None, shown, None, js=f"(s) => {{ AE.openTab({name!r}, s); }}", **PRIVATE)
         run_lazy["inside"].click(ui.inside_tab, [shown, in_kind, in_layer, in_head, in_query], [in_query, inside_plot],
                                  **VIEW_WORK, **PRIVATE)
@@ -286,6 +331,13 @@ def build() -> gr.Blocks:
         run_ablation.click(ui.ablate, [shown, heads_off], [ablation_text, before, after, effect_plot, diff_plot],
                            **MODEL_WORK, **PRIVATE)
         run_compare.click(ui.compare, [shown, text_b, c_kind, c_layer, c_head], compare_view, **MODEL_WORK, **PRIVATE)
+        run_attr.click(ui.attribute, [shown, at_method, at_target, at_contrast, at_steps, at_layer],
+                       [attr_text, attr_plot], **MODEL_WORK, **PRIVATE)
+        run_patch.click(ui.patch, [shown, corrupt, patch_pos], [patch_text, patch_plot], **MODEL_WORK, **PRIVATE)
+        gr.on([run_prefix.click, prefix.submit], ui.next_token, [shown, prefix], [prefix_text, prefix_bars, prefix_att],
+              **MODEL_WORK, **PRIVATE)
+        run_edit.click(ui.edit_source, [shown, edit_piece, edit_new], [edit_text, edit_bars, edit_att], **MODEL_WORK,
+                       **PRIVATE)
         preset.input(ui.ablation_preset, [shown, preset], heads_off, **PRIVATE)  # no model: names only
         # a model has its own input form, examples and output: switching fills in its first example and translates
         after_translate(model.input(ui.switch_model, model, [card, curves, lr_plot, text, examples, translation],

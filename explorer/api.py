@@ -13,7 +13,7 @@ from typing import Any
 
 import gradio as gr
 
-from explorer import exports, limits, memory
+from explorer import beyond, exports, limits, memory
 from explorer import handlers as h
 from explorer.request import Request, UserError
 from viz.compact import plot_value
@@ -187,6 +187,52 @@ def export_figures(text: str, method: str = "greedy", beam_size: int = 4, length
     return file_data(exports.write(h.export_html(req, kind, layer_or_last(req, kind, layer), head), "figures", ".html"))
 
 
+@endpoint
+def attribute(text: str, method: str = "greedy", beam_size: int = 4, length_penalty: float = 0.6,
+              temperature: float = 1.0, top_k: int = 0, top_p: float = 1.0, seed: int = 0, max_len: int = 60,
+              model: str = "en-de", attribution: str = "integrated_gradients", target: str = "",
+              contrast: str = "", steps: int = 32, layer: int = -1) -> tuple[str, dict]:
+    """Attribution of every output token over the source and the German prefix (rollout, saliency,
+    input_x_gradient, integrated_gradients), beside cross-attention of `layer` (heads averaged), with the agreement
+    (Spearman per token). `target` forces a German output; `contrast` explains log p(token) - log p(contrast)."""
+    req = request(text, method, beam_size, length_penalty, temperature, top_k, top_p, seed, max_len, model)
+    summary, fig = beyond.attribution(req, attribution, target, contrast, steps, layer)
+    return summary, plot_value(fig)
+
+
+@endpoint
+def patch(text: str, method: str = "greedy", beam_size: int = 4, length_penalty: float = 0.6,
+          temperature: float = 1.0, top_k: int = 0, top_p: float = 1.0, seed: int = 0, max_len: int = 60,
+          model: str = "en-de", corrupted: str = "", position: int = -1) -> tuple[str, dict]:
+    """Activation patching from `text` (clean) into `corrupted` (same number of pieces): each head's output and
+    each layer's output, the clean token's log-probability at `position` (-1: the first that differs) restored."""
+    req = request(text, method, beam_size, length_penalty, temperature, top_k, top_p, seed, max_len, model)
+    summary, fig = beyond.patching(req, corrupted, position)
+    return summary, plot_value(fig)
+
+
+@endpoint
+def next_token(text: str, method: str = "greedy", beam_size: int = 4, length_penalty: float = 0.6,
+               temperature: float = 1.0, top_k: int = 0, top_p: float = 1.0, seed: int = 0, max_len: int = 60,
+               model: str = "en-de", prefix: str = "") -> tuple[str, dict, dict]:
+    """What-if: force a German prefix; the next-token distribution, the greedy continuation, and where every
+    cross-attention head looks from there."""
+    req = request(text, method, beam_size, length_penalty, temperature, top_k, top_p, seed, max_len, model)
+    summary, bars, att = beyond.next_token(req, prefix)
+    return summary, plot_value(bars), plot_value(att)
+
+
+@endpoint
+def edit_source(text: str, method: str = "greedy", beam_size: int = 4, length_penalty: float = 0.6,
+                temperature: float = 1.0, top_k: int = 0, top_p: float = 1.0, seed: int = 0, max_len: int = 60,
+                model: str = "en-de", piece: str = "1", replacement: str = "") -> tuple[str, dict, dict]:
+    """What-if: mask (empty replacement) or replace one source piece (its number or its word), decode again; each
+    original token's probability under both, and cross-attention of the last layer under both."""
+    req = request(text, method, beam_size, length_penalty, temperature, top_k, top_p, seed, max_len, model)
+    summary, bars, att = beyond.edit_source(req, piece, replacement)
+    return summary, plot_value(bars), plot_value(att)
+
+
 def file_data(path: str) -> gr.FileData:
     from pathlib import Path
 
@@ -197,7 +243,8 @@ PUBLIC = {  # api_name -> function; README's API section lists these names (call
     "translate": translate, "analyze": analyze, "attention": attention, "step": step, "beam": beam,
     "positional": positional, "queries": queries, "inside_head": inside_head, "ablate": ablate,
     "logit_lens": logit_lens, "bertviz": bertviz, "model_info": model_info, "export_tensors": export_tensors,
-    "export_figures": export_figures,
+    "export_figures": export_figures, "attribute": attribute, "patch": patch, "next_token": next_token,
+    "edit_source": edit_source,
 }
 LIGHT = {"model_info"}  # no model run: outside the model concurrency group
 assert limits.MODEL_SLOTS >= 1

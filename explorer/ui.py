@@ -15,7 +15,7 @@ from typing import Any
 import gradio as gr
 from gradio.components.plot import PlotData
 
-from explorer import exports, priority
+from explorer import beyond, exports, priority
 from explorer import handlers as h
 from explorer.api import endpoint
 from explorer.request import Request, UserError
@@ -64,8 +64,9 @@ def sized_controls(model: str) -> tuple:
 
 
 N_SIZED = 9  # outputs of sized_controls
-CLEARED = (None, None, "", None, None, None, None, None)  # beam tree, greedy vs beam, ablation text and figures,
-# the comparison: the old sentence's
+CLEARED = (None, None, "", None, None, None, None, None,  # beam tree, greedy vs beam, ablation text and figures,
+           "", None, "", None, "", None, None, "", None, None)  # the comparison; attribution, patching, what-if:
+# the old sentence's
 
 
 @page_event(5 + len(CLEARED) + N_SIZED)
@@ -192,3 +193,28 @@ def export_figures(shown: Any, kind: Any, layer: Any, head: Any):
     req = _req(shown)
     return exports.write(h.export_html(req, kind, layer, head), "figures", ".html")
 
+
+
+# -- Beyond attention: attribution, patching, what-if (explorer/beyond.py) ---------------------------------
+@page_event(2)
+def attribute(shown: Any, method: Any, target: Any, contrast: Any, steps: Any, layer: Any):
+    text, fig = beyond.attribution(_req(shown), method, target, contrast, steps, layer)
+    return text, plot_value(fig)
+
+
+@page_event(2)
+def patch(shown: Any, corrupt: Any, position: Any):
+    text, fig = beyond.patching(_req(shown), corrupt, position)
+    return text, plot_value(fig)
+
+
+@page_event(3)
+def next_token(shown: Any, prefix: Any):
+    text, bars, att = beyond.next_token(_req(shown), prefix)
+    return text, plot_value(bars), plot_value(att)
+
+
+@page_event(3)
+def edit_source(shown: Any, piece: Any, replacement: Any):
+    text, bars, att = beyond.edit_source(_req(shown), piece, replacement)
+    return text, plot_value(bars), plot_value(att)

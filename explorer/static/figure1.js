@@ -20,7 +20,8 @@
       return { "Encoder self-attention": ["enc_self"], "Decoder self-attention": ["dec_self"] }[kind] || ["cross"];
     }
     return { pe: ["embed", "out_embed"], inside: ["enc_self", "dec_self", "cross"], steps: ["output", "cross"],
-      experiments: ["cross", "dec_self", "enc_self", "output"], model: [] }[tab] || [];
+      experiments: ["cross", "dec_self", "enc_self", "output"], beyond: ["cross", "embed", "out_embed", "output"],
+      model: [] }[tab] || [];
   }
 
   function svg() {

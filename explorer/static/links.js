@@ -12,7 +12,7 @@
   const DEFAULTS = { method: "greedy", beam_size: 4, length_penalty: 0.6, max_len: 60, temperature: 1, top_k: 0,
     top_p: 1, seed: 0 };
   const TABS = { attend: "Translate & attend", steps: "Step by step", pe: "Positional encoding", inside: "Inside a head",
-    experiments: "Experiments", compare: "Compare", model: "Model" };
+    experiments: "Experiments", beyond: "Beyond attention", compare: "Compare", model: "Model" };
   const KINDS = { cross: "Cross-attention", encoder: "Encoder self-attention", decoder: "Decoder self-attention" };
   const link = { pending: null, go: false };
 

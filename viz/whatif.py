@@ -1,0 +1,66 @@
+"""What-if views: the next-token distribution after a forced prefix (and where that position looks in the source),
+and what editing one source token did to each token of the original translation."""
+
+from __future__ import annotations
+
+import html
+
+import numpy as np
+import plotly.graph_objects as go
+
+from viz.style import ATTENTION_SCALE, base_layout, token_axis
+from viz.tokens import readable
+
+
+def _esc(piece: str) -> str:
+    return html.escape(readable(piece), quote=False)
+
+
+def next_token_figure(top_tokens: list[str], top_probs: list[float], prefix_tokens: list[str]) -> go.Figure:
+    """Bars: the most likely next tokens after the forced prefix."""
+    labels = [_esc(t) for t in top_tokens]
+    fig = go.Figure(go.Bar(x=list(range(len(labels))), y=top_probs, marker_color="#1f77b4", customdata=labels,
+                           hovertemplate="%{customdata}: p = %{y:.3f}<extra></extra>"))
+    fig.update_xaxes(tickmode="array", tickvals=list(range(len(labels))), ticktext=labels, title_text="next token")
+    fig.update_yaxes(title_text="p(next token | source, prefix)", range=[0, 1.05])
+    prefix = " ".join(_esc(t) for t in prefix_tokens) or "(nothing: the first token)"
+    return base_layout(fig, f"After the forced prefix: {prefix}", height=380, width=800)
+
+
+def prefix_attention_figure(cross, src_tokens: list[str]) -> go.Figure:
+    """cross (L, H, S): where each head of each layer looks in the source from the last prefix position."""
+    w = np.asarray(cross, dtype=float)
+    n_l, n_h, n_s = w.shape
+    if n_s != len(src_tokens):
+        raise ValueError(f"attention over {n_s} keys for {len(src_tokens)} source tokens")
+    rows = w.reshape(n_l * n_h, n_s)  # (L, H, S) -> (L * H, S)
+    labels = [f"L{layer} H{head}" for layer in range(n_l) for head in range(n_h)]
+    fig = go.Figure(go.Heatmap(z=rows, x=list(range(n_s)), y=list(range(len(labels))), coloraxis="coloraxis",
+                               customdata=[[f"{lab} → {_esc(t)}" for t in src_tokens] for lab in labels],
+                               hovertemplate="%{customdata}<br>weight: %{z:.3f}<extra></extra>"))
+    fig.update_xaxes(token_axis(src_tokens, "source token"), tickangle=-60)
+    fig.update_yaxes(tickmode="array", tickvals=list(range(len(labels))), ticktext=labels, autorange="reversed",
+                     title_text="layer, head")
+    fig.update_layout(coloraxis=dict(colorscale=ATTENTION_SCALE, cmin=0, cmax=1, colorbar=dict(title=dict(text="weight"))))
+    return base_layout(fig, "Cross-attention of the next step: every layer and head",
+                       height=int(max(360, 22 * len(labels) + 180)), width=900)
+
+
+def edit_effect(out_tokens: list[str], p_original: list[float], p_edited: list[float], edit: str) -> go.Figure:
+    """Two bars per step of the original translation: p(token | prefix) with the original source and the edited one."""
+    if not (len(out_tokens) == len(p_original) == len(p_edited)):
+        raise ValueError(f"{len(out_tokens)} tokens, {len(p_original)} and {len(p_edited)} probabilities")
+    steps = list(range(len(out_tokens)))
+    labels = [f"{t}: {_esc(tok)}" for t, tok in zip(steps, out_tokens)]
+    fig = go.Figure([
+        go.Bar(x=steps, y=p_original, name="original source", marker_color="#1f77b4", customdata=labels,
+               hovertemplate="step %{customdata}<br>original: p = %{y:.3f}<extra></extra>"),
+        go.Bar(x=steps, y=p_edited, name=html.escape(edit, quote=False), marker_color="#ff7f0e", customdata=labels,
+               hovertemplate="step %{customdata}<br>edited: p = %{y:.3f}<extra></extra>"),
+    ])
+    fig.update_xaxes(tickmode="array", tickvals=steps, ticktext=labels, tickangle=-45,
+                     title_text="step: token of the original translation")
+    fig.update_yaxes(title_text="p(token | source, prefix)", range=[0, 1.05])
+    fig.update_layout(barmode="group", legend=dict(orientation="h", y=1.02, yanchor="bottom", x=1, xanchor="right"))
+    return base_layout(fig, "Each original token's probability, original vs edited source", height=440,
+                       width=max(700, 60 * len(out_tokens) + 200))
