@@ -66,14 +66,16 @@ self-attention, which word does *it* look at in each (Winograd's classic)? Beam 
 
 COMPARE_B = "The animal didn't cross the street because it was too wide."
 
-BEYOND = """**Attention weights are not explanations on their own.** A weight says where a head *reads*; what it reads
-still passes through the value vectors, W_O, the residual stream, the feed-forward layers and every later layer. So
-test it: **attribution** asks which inputs the output's probability actually depends on (saliency: how sensitive;
-input × gradient: a first-order share; integrated gradients: the shares along a path from a blank input, which add up
-to the whole change in log-probability; rollout: attention of every layer multiplied through, with the residual).
-The agreement column is the rank correlation between cross-attention and each row's attribution: where it is low,
-attention points somewhere the output does not depend on. **Activation patching** runs a second, *corrupted* sentence
-and copies one head's output at a time from the clean run into it: the heads that bring the clean word back carry the
-difference. **What-if** lets you force a German beginning, or change one English word, and see what the model does."""
+BEYOND = """**Attention weights are not explanations on their own.** A weight says where a head *reads*; what it
+reads still passes through the value vectors, W_O, the residual stream, the feed-forward layers and every later
+layer. So test it: **attribution** asks which inputs the output's probability actually depends on (saliency: how
+sensitive; input × gradient: a first-order share; integrated gradients: the shares along a path from a blank input,
+which add up to the whole change in log-probability; rollout: attention of every layer multiplied through, with the
+residual, so it inherits attention's habits: heads that rest on [EOS] when they have nothing to do make rollout
+credit [EOS]; gradients do not). The agreement column is the rank correlation between cross-attention and each
+row's attribution: where it is low, attention points somewhere the output does not depend on. **Activation
+patching** runs a second, *corrupted* sentence and copies one head's output at a time from the clean run into it:
+the heads that bring the clean word back carry the difference. **What-if** lets you force a German beginning, or
+change one English word, and see what the model does."""
 
 PATCH_B = "A cat runs in the park."

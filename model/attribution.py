@@ -15,9 +15,11 @@ The inputs are the token embeddings after the sqrt(d_model) scaling (hook points
 - ``integrated_gradients``: sum over dimensions of (e - e') * integral over a of d f_t / d e at
   e' + a (e - e') (Sundararajan et al., 2017). The baseline e' is the zero embedding for every source and
   target token (the pad token's embedding; positions and masks stay as they are), so source and target
-  move together. The integral is Gauss-Legendre quadrature with ``steps`` nodes, all nodes in one
-  batch. Completeness: the attributions of row t sum to f_t(e) - f_t(e'); ``completeness_error`` is the
-  relative gap.
+  move together. The integral is a midpoint rule with ``steps`` nodes placed where f changes most
+  along the path (``adaptive_nodes``), all nodes in one batch. Completeness: the attributions of row t
+  sum to f_t(e) - f_t(e'); ``completeness_error`` is the largest relative gap over the rows. The
+  integrand is rough at a small scale (each feed-forward ReLU that switches along the path makes the
+  gradient jump), so the gap shrinks with more steps rather than vanishing: it is reported, never hidden.
 
 ``rollout`` (Abnar & Zuidema, 2020) ignores the output token: it follows attention back to the
 inputs. Each attention's head-mean A is mixed with the residual identity, 0.5 A + 0.5 I. The encoder
@@ -57,6 +59,15 @@ class Attribution:
     steps: int = 0
 
     @property
+    def sequence_completeness_error(self) -> float | None:
+        """The same for the whole translation, f = log p(translation) = sum over rows of f_t (IG is linear in f):
+        |sum of every attribution - sum of (f_t(x) - f_t(baseline))| / |sum of (f_t(x) - f_t(baseline))|."""
+        if self.scores is None or self.baseline_scores is None:
+            return None
+        change = float(np.sum(self.scores - self.baseline_scores))
+        return abs(float(self.source.sum() + self.target.sum()) - change) / max(abs(change), 1e-12)
+
+    @property
     def completeness_error(self) -> float | None:
         """max over rows of |sum of attributions - (f(x) - f(baseline))| / |f(x) - f(baseline)|."""
         return None if self.completeness is None else float(np.max(self.completeness))
@@ -84,31 +95,50 @@ def _embeddings(model, ids: torch.Tensor) -> torch.Tensor:
 
 
 def gradients(model, src: torch.Tensor, tgt: torch.Tensor, score_ids: torch.Tensor,
-              contrast_ids: torch.Tensor | None, alphas: torch.Tensor, weights: torch.Tensor):
-    """Weighted sums over interpolation points of d f_t / d e, for every output position t at once.
+              contrast_ids: torch.Tensor | None, alphas: torch.Tensor, weights: torch.Tensor, groups: int | None = None):
+    """Weighted sums over interpolation points of d f_t / d e, for every output position t.
 
     src (1, S), tgt (1, T) ids; the embeddings are scaled by ``alphas`` (K,) towards the zero baseline.
     -> (grad_src (T, S, D), grad_tgt (T, T, D), f (K, T)) with grad = sum_k weights[k] * d f_t / d e at alpha_k.
+
+    One backward per output position, batched. The outputs go in ``groups`` consecutive blocks: f_t depends on
+    the decoder's inputs 0..t only (causal), so a block of early outputs runs the decoder on a short prefix.
     """
-    k = alphas.numel()
-    e_src, e_tgt = _embeddings(model, src).detach(), _embeddings(model, tgt).detach()  # (1, S, D), (1, T, D)
-    x_src = (alphas[:, None, None] * e_src).requires_grad_()  # (K, S, D): e' + a (e - e') with e' = 0
-    x_tgt = (alphas[:, None, None] * e_tgt).requires_grad_()  # (K, T, D)
-    hooks = {"src_embed": lambda x, n: x_src, "tgt_embed": lambda x, n: x_tgt}
-    with torch.enable_grad(), intervene(hooks):
-        memory, src_mask = model.encode(src.expand(k, -1))
-        h = model.decode(tgt.expand(k, -1), memory, src_mask)  # (K, T, D) the decoder's output
+    # a caller inside torch.inference_mode() still gets gradients: everything here is made outside it
+    with torch.inference_mode(False):
+        src, tgt, alphas, weights = src.clone(), tgt.clone(), alphas.clone(), weights.clone()
+        score_ids = score_ids.clone()
+        contrast_ids = None if contrast_ids is None else contrast_ids.clone()
         with torch.no_grad():
-            f, g = _scores_and_slopes(model, h, score_ids, contrast_ids)  # (K, T), (K, T, D)
-        # d f_t / d h_t = g_t exactly, so h . g has f's gradient everywhere upstream, and the backward
-        # skips the (V, D) output projection (most of the cost: one backward per output position)
-        surrogate = (h * g).sum(-1)  # (K, T)
-        t = f.size(1)
-        eye = torch.eye(t, dtype=f.dtype)  # (T, T)
-        go = weights[None, :, None] * eye[:, None, :]  # (T, K, T): grad_outputs[t] picks position t, quadrature-weighted
-        # -> (T, K, S, D), (T, K, T, D)
-        gs, gt = torch.autograd.grad(surrogate, (x_src, x_tgt), grad_outputs=go, is_grads_batched=True)
-    return gs.sum(1), gt.sum(1), f
+            e_src, e_tgt = _embeddings(model, src), _embeddings(model, tgt)  # (1, S, D), (1, T, D)
+        k, t, d = alphas.numel(), tgt.size(1), e_src.size(-1)
+        grad_src, grad_tgt = torch.zeros(t, src.size(1), d), torch.zeros(t, t, d)
+        f_all = torch.zeros(k, t)
+        n_groups = groups or max(1, min(3, t // 5))  # 3 blocks: about 15% less work than one for 18 outputs
+        bounds = np.linspace(0, t, n_groups + 1).round().astype(int)
+        for t0, t1 in zip(bounds[:-1], bounds[1:]):
+            if t1 <= t0:
+                continue
+            x_src = (alphas[:, None, None] * e_src).requires_grad_()  # (K, S, D): e' + a (e - e') with e' = 0
+            x_tgt = (alphas[:, None, None] * e_tgt[:, :t1]).requires_grad_()  # (K, t1, D)
+            hooks = {"src_embed": lambda x, n, v=x_src: v, "tgt_embed": lambda x, n, v=x_tgt: v}
+            with torch.enable_grad(), intervene(hooks):
+                memory, src_mask = model.encode(src.expand(k, -1))
+                h = model.decode(tgt[:, :t1].expand(k, -1), memory, src_mask)  # (K, t1, D) the decoder's output
+                with torch.no_grad():
+                    c = None if contrast_ids is None else contrast_ids[:t1]
+                    f, g = _scores_and_slopes(model, h, score_ids[:t1], c)  # (K, t1), (K, t1, D)
+                # d f_t / d h_t = g_t exactly, so h . g has f's gradient everywhere upstream, and the backward
+                # skips the (V, D) output projection
+                surrogate = (h * g).sum(-1)  # (K, t1)
+                n = t1 - t0
+                go = torch.zeros(n, k, t1)  # grad_outputs[i] picks position t0 + i, quadrature-weighted
+                go[torch.arange(n), :, t0 + torch.arange(n)] = weights
+                # -> (n, K, S, D), (n, K, t1, D)
+                gs, gt = torch.autograd.grad(surrogate, (x_src, x_tgt), grad_outputs=go, is_grads_batched=True)
+            grad_src[t0:t1], grad_tgt[t0:t1, :t1] = gs.sum(1), gt.sum(1)
+            f_all[:, t0:t1] = f[:, t0:t1]
+    return grad_src, grad_tgt, f_all
 
 
 def gradient_attribution(model, src_ids: list[int], tgt_ids: list[int], score_ids: list[int],

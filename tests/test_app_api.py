@@ -19,7 +19,9 @@ from explorer.store import STORE, peak_concurrency
 
 DEC = dict(method="greedy", beam_size=4, length_penalty=0.6, temperature=1.0, top_k=0, top_p=1.0, seed=0, max_len=60)
 PUBLIC = ["/translate", "/analyze", "/attention", "/step", "/beam", "/positional", "/queries", "/inside_head", "/ablate",
-          "/logit_lens", "/bertviz", "/model_info", "/export_tensors", "/export_figures"]
+          "/logit_lens", "/bertviz", "/model_info", "/export_tensors", "/export_figures", "/attribute", "/patch",
+          "/next_token", "/edit_source"]
+NEEDS_MORE = {"/model_info", "/patch"}  # no sentence; a second sentence
 
 
 def dec(text=SENTENCE, **kw):
@@ -128,12 +130,43 @@ def test_views(client):
     assert "parameters" in card and figure(curves)["data"]
 
 
-@pytest.mark.parametrize("name", [n for n in PUBLIC if n != "/model_info"])
+@pytest.mark.parametrize("name", [n for n in PUBLIC if n not in NEEDS_MORE])
 def test_every_endpoint_works_called_alone_with_only_the_sentence(server, name):
     """Plain HTTP, one argument: the documented defaults are filled in (defect 3: it answered {"error": null})."""
     event, data = raw(server, name.strip("/"), [SENTENCE] if name != "/model_info" else [])
     assert event == "complete", data
     assert data and all(x is not None for x in data)
+
+
+def test_patch_called_alone_asks_for_the_corrupted_sentence(server):
+    event, data = raw(server, "patch", [SENTENCE])
+    assert event == "error" and "corrupted sentence" in str(data)
+
+
+@pytest.mark.skipif(MODEL != "en-de", reason="English sentences")
+def test_beyond_attention_endpoints(client):
+    """Attribution, patching and what-if through gradio_client: the figures hold the model's own numbers."""
+    from explorer.store import analysis
+    from model.translator import load_pretrained
+
+    tr = load_pretrained(MODEL)
+    text, plot = client.predict(*dec(), "saliency", "", "", 32, -1, api_name="/attribute")
+    a = analysis(Request.parse(SENTENCE, MODEL))
+    want = tr.attribute(SENTENCE, "saliency", target=a.out_ids[:-1])
+    z = array(figure(plot)["data"][0]["z"])
+    np.testing.assert_allclose(z, want.source, rtol=1e-3, atol=1e-6)  # the compact figure keeps 4 significant digits
+    assert "Spearman" in text
+    text, plot = client.predict(*dec(), corrupted=SENTENCE.replace("dog", "cat"), api_name="/patch")
+    p = tr.patch(SENTENCE, SENTENCE.replace("dog", "cat"))
+    assert f"{p.clean_logp:.2f}" in text and len(figure(plot)["data"]) == 5  # 3 attention kinds, 2 layer stacks
+    text, bars, att = client.predict(*dec(), prefix="Eine Katze", api_name="/next_token")
+    r = tr.next_token(SENTENCE, "Eine Katze")
+    assert r["continuation"] in text
+    np.testing.assert_allclose(array(figure(bars)["data"][0]["y"]), r["top_probs"], rtol=1e-3)
+    text, bars, att = client.predict(*dec(), piece="dog", replacement="cat", api_name="/edit_source")
+    assert "Katze" in text.splitlines()[1] and len(figure(bars)["data"]) == 2
+    with pytest.raises(Exception, match="same number of source pieces"):
+        client.predict(*dec(), corrupted="A big cat is running in the deep snow.", api_name="/patch")
 
 
 def test_model_info_alone(server):

@@ -793,3 +793,51 @@ def test_a_sampled_token_outside_the_top_five_is_drawn_red(browser, server):
     assert bars["marker"]["color"][-1] == "#d62728" and "outside the top" in bars["customdata"][-1]
     assert bars["marker"]["color"].count("#d62728") == 1  # the chosen one only
     ctx.close()
+
+
+@pytest.mark.skipif(MODEL != "en-de", reason="English sentences")
+def test_beyond_attention_tab_attributes_patches_and_forces_a_prefix(page):
+    """The tab's three parts draw the model's own numbers for the sentence shown; user text stays text; a new
+    translation clears them (they belonged to the old sentence)."""
+    from explorer.request import Request
+    from explorer.store import analysis
+    from model.translator import load_pretrained
+
+    settled(page)
+    text = "A dog runs in the park."
+    translate(page, text)
+    open_tab(page, "Beyond attention")
+    page.get_by_label("saliency (gradient norm)").check()
+    page.locator("#attr-contrast textarea").fill("<img src=x onerror=alert(1)>")
+    page.locator("#run-attribute").click()
+    rendered_plot(page, "attr-plot")
+    page.wait_for_function("() => document.querySelector('#attr-text textarea').value.includes('Spearman')",
+                           timeout=30_000)
+    tr = load_pretrained(MODEL)
+    a = analysis(Request.parse(text, MODEL))
+    want = tr.attribute(text, "saliency", target=a.out_ids[:-1], contrast="<img src=x onerror=alert(1)>")
+    z = page.evaluate("() => Array.from(document.querySelector('#attr-plot .js-plotly-plot').data[0].z, "
+                      "(r) => Array.from(r, (v) => (v === null ? NaN : v)))")  # typed arrays -> lists
+    np.testing.assert_allclose(np.array(z, dtype=float), want.source, rtol=1e-3, atol=1e-6)
+    assert page.locator("#attr-plot img").count() == 0 and page.dialogs == []  # the contrast stayed text
+
+    page.get_by_text("Activation patching: which heads carry the difference").click()
+    page.locator("#corrupt textarea").fill(text.replace("dog", "cat"))
+    page.locator("#run-patch").click()
+    rendered_plot(page, "patch-plot")
+    assert len([t for t in plot_data(page, "patch-plot") if t["type"] == "heatmap"]) == 5
+
+    page.get_by_text("What-if: force a German beginning, or change one English word").click()
+    page.locator("#prefix textarea").fill("Eine Katze")
+    page.locator("#run-prefix").click()
+    rendered_plot(page, "prefix-bars")
+    page.wait_for_function("() => document.querySelector('#prefix-text textarea').value.includes('Eine Katze')",
+                           timeout=30_000)
+    probs = page.evaluate("() => Array.from(document.querySelector('#prefix-bars .js-plotly-plot').data[0].y)")
+    np.testing.assert_allclose(np.array(probs, dtype=float), tr.next_token(text, "Eine Katze")["top_probs"],
+                               rtol=1e-3)
+
+    translate(page, "Two children are playing football on the beach.")
+    page.wait_for_function("() => !document.querySelector('#attr-plot .js-plotly-plot .main-svg')", timeout=30_000)
+    assert page.locator("#attr-text textarea").input_value() == ""
+    assert page.errors == []

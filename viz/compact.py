@@ -6,6 +6,7 @@ probabilities and positional encodings need no more than 3-4 significant digits 
 
 from __future__ import annotations
 
+import base64
 import json
 from typing import Any
 
@@ -23,6 +24,10 @@ def _round(x: Any) -> Any:
                 scale = np.where(x == 0, 1.0, 10.0 ** (DIGITS - 1 - np.floor(np.log10(np.abs(x) + (x == 0)))))
                 return (np.round(x * scale) / scale).tolist()
         return x.tolist()
+    if isinstance(x, dict) and "bdata" in x and "dtype" in x:  # plotly 6 already wrote the array as base64
+        flat = np.frombuffer(base64.b64decode(x["bdata"]), dtype=np.dtype(x["dtype"]))
+        shape = [int(n) for n in str(x.get("shape", len(flat))).split(",")]
+        return _round(flat.reshape(shape))
     if isinstance(x, dict):
         return {k: _round(v) for k, v in x.items()}
     if isinstance(x, (list, tuple)):
