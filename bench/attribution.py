@@ -46,6 +46,10 @@ def main() -> None:
         "integrated_gradients, 32 steps": dict(method="integrated_gradients", steps=32),
         "integrated_gradients, 64 steps": dict(method="integrated_gradients", steps=64),
     }
+    # as the explorer calls it: the shown translation is already decoded, its pieces are passed as the target
+    out_ids = tr.tokenizer.encode(tr.translate(TEXT))
+    runs["integrated_gradients, 32 steps, translation given"] = dict(method="integrated_gradients", steps=32,
+                                                                       target=out_ids)
     p50: dict[str, float] = {}
     for label, kw in runs.items():
         p50[label], _ = median_seconds(lambda kw=kw: tr.attribute(TEXT, **kw), repeats=args.repeats, warmup=1)
@@ -58,14 +62,15 @@ def main() -> None:
     print(f"pieces: {len(a.src_tokens)} source (incl. EOS), {len(a.out_tokens)} output (incl. EOS); "
           f"translation: {tr.translate(TEXT)!r}")
     for label in runs:
-        print(f"  {label:32s} p50 {p50[label] * 1e3:8.1f} ms")
+        print(f"  {label:50s} p50 {p50[label] * 1e3:8.1f} ms")
     for k, r in ig.items():
         print(f"integrated_gradients, {k} steps: completeness error {r.completeness_error * 100:.2f}% "
               f"(max over {len(r.out_tokens)} rows; mean {r.completeness.mean() * 100:.2f}%)")
     t = p50["integrated_gradients, 32 steps"]
     verdict = "meets" if t <= GOAL_S else "MISSES"
     print(f"goal: integrated_gradients with 32 steps <= {GOAL_S:.1f} s -> p50 {t:.3f} s, {verdict} the goal "
-          f"({t / GOAL_S:.2f}x of the budget)")
+          f"({t / GOAL_S:.2f}x of the budget); {p50['integrated_gradients, 32 steps, translation given']:.3f} s "
+          "when the translation is given (the explorer's call)")
 
 
 if __name__ == "__main__":
