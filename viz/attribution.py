@@ -70,9 +70,14 @@ def attribution_figure(source, target, attention, src_tokens: list[str], tgt_tok
                          f"{len(src_tokens)} source and {len(tgt_tokens)} target tokens")
     rho = agreement(src, w)
     contrast = contrast_tokens or []
-    rows = [f"{readable(o)}" + (f" not {readable(c)}" if c else "") for o, c in
+    rows = [readable(o) + (f" not {readable(c)}" if c else "") for o, c in
             zip(out_tokens, contrast + [""] * (n_out - len(contrast)))]
     row_labels = [html.escape(r, quote=False) for r in rows]
+
+    def row_axis(title: str, labelled: bool) -> dict:  # token_axis, but over labels already made readable
+        return dict(title=dict(text=title), tickmode="array", tickvals=list(range(n_out)), ticktext=row_labels,
+                    showgrid=False, zeroline=False, autorange="reversed", showticklabels=labelled,
+                    tickfont=dict(size=12 if n_out <= 20 else 10))
     layout = grid(1, 4, ["→ source", "→ German prefix", f"cross-attention, {layer_label}", "agreement"], hgap=0.06)
     for i, frac in enumerate(((0.0, 0.36), (0.40, 0.66), (0.70, 0.90), (0.93, 1.0))):
         layout[f"xaxis{axis_id(i)}"]["domain"] = list(frac)
@@ -91,21 +96,20 @@ def attribution_figure(source, target, attention, src_tokens: list[str], tgt_tok
                                            for t in range(n_out)],
             hovertemplate="%{customdata}<br>attribution: %{z:.4f}<extra></extra>"))
         layout[f"xaxis{a}"].update(token_axis(keys, title), tickangle=-60)
-        layout[f"yaxis{a}"].update(token_axis(rows, "output token" if i == 0 else ""), autorange="reversed",
-                                   showticklabels=i == 0)
+        layout[f"yaxis{a}"].update(row_axis("output token" if i == 0 else "", i == 0))
     traces.append(masked_trace(mask, xaxis="x2", yaxis="y2"))
     traces.append(go.Heatmap(
         z=w, x=list(range(len(src_tokens))), y=list(range(n_out)), coloraxis="coloraxis2", xaxis="x3", yaxis="y3",
         customdata=[[f"{row_labels[t]} ← {html.escape(readable(k), quote=False)}" for k in src_tokens]
                     for t in range(n_out)], hovertemplate="%{customdata}<br>weight: %{z:.3f}<extra></extra>"))
     layout["xaxis3"].update(token_axis(src_tokens, "source token"), tickangle=-60)
-    layout["yaxis3"].update(token_axis(rows, ""), autorange="reversed", showticklabels=False)
+    layout["yaxis3"].update(row_axis("", False))
     traces.append(go.Bar(x=np.nan_to_num(rho), y=list(range(n_out)), orientation="h", xaxis="x4", yaxis="y4",
                          marker_color=["#2ca02c" if r >= 0.3 else "#d62728" for r in np.nan_to_num(rho)],
                          customdata=row_labels, showlegend=False,
                          hovertemplate="%{customdata}<br>Spearman: %{x:+.2f}<extra></extra>"))
     layout["xaxis4"].update(range=[-1, 1], title=dict(text="Spearman"), tickvals=[-1, 0, 1])
-    layout["yaxis4"].update(token_axis(rows, ""), autorange="reversed", showticklabels=False)
+    layout["yaxis4"].update(row_axis("", False))
     layout["coloraxis"] = (dict(colorscale=DIVERGING_SCALE, reversescale=True, cmin=-span, cmax=span, cmid=0)
                            if signed else dict(colorscale="Greens", cmin=0, cmax=span))
     layout["coloraxis"]["colorbar"] = dict(title=dict(text="attribution"), x=1.02, len=0.9)
