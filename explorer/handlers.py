@@ -20,6 +20,7 @@ from explorer import limits, texts
 from explorer.request import Request, UserError, number, translator
 from explorer.store import analysis, require_words, run_model
 from model.names import act_name
+from model.schedule import lr_at
 from model.translator import Analysis, Translator, resolve
 from viz import arrays, views
 from viz.ablation import ablation_effect, attention_difference, effect_summary
@@ -331,16 +332,22 @@ def model_card(name: Any) -> str:
 
 
 def training_figures(name: Any):
-    from model.train import lr_at
-
+    """Training curves from train_log.csv (a broken log gives an empty figure that says why, and the rest of the
+    Model tab still works) and the learning-rate schedule."""
     tr = model_for(name)
     folder = resolve(name)
     log = folder / "train_log.csv"
-    rows = _read_log(log) if log.is_file() else []
+    try:
+        curves = training_curves(_read_log(log) if log.is_file() else [], name)
+    except (OSError, csv.Error, UnicodeDecodeError, ValueError, KeyError, TypeError) as e:
+        curves = training_curves([], name)
+        curves.add_annotation(text=html.escape(f"{log.name} could not be read ({type(e).__name__}: {str(e)[:120]}); "
+                                               "the training curves are not shown."),
+                              xref="paper", yref="paper", x=0.5, y=0.5, showarrow=False)
     t = tr.training
     peak, warmup, total = t.get("lr", 1e-3), t.get("warmup", 400), max(t.get("steps", 4000), 2)
     steps = list(range(1, total + 1, max(1, total // 400)))
-    return training_curves(rows, name), lr_schedule_figure(steps, [lr_at(s, peak, warmup) for s in steps], warmup)
+    return curves, lr_schedule_figure(steps, [lr_at(s, peak, warmup) for s in steps], warmup)
 
 
 def _read_log(path: Path) -> list[dict[str, str]]:

@@ -11,8 +11,6 @@ import os
 import random
 from pathlib import Path
 
-import torch
-
 DATA_ENV = "ATTENTION_EXPLORER_DATA"
 DEFAULT_DATA_DIR = Path(
     os.environ.get(DATA_ENV) or Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "multi30k"
@@ -51,15 +49,6 @@ def read_split(data_dir: str | Path | None, split: str, src: str = "en", tgt: st
     if len(out[0]) != len(out[1]):
         raise ValueError(f"{split}: {len(out[0])} {src} lines but {len(out[1])} {tgt} lines")
     return out[0], out[1]
-
-
-def pad_batch(seqs: list[list[int]], pad_id: int) -> torch.Tensor:
-    """Lists of ids -> (B, max_len) LongTensor, right-padded."""
-    width = max((len(s) for s in seqs), default=0)
-    out = torch.full((len(seqs), max(width, 1)), pad_id, dtype=torch.long)
-    for i, s in enumerate(seqs):
-        out[i, : len(s)] = torch.tensor(s, dtype=torch.long)
-    return out
 
 
 def token_batches(

@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import csv
 import json
-import math
 import os
 import platform
 import random
@@ -27,9 +26,11 @@ import torch
 import torch.nn.functional as F
 from safetensors.torch import load_file, save_file
 
+from model.batch import pad_batch
 from model.checkpoint import METRICS, TRAIN_LOG, save_checkpoint
 from model.config import ModelConfig
-from model.data import pad_batch, read_split, token_batches
+from model.data import read_split, token_batches
+from model.schedule import lr_at  # noqa: F401  (re-exported: older callers import it from here)
 from model.tokenizer import BOS, EOS, PAD, Tokenizer
 from model.toy import make_pairs, tokenizer_corpus
 from model.transformer import Transformer
@@ -66,12 +67,6 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--threads", type=int, default=2, help="torch CPU threads (match the cores)")
     p.add_argument("--log-every", type=int, default=50)
     return p.parse_args(argv)
-
-
-def lr_at(step: int, peak: float, warmup: int) -> float:
-    """Paper eq. 3 rescaled so the peak is ``peak`` at step ``warmup``: peak * min(s/w, sqrt(w/s))."""
-    step = max(step, 1)
-    return peak * min(step / warmup, math.sqrt(warmup / step))
 
 
 def load_texts(args) -> dict[str, tuple[list[str], list[str]]]:

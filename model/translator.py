@@ -13,8 +13,8 @@ import numpy as np
 import torch
 
 from model import attribution as attr
+from model.batch import pad_batch
 from model.checkpoint import METRICS, CheckpointError, load_checkpoint, load_task
-from model.data import pad_batch
 from model.decoding import DecodeTrace, beam_search, forced_prefix, greedy, sample
 from model.hooks import ablate, capture
 from model.names import act_name

@@ -6,7 +6,7 @@ import torch.nn.functional as F
 
 from model.config import ModelConfig
 from model.decoding import greedy
-from model.train import lr_at
+from model.schedule import lr_at
 from model.transformer import Transformer
 
 VOCAB, LENGTH = 24, 8

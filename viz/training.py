@@ -25,7 +25,7 @@ def training_curves(rows: list[dict[str, str]], name: str = "") -> go.Figure:
 
 
 def lr_schedule_figure(steps: list[int], lrs: list[float], warmup: int) -> go.Figure:
-    """The learning rate the training used at each step (computed by model.train.lr_at)."""
+    """The learning rate the training used at each step (computed by model.schedule.lr_at)."""
     fig = go.Figure()
     fig.add_trace(go.Scatter(x=steps, y=lrs, mode="lines", name="learning rate",
                              hovertemplate="step %{x}<br>lr %{y:.2e}<extra></extra>"))
