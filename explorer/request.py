@@ -130,6 +130,12 @@ def translator(name: Any) -> Translator:
     if not isinstance(name, str) or name not in available():
         raise UserError(f"Unknown model {str(name)[:40]!r}. Choose one of: {', '.join(available())}.")
     try:
-        return load_pretrained(name)
+        tr = load_pretrained(name)
     except CheckpointError as e:
         raise UserError(f"The model {name!r} could not be loaded: {e}") from None
+    need = max(limits.MAX_SOURCE_TOKENS, limits.MAX_OUTPUT_TOKENS + 1)  # + 1: BOS before the output
+    if tr.cfg.max_len < need:
+        raise UserError(f"The model {name!r} could not be loaded: max_len {tr.cfg.max_len} in its config.json is below "
+                        f"what the app accepts ({limits.MAX_SOURCE_TOKENS} source pieces, "
+                        f"{limits.MAX_OUTPUT_TOKENS} output tokens): every long input or output would be cut.")
+    return tr

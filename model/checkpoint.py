@@ -5,6 +5,7 @@ Loading never unpickles anything and names the file at fault when something is w
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 from typing import Any
@@ -74,8 +75,59 @@ def save_checkpoint(
     else:
         state = {k: v.detach().to(getattr(torch, dtype)).contiguous() for k, v in model.state_dict().items()}
     save_file(state, str(folder / WEIGHTS), metadata={"format": "pt"})
-    (folder / CONFIG).write_text(json.dumps({"model": model.cfg.to_dict(), "training": training or {}}, indent=2) + "\n")
     tokenizer.save(folder / SPM)
+    config = {"model": model.cfg.to_dict(), "training": training or {}}
+    (folder / CONFIG).write_text(json.dumps(config, indent=2) + "\n")
+    seal(folder)
+
+
+SEALED = (WEIGHTS, SPM)  # files whose SHA-256 config.json records
+
+
+def sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def seal(folder: str | Path) -> None:
+    """Record in config.json the SHA-256 and size of the weights and the tokenizer, and every tensor's shape and
+    dtype as stored: loading then refuses a file that changed. Keeps everything else in config.json."""
+    folder = Path(folder)
+    config = read_json(folder / CONFIG)
+    config["files"] = {name: {"sha256": sha256(folder / name), "bytes": (folder / name).stat().st_size}
+                       for name in SEALED}
+    state = load_file(str(folder / WEIGHTS))
+    config["tensors"] = {k: tensor_record(t) for k, t in sorted(state.items())}
+    (folder / CONFIG).write_text(json.dumps(config, indent=2) + "\n")
+
+
+def tensor_record(t: torch.Tensor) -> str:
+    """A stored tensor's dtype and shape as config.json records it: "int8[256,512]"."""
+    return f"{str(t.dtype).removeprefix('torch.')}[{','.join(str(n) for n in t.shape)}]"
+
+
+def verify_files(folder: Path, config: dict[str, Any]) -> None:
+    """The weights and tokenizer are the files config.json was sealed with (size, then SHA-256)."""
+    files = config.get("files")
+    if files is None:
+        return  # an unsealed folder (made before sealing existed): `python -m model.checkpoint seal <folder>`
+    if not isinstance(files, dict) or not all(isinstance(files.get(n), dict) for n in SEALED):
+        raise CheckpointError(f"{folder / CONFIG}: \"files\" must record sha256 and bytes for {', '.join(SEALED)}")
+    for name in SEALED:
+        path, want = folder / name, files[name]
+        if not path.is_file():
+            raise CheckpointError(f"{path}: file not found")
+        size = path.stat().st_size
+        if size != want.get("bytes"):
+            raise CheckpointError(f"{path}: {size} bytes, but {folder / CONFIG} records {want.get('bytes')}: the file "
+                                  "was changed or damaged since the checkpoint was saved")
+        got = sha256(path)
+        if got != want.get("sha256"):
+            raise CheckpointError(f"{path}: SHA-256 {got[:16]}… differs from {str(want.get('sha256'))[:16]}… recorded "
+                                  f"in {folder / CONFIG}: the file was changed or damaged since the checkpoint was saved")
 
 
 def read_json(path: Path) -> dict[str, Any]:
@@ -113,6 +165,8 @@ def load_checkpoint(folder: str | Path, dtype: torch.dtype = torch.float32) -> t
     if not folder.is_dir():
         raise CheckpointError(f"{folder}: checkpoint folder not found")
     cfg, training = load_config(folder)
+    config = read_json(folder / CONFIG)
+    verify_files(folder, config)
     try:
         tokenizer = Tokenizer.load(folder / SPM)
     except ValueError as e:
@@ -125,7 +179,8 @@ def load_checkpoint(folder: str | Path, dtype: torch.dtype = torch.float32) -> t
     if not path.is_file():
         raise CheckpointError(f"{path}: file not found")
     try:
-        state = dequantize(load_file(str(path)), path)
+        stored = load_file(str(path))
+        state = dequantize(stored, path)
     except (SafetensorError, OSError, ValueError) as e:
         if isinstance(e, CheckpointError):
             raise
@@ -137,6 +192,14 @@ def load_checkpoint(folder: str | Path, dtype: torch.dtype = torch.float32) -> t
         raise CheckpointError(
             f"{path}: tensors do not match {folder / CONFIG} (missing {sorted(missing)[:5]}, unexpected {sorted(unexpected)[:5]})"
         )
+    recorded = config.get("tensors")
+    if recorded is not None:
+        got = {k: tensor_record(t) for k, t in stored.items()}
+        if got != recorded:
+            diff = sorted(k for k in set(got) | set(recorded) if got.get(k) != recorded.get(k))
+            raise CheckpointError(f"{path}: tensors differ from those {folder / CONFIG} records: "
+                                  + ", ".join(f"{k} {got.get(k, 'missing')} (recorded {recorded.get(k, 'none')})"
+                                              for k in diff[:3]))
     for name, t in state.items():
         if t.shape != expected[name].shape:
             raise CheckpointError(
@@ -147,3 +210,13 @@ def load_checkpoint(folder: str | Path, dtype: torch.dtype = torch.float32) -> t
     model.load_state_dict({k: v.float() for k, v in state.items()})
     model.to(dtype).eval()
     return model, tokenizer, training
+
+
+if __name__ == "__main__":
+    import sys
+
+    if len(sys.argv) != 3 or sys.argv[1] != "seal":
+        sys.exit("usage: python -m model.checkpoint seal <checkpoint folder>")
+    seal(sys.argv[2])
+    load_checkpoint(sys.argv[2])  # and check that it loads
+    print(f"sealed {sys.argv[2]}: SHA-256 of {', '.join(SEALED)} and every tensor's shape in {CONFIG}")

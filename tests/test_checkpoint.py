@@ -215,7 +215,7 @@ def test_smaller_storage_round_trips(tiny_ckpt, tmp_path, dtype):
 def test_int8_without_scales_is_refused(tiny_ckpt, tmp_path):
     from safetensors.torch import load_file, save_file
 
-    from model.checkpoint import SCALE, save_checkpoint
+    from model.checkpoint import SCALE, save_checkpoint, seal
 
     model, tok, training = load_checkpoint(tiny_ckpt)
     save_checkpoint(tmp_path / "q", model, tok, training, dtype="int8")
@@ -223,5 +223,6 @@ def test_int8_without_scales_is_refused(tiny_ckpt, tmp_path):
     state = load_file(str(path))
     del state["embedding.weight" + SCALE]
     save_file(state, str(path))
+    seal(tmp_path / "q")  # sealed as it is now: the scale check itself must refuse it, not the recorded hash
     with pytest.raises(CheckpointError, match="embedding.weight"):
         load_checkpoint(tmp_path / "q")
