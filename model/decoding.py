@@ -73,6 +73,33 @@ def _next_logits(model, src_mask, memory, ys: torch.Tensor, cache: KVCache | Non
     return logits
 
 
+def constrain(logits: torch.Tensor, ys: torch.Tensor, repetition_penalty: float = 1.0,
+              no_repeat_ngram_size: int = 0) -> torch.Tensor:
+    """Departures from the paper's decoding, off by default (1.0 and 0), applied in place to next-token ``logits``
+    (B, V) given each row's prefix ``ys`` (B, t+1) with BOS first:
+
+    - ``repetition_penalty`` p > 1 (Keskar et al., 2019, CTRL): a token already in the prefix has its logit divided
+      by p if positive, multiplied by p if negative — less likely to come again.
+    - ``no_repeat_ngram_size`` n > 0 (as in fairseq / Hugging Face): a token that would complete an n-gram already
+      in the prefix is forbidden, so no n-gram appears twice.
+    """
+    if repetition_penalty != 1.0 and ys.size(1) > 1:
+        seen = ys[:, 1:]  # (B, t)
+        picked = logits.gather(1, seen)  # (B, t)
+        logits.scatter_(1, seen, torch.where(picked > 0, picked / repetition_penalty, picked * repetition_penalty))
+    n = no_repeat_ngram_size
+    if n > 0 and ys.size(1) - 1 >= n:
+        for b, row in enumerate(ys[:, 1:].tolist()):
+            if n == 1:
+                banned = set(row)
+            else:
+                tail = tuple(row[len(row) - n + 1 :])
+                banned = {row[i + n - 1] for i in range(len(row) - n + 1) if tuple(row[i : i + n - 1]) == tail}
+            if banned:
+                logits[b, sorted(banned)] = float("-inf")
+    return logits
+
+
 def _check_src(model: Transformer, src: torch.Tensor, max_len: int) -> None:
     if src.dim() != 2:
         raise ValueError(f"src must be (B, S) token ids, got shape {tuple(src.shape)}")
@@ -95,6 +122,8 @@ def greedy(
     use_cache: bool = True,
     trace_top_k: int = 5,
     min_len: int = 0,
+    repetition_penalty: float = 1.0,
+    no_repeat_ngram_size: int = 0,
 ) -> tuple[list[list[int]], list[DecodeTrace]]:
     """Batched greedy decoding. src (B, S) -> one token list per sentence (no BOS/EOS) and one trace each.
 
@@ -109,7 +138,8 @@ def greedy(
     done = torch.zeros(b, dtype=torch.bool, device=src.device)
     traces = [DecodeTrace("greedy") for _ in range(b)]
     for t in range(max_len):
-        logits = _next_logits(model, src_mask, memory, ys, cache)  # (B, V)
+        logits = constrain(_next_logits(model, src_mask, memory, ys, cache), ys, repetition_penalty,
+                           no_repeat_ngram_size)  # (B, V)
         if t < min_len:
             logits[:, cfg.eos_id] = float("-inf")
         nxt = logits.argmax(-1)  # (B,)
@@ -147,6 +177,8 @@ def sample(
     seed: int | None = None,
     use_cache: bool = True,
     trace_top_k: int = 5,
+    repetition_penalty: float = 1.0,
+    no_repeat_ngram_size: int = 0,
 ) -> tuple[list[int], DecodeTrace]:
     """Ancestral sampling for one sentence (src (1, S)), with temperature, top-k and nucleus (top-p) filtering."""
     _check_src(model, src, max_len)
@@ -169,7 +201,8 @@ def sample(
     cache = model.new_cache() if use_cache else None
     trace = DecodeTrace("sample")
     for t in range(max_len):
-        logits = _next_logits(model, src_mask, memory, ys, cache)[0]  # (V,)
+        logits = constrain(_next_logits(model, src_mask, memory, ys, cache), ys, repetition_penalty,
+                           no_repeat_ngram_size)[0]  # (V,)
         # shift before dividing: a tiny temperature then gives -inf (never NaN) to all but the best token
         logits = (logits - logits.max()) / temperature
         if top_k:
@@ -230,6 +263,8 @@ def beam_search(
     alpha: float = 0.6,
     use_cache: bool = True,
     trace_top_k: int = 5,
+    repetition_penalty: float = 1.0,
+    no_repeat_ngram_size: int = 0,
 ) -> tuple[list[int], DecodeTrace]:
     """Beam search for one sentence (src (1, S)). Returns the best tokens and a trace with every beam step.
 
@@ -253,7 +288,8 @@ def beam_search(
         k_live = ys.size(0)
         mem = memory.expand(k_live, -1, -1)
         mask = src_mask.expand(k_live, -1, -1, -1)
-        logp = F.log_softmax(_next_logits(model, mask, mem, ys, cache), -1)  # (K_live, V)
+        logits = constrain(_next_logits(model, mask, mem, ys, cache), ys, repetition_penalty, no_repeat_ngram_size)
+        logp = F.log_softmax(logits, -1)  # (K_live, V)
         total = (scores[:, None] + logp).view(-1)  # (K_live * V,)
         n_cand = min(2 * beam_size, total.numel())
         top_scores, top_idx = total.topk(n_cand)

@@ -38,6 +38,9 @@ class DecodeOptions:
     top_p: float = 1.0
     seed: int | None = 0
     max_len: int | None = None  # None: 2 x source length + 10
+    # departures from the paper's decoding, off by default (model/decoding.py: constrain)
+    repetition_penalty: float = 1.0  # > 1: tokens already produced become less likely (CTRL)
+    no_repeat_ngram_size: int = 0  # > 0: no n-gram of this size appears twice
 
     def check(self) -> None:
         if self.method not in METHODS:
@@ -50,6 +53,14 @@ class DecodeOptions:
             raise ValueError(f"top-p must be in (0, 1], got {self.top_p}")
         if self.top_k < 0:
             raise ValueError(f"top-k must be >= 0 (0 = off), got {self.top_k}")
+        if not self.repetition_penalty >= 1.0:
+            raise ValueError(f"repetition penalty must be >= 1 (1 = off), got {self.repetition_penalty}")
+        if self.no_repeat_ngram_size < 0:
+            raise ValueError(f"no-repeat n-gram size must be >= 0 (0 = off), got {self.no_repeat_ngram_size}")
+
+    @property
+    def constraints(self) -> dict:
+        return {"repetition_penalty": self.repetition_penalty, "no_repeat_ngram_size": self.no_repeat_ngram_size}
 
 
 @dataclass
@@ -113,10 +124,10 @@ class Translator:
         src = torch.tensor([src_ids])  # (1, S)
         n = self._max_len(len(src_ids), opts)
         if opts.method == "beam":
-            return beam_search(self.model, src, opts.beam_size, n, opts.length_penalty)
+            return beam_search(self.model, src, opts.beam_size, n, opts.length_penalty, **opts.constraints)
         if opts.method == "sample":
-            return sample(self.model, src, n, opts.temperature, opts.top_k, opts.top_p, opts.seed)
-        out, traces = greedy(self.model, src, n)
+            return sample(self.model, src, n, opts.temperature, opts.top_k, opts.top_p, opts.seed, **opts.constraints)
+        out, traces = greedy(self.model, src, n, **opts.constraints)
         return out[0], traces[0]
 
     def translate(self, text: str, opts: DecodeOptions | None = None) -> str:
@@ -143,7 +154,7 @@ class Translator:
             chunk = todo[k : k + batch_size]
             src = pad_batch([ids for _, ids in chunk], self.cfg.pad_id)  # (B, S)
             n = self._max_len(src.size(1), opts)
-            outs, _ = greedy(self.model, src, n, trace_top_k=0)
+            outs, _ = greedy(self.model, src, n, trace_top_k=0, **opts.constraints)
             for (i, ids), out in zip(chunk, outs):
                 # each sentence keeps its own length limit, so a batch gives what one-by-one gives
                 results[i] = self.tokenizer.decode(out[: self._max_len(len(ids), opts)])
@@ -159,10 +170,12 @@ class Translator:
         clicks of a class that arrive together (explorer/batcher.py)."""
         if any(o.method != "greedy" for o in opts):
             raise ValueError("greedy_batch decodes greedy requests only")
+        if any(o.constraints != opts[0].constraints for o in opts):
+            raise ValueError("greedy_batch decodes requests with the same repetition settings only")
         ids = [self._src_ids(t) for t in texts]
         caps = [self._max_len(len(i), o) for i, o in zip(ids, opts)]
         src = pad_batch(ids, self.cfg.pad_id)  # (B, S): padded keys get exactly zero attention
-        outs, traces = greedy(self.model, src, max(caps))
+        outs, traces = greedy(self.model, src, max(caps), **opts[0].constraints)
         # greedy is causal: cutting a longer decode at a sentence's own limit gives its decode with that limit
         return [(out[:n], DecodeTrace(tr.method, tr.steps[:n])) for out, tr, n in zip(outs, traces, caps)]
 
