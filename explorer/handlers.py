@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from explorer import limits, texts
+from explorer.advice import advice, confidence_chips
 from explorer.request import Request, UserError, number, translator
 from explorer.store import analysis, require_words, run_model
 from model.names import act_name
@@ -76,8 +77,11 @@ def tokens_html(a: Analysis) -> str:
     def chips(tokens: list[str], colour: str) -> str:
         return " ".join(f'<span style="background:{colour};border-radius:4px;padding:1px 5px;margin:1px;'
                         f'display:inline-block;font-family:monospace">{html.escape(readable(t))}</span>' for t in tokens)
+    warnings = "".join(f"<div class='ae-advice' style='margin-top:6px;padding:4px 8px;background:#fff4e5;"
+                       f"border-left:3px solid #f0a030'>⚠ {html.escape(w)}</div>" for w in advice(a))
     return (f"<div><b>Source pieces ({len(a.src_tokens)}):</b> {chips(a.src_tokens, '#e8f0fe')}</div>"
-            f"<div style='margin-top:6px'><b>Output pieces ({len(a.out_tokens)}):</b> {chips(a.out_tokens, '#e6f4ea')}</div>"
+            f"<div style='margin-top:6px'><b>Output pieces ({len(a.out_tokens)}), with the probability each was "
+            f"chosen with:</b> {confidence_chips(a)}</div>{warnings}"
             f"<div style='margin-top:4px;font-size:13px;color:#555'>{pieces_key(len(a.vocab))}</div>")
 
 

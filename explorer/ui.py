@@ -17,6 +17,7 @@ from gradio.components.plot import PlotData
 
 from explorer import beyond, exports, priority
 from explorer import handlers as h
+from explorer.advice import advice
 from explorer.api import endpoint
 from explorer.request import Request, UserError
 from viz.compact import plot_value as _plot_value
@@ -100,9 +101,9 @@ def initial(req: Request) -> tuple:
 
 def first_view(req: Request) -> tuple:
     *values, last_step = initial(req)
-    note = h.analysis(req).note
-    if note:
-        gr.Warning(note)
+    a = h.analysis(req)
+    for message in ([a.note] if a.note else []) + advice(a):
+        gr.Warning(message)
     return (*values, gr.Slider(maximum=last_step, value=0))
 
 
