@@ -125,6 +125,13 @@ def build() -> gr.Blocks:
                 top_k = gr.Slider(0, limits.MAX_TOP_K, value=0, step=1, label="Top-k (0 = off)")
                 top_p = gr.Slider(0.05, 1, value=1.0, step=0.05, label="Top-p")
                 seed = gr.Number(0, precision=0, label="Seed")
+            with gr.Row():  # departures from the paper's decoding, off by default: for the model's repetition loops
+                no_repeat = gr.Slider(0, limits.MAX_NO_REPEAT_NGRAM, value=0, step=1, elem_id="no-repeat",
+                                      label="No-repeat n-gram size (0 = off; not in the paper)",
+                                      info="No sequence of this many pieces may appear twice.")
+                rep_penalty = gr.Slider(1, limits.MAX_REPETITION_PENALTY, value=1, step=0.1, elem_id="rep-penalty",
+                                        label="Repetition penalty (1 = off; not in the paper)",
+                                        info="Pieces already written become less likely (CTRL, 2019).")
         with gr.Row():
             go = gr.Button("Translate", variant="primary", elem_id="translate", scale=3)
             copy_link = gr.Button("Copy link to this view", elem_id="copy-link", scale=1)
@@ -265,7 +272,7 @@ def build() -> gr.Blocks:
         # Lazy parts: opening "Inside a head" or the bertviz panel clicks its hidden button (views.js), once per
         # analysis; no event fires on page load and reopening asks nothing.
         run_lazy = {name: gr.Button(elem_id=f"ae-run-{name}", elem_classes=["ae-hidden"]) for name in ("inside", "bertviz")}
-        options = [method, beam_size, length_penalty, max_len, temperature, top_k, top_p, seed]
+        options = [method, beam_size, length_penalty, max_len, temperature, top_k, top_p, seed, no_repeat, rep_penalty]
         draw_in = [bank, text, model, kind, layer, head, step, step_layer, step_head, pe_len, pe_dims, *options]
         draw_out = [heatmap, all_heads, stats, step_plot, status, pe_table, pe_waves, pe_sim, pe_sentence, lens_plot]
 

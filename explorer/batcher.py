@@ -72,7 +72,8 @@ class GreedyBatcher:
 
     def _take(self) -> list[_Job]:
         first = self._waiting[0]
-        batch = [j for j in self._waiting if j.tr is first.tr][: self.max_batch]
+        same = lambda j: j.tr is first.tr and j.opts.constraints == first.opts.constraints  # noqa: E731
+        batch = [j for j in self._waiting if same(j)][: self.max_batch]
         taken = set(map(id, batch))
         self._waiting = [j for j in self._waiting if id(j) not in taken]
         return batch

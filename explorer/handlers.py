@@ -289,7 +289,8 @@ def compare(req: Request, text_b: Any, kind: Any, layer: Any, head: Any):
     kind = _kind(kind)
     n_layer, h = _layer(tr, kind, layer), _head(tr, head)
     other = Request.parse(text_b, req.model, req.method, req.beam_size, req.length_penalty, req.temperature,
-                          req.top_k, req.top_p, req.seed, req.max_len)
+                          req.top_k, req.top_p, req.seed, req.max_len, no_repeat_ngram_size=req.no_repeat_ngram_size,
+                          repetition_penalty=req.repetition_penalty)
     views_of = []
     for r in (req, other):
         a = analysis(r)

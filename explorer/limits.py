@@ -9,6 +9,8 @@ MAX_OUTPUT_TOKENS = 100  # decoding steps
 MAX_TEMPERATURE = 5.0
 MAX_TOP_K = 200
 MAX_PE_LENGTH = 200
+MAX_NO_REPEAT_NGRAM = 6  # no_repeat_ngram_size: 0 = off
+MAX_REPETITION_PENALTY = 3.0  # repetition_penalty: 1 = off
 
 # One slot per core for all model work, whichever event or endpoint asks (explorer.store.model_slot),
 # and the same number as Gradio's concurrency limit of the shared "model" concurrency group.

@@ -42,12 +42,15 @@ class Request:
     seed: int = 0  # sampling only
     max_len: int = 60  # output tokens
     ablated: tuple[tuple[str, int], ...] = ()  # (attention block path, head) switched off
+    no_repeat_ngram_size: int = 0  # departures from the paper's decoding, off by default (model/decoding.py)
+    repetition_penalty: float = 1.0
 
     # -- construction -------------------------------------------------------------------
     @classmethod
     def parse(cls, text: Any, model: Any = None, method: Any = "greedy", beam_size: Any = 4,
               length_penalty: Any = 0.6, temperature: Any = 1.0, top_k: Any = 0, top_p: Any = 1.0, seed: Any = 0,
-              max_len: Any = 60, ablated: Any = ()) -> Request:
+              max_len: Any = 60, ablated: Any = (), no_repeat_ngram_size: Any = 0,
+              repetition_penalty: Any = 1.0) -> Request:
         """Validate raw values (from a browser, an HTTP client or Python) into a Request."""
         name = default_model() if model in (None, "") else model
         tr = translator(name)
@@ -68,6 +71,9 @@ class Request:
             seed=number(seed, "Seed", 0, 2**31 - 1, integer=True),
             max_len=number(max_len, "Maximum output length", 1, limits.MAX_OUTPUT_TOKENS, integer=True),
             ablated=tuple(sorted((str(b), int(h)) for b, h in (ablated or ()))),
+            no_repeat_ngram_size=number(no_repeat_ngram_size, "No-repeat n-gram size", 0, limits.MAX_NO_REPEAT_NGRAM,
+                                        integer=True),
+            repetition_penalty=number(repetition_penalty, "Repetition penalty", 1, limits.MAX_REPETITION_PENALTY),
         )
 
     @classmethod
@@ -90,7 +96,8 @@ class Request:
 
     def options(self) -> DecodeOptions:
         return DecodeOptions(self.method, self.beam_size, self.length_penalty, self.temperature, self.top_k,
-                             self.top_p, self.seed, self.max_len)
+                             self.top_p, self.seed, self.max_len, repetition_penalty=self.repetition_penalty,
+                             no_repeat_ngram_size=self.no_repeat_ngram_size)
 
 
 # -- field validation ---------------------------------------------------------------------

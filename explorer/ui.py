@@ -72,18 +72,21 @@ CLEARED = (None, None, "", None, None, None, None, None,  # beam tree, greedy vs
 
 @page_event(5 + len(CLEARED) + N_SIZED)
 def translate(text: Any, model: Any, method: Any, beam_size: Any, length_penalty: Any, max_len: Any,
-              temperature: Any, top_k: Any, top_p: Any, seed: Any, shown: Any = None):
+              temperature: Any, top_k: Any, top_p: Any, seed: Any, no_repeat: Any = 0, rep_penalty: Any = 1.0,
+              shown: Any = None):
     """Translate: one decode with capture. -> German, token pieces, the page's copy of the analysis, its request,
     the step slider sized to this decode, the views of the previous sentence that needed a button (cleared), and
     (only when the model is not the one shown) the controls sized to the new model. On a user error (an empty
     sentence) nothing changes but a toast."""
     with priority.translating():
         return _translate(text, model, method, beam_size, length_penalty, max_len, temperature, top_k, top_p, seed,
-                          shown)
+                          no_repeat, rep_penalty, shown)
 
 
-def _translate(text, model, method, beam_size, length_penalty, max_len, temperature, top_k, top_p, seed, shown):
-    req = Request.parse(text, model, method, beam_size, length_penalty, temperature, top_k, top_p, seed, max_len)
+def _translate(text, model, method, beam_size, length_penalty, max_len, temperature, top_k, top_p, seed, no_repeat,
+               rep_penalty, shown):
+    req = Request.parse(text, model, method, beam_size, length_penalty, temperature, top_k, top_p, seed, max_len,
+                        no_repeat_ngram_size=no_repeat, repetition_penalty=rep_penalty)
     try:
         same_model = shown not in (None, "") and Request.from_json(shown).model == req.model
     except UserError:
@@ -117,7 +120,8 @@ def beam(shown: Any, beam_size: Any = None):
     now), its tree, and greedy vs beam."""
     req = _req(shown)
     if beam_size not in (None, ""):
-        req = Request.parse(req.text, req.model, "beam", beam_size, req.length_penalty, max_len=req.max_len)
+        req = Request.parse(req.text, req.model, "beam", beam_size, req.length_penalty, max_len=req.max_len,
+                            no_repeat_ngram_size=req.no_repeat_ngram_size, repetition_penalty=req.repetition_penalty)
     return tuple(plot_value(f) for f in h.beam_views(req))
 
 

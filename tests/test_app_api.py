@@ -365,3 +365,25 @@ def test_static_files_come_whole_and_the_same_every_time(server):
             r = httpx.get(server + path, headers={"Accept-Encoding": "br"}, timeout=30)
             assert r.headers.get("content-encoding") == "br" or len(plain.content) < 500
             assert r.content == plain.content
+
+
+@pytest.mark.skipif(MODEL != "en-de", reason="English sentences")
+def test_repetition_options_through_the_api(client):
+    """no_repeat_ngram_size / repetition_penalty (off by default) reach the decoder from every endpoint."""
+    from model.loops import find_loop
+    from model.translator import load_pretrained
+
+    tok = load_pretrained(MODEL).tokenizer
+    looping = "A man and woman sit across from each other at a restaurant table."
+    plain = client.predict(looping, api_name="/translate")
+    assert find_loop(tok.encode(plain)) is not None  # the model's own loop: "gegenüber gegenüber gegenüber"
+    for kw in (dict(no_repeat_ngram_size=2), dict(repetition_penalty=1.5)):
+        fixed = client.predict(looping, **kw, api_name="/translate")
+        assert find_loop(tok.encode(fixed)) is None, (kw, fixed)
+        translation, pieces, *_ = client.predict(looping, **kw, api_name="/analyze")
+        assert translation == fixed and "repetition loop" not in pieces
+    assert "repetition loop" in client.predict(looping, api_name="/analyze")[1]  # the page's warning, escaped HTML
+    with pytest.raises(Exception, match="No-repeat n-gram size"):
+        client.predict(looping, no_repeat_ngram_size=99, api_name="/translate")
+    with pytest.raises(Exception, match="Repetition penalty"):
+        client.predict(looping, repetition_penalty=0.5, api_name="/translate")

@@ -841,3 +841,31 @@ def test_beyond_attention_tab_attributes_patches_and_forces_a_prefix(page):
     page.wait_for_function("() => !document.querySelector('#attr-plot .js-plotly-plot .main-svg')", timeout=30_000)
     assert page.locator("#attr-text textarea").input_value() == ""
     assert page.errors == []
+
+
+@pytest.mark.skipif(MODEL != "en-de", reason="English sentences")
+def test_repetition_options_stop_a_loop_and_the_page_warns_about_it(page):
+    """The loop is named under the pieces; the no-repeat option (Decoding options) stops it; the status line treats
+    the new options like the others."""
+    from model.loops import find_loop
+    from model.translator import load_pretrained
+
+    tok = load_pretrained(MODEL).tokenizer
+    settled(page)
+    looping = "A man and woman sit across from each other at a restaurant table."
+    out = translate(page, looping)
+    assert find_loop(tok.encode(out)) is not None
+    page.wait_for_function("() => document.body.innerText.includes('repetition loop')", timeout=30_000)
+    page.get_by_role("button", name="Decoding options").click()
+    box = page.locator("#no-repeat input[type=number]")
+    box.fill("2")
+    box.press("Enter")
+    page.wait_for_function("() => document.querySelector('#status').innerText.includes('Not translated yet')",
+                           timeout=10_000)
+    page.locator("#translate").click()
+    page.wait_for_function("(old) => document.querySelector('#translation textarea').value !== old", arg=out,
+                           timeout=60_000)
+    page.wait_for_function("() => document.querySelector('#status').innerText.includes('Every view below shows')",
+                           timeout=30_000)
+    assert find_loop(tok.encode(translation(page))) is None
+    assert page.errors == []

@@ -7,10 +7,10 @@
   // URL key -> Request field (the decoding options), in the order app.py passes them
   const REQUEST = [["text", "text"], ["model", "model"], ["method", "method"], ["beam", "beam_size"],
     ["alpha", "length_penalty"], ["max_len", "max_len"], ["temperature", "temperature"], ["top_k", "top_k"],
-    ["top_p", "top_p"], ["seed", "seed"]];
+    ["top_p", "top_p"], ["seed", "seed"], ["no_repeat", "no_repeat_ngram_size"], ["rep_penalty", "repetition_penalty"]];
   const VIEW = ["kind", "layer", "head", "step", "step_layer", "step_head"];  // URL keys of what is shown, in order
   const DEFAULTS = { method: "greedy", beam_size: 4, length_penalty: 0.6, max_len: 60, temperature: 1, top_k: 0,
-    top_p: 1, seed: 0 };
+    top_p: 1, seed: 0, no_repeat_ngram_size: 0, repetition_penalty: 1 };
   const TABS = { attend: "Translate & attend", steps: "Step by step", pe: "Positional encoding", inside: "Inside a head",
     experiments: "Experiments", beyond: "Beyond attention", compare: "Compare", model: "Model" };
   const KINDS = { cross: "Cross-attention", encoder: "Encoder self-attention", decoder: "Decoder self-attention" };

@@ -253,9 +253,11 @@
 
   // The "not translated yet" line: compares the text box, the model and the decoding options that matter for the
   // chosen method with the request of what the views show.
-  const OPTIONS = ["method", "beam_size", "length_penalty", "max_len", "temperature", "top_k", "top_p", "seed"];
-  const MATTERS = { greedy: ["method", "max_len"], beam: ["method", "beam_size", "length_penalty", "max_len"],
-    sample: ["method", "max_len", "temperature", "top_k", "top_p", "seed"] };
+  const OPTIONS = ["method", "beam_size", "length_penalty", "max_len", "temperature", "top_k", "top_p", "seed",
+    "no_repeat_ngram_size", "repetition_penalty"];
+  const REPEATS = ["no_repeat_ngram_size", "repetition_penalty"];  // matter for every method
+  const MATTERS = { greedy: ["method", "max_len", ...REPEATS], beam: ["method", "beam_size", "length_penalty", "max_len",
+    ...REPEATS], sample: ["method", "max_len", "temperature", "top_k", "top_p", "seed", ...REPEATS] };
 
   function changedOptions(req, values) {
     if (!req || !values.length) return [];
