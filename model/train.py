@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import csv
 import json
-import os
 import platform
 import random
 import sys
@@ -24,15 +23,18 @@ from pathlib import Path
 
 import torch
 import torch.nn.functional as F
-from safetensors.torch import load_file, save_file
+from safetensors.torch import save_file
 
-from model.batch import pad_batch
+from model import distributed as dist
 from model.checkpoint import METRICS, TRAIN_LOG, save_checkpoint
 from model.config import ModelConfig
-from model.data import read_split, token_batches
-from model.schedule import lr_at  # noqa: F401  (re-exported: older callers import it from here)
+from model.data import token_batches
+from model.schedule import lr_at
 from model.tokenizer import BOS, EOS, PAD, Tokenizer
-from model.toy import make_pairs, tokenizer_corpus
+from model.toy import tokenizer_corpus
+from model.train_data import batch_tensors, encode_pairs, load_texts
+from model.train_eval import validation_loss
+from model.train_state import average_epochs, load_resume, save_resume
 from model.transformer import Transformer
 
 
@@ -69,87 +71,50 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     return p.parse_args(argv)
 
 
-def load_texts(args) -> dict[str, tuple[list[str], list[str]]]:
-    if args.task == "multi30k":
-        splits = {s: read_split(args.data_dir, s) for s in ("train", "val")}
-    else:
-        splits = {"train": make_pairs(args.task, 20000, args.seed), "val": make_pairs(args.task, 500, args.seed + 1)}
-    if args.train_limit:
-        src, tgt = splits["train"]
-        splits["train"] = (src[: args.train_limit], tgt[: args.train_limit])
-    return splits
+def make_tokenizer(args, texts, work: Path) -> Tokenizer:
+    """Rank 0 trains the tokenizer on the training split (or finds it when resuming); the other ranks load it."""
+    spm_path = work / "spm.model"
+    if dist.is_main() and not (args.resume and spm_path.is_file()):
+        corpus = tokenizer_corpus() if args.task != "multi30k" else texts["train"][0] + texts["train"][1]
+        Tokenizer.train(corpus, args.vocab_size).save(spm_path)  # training split only
+    dist.barrier()
+    return Tokenizer.load(spm_path)
 
 
-def encode_pairs(tok: Tokenizer, src: list[str], tgt: list[str], max_len: int) -> list[tuple[list[int], list[int]]]:
-    """Source ids + EOS, and BOS + target ids + EOS; pairs longer than max_len are dropped."""
-    pairs = []
-    for s, t in zip(tok.encode_batch(src), tok.encode_batch(tgt)):
-        if len(s) + 1 <= max_len and len(t) + 2 <= max_len:
-            pairs.append((s + [EOS], [BOS] + t + [EOS]))
-    return pairs
-
-
-def batch_tensors(pairs, idx):
-    src = pad_batch([pairs[i][0] for i in idx], PAD)  # (B, S)
-    tgt = pad_batch([pairs[i][1] for i in idx], PAD)  # (B, T+1)
-    return src, tgt[:, :-1], tgt[:, 1:]  # decoder input is the target shifted right
-
-
-@torch.no_grad()
-def validation_loss(model: Transformer, pairs, max_tokens: int) -> float:
-    model.eval()
-    total, count = 0.0, 0
-    for idx in token_batches(pairs, max_tokens, shuffle=False):
-        src, tgt_in, tgt_out = batch_tensors(pairs, idx)
-        logits = model(src, tgt_in)  # (B, T, V)
-        total += F.cross_entropy(logits.flatten(0, 1), tgt_out.flatten(), ignore_index=PAD, reduction="sum").item()
-        count += int((tgt_out != PAD).sum())
-    model.train()
-    return total / max(count, 1)
-
-
-def save_resume(work: Path, model, opt, state: dict) -> None:
-    """Model and Adam moments as safetensors, counters as JSON: resumable without pickle."""
-    tensors = {f"model.{k}": v.contiguous() for k, v in model.state_dict().items()}
-    params = list(model.parameters())
-    for i, p in enumerate(params):
-        st = opt.state.get(p, {})
-        for key in ("exp_avg", "exp_avg_sq"):
-            if key in st:
-                tensors[f"optim.{i}.{key}"] = st[key].contiguous()
-        if "step" in st:
-            state.setdefault("adam_steps", {})[str(i)] = float(st["step"])
-    tmp = work / "resume.safetensors.tmp"
-    save_file(tensors, str(tmp))
-    os.replace(tmp, work / "resume.safetensors")  # never leave a half-written resume file
-    (work / "resume.json").write_text(json.dumps(state))
-
-
-def load_resume(work: Path, model, opt) -> dict:
-    tensors = load_file(str(work / "resume.safetensors"))
-    state = json.loads((work / "resume.json").read_text())
-    model.load_state_dict({k[6:]: v for k, v in tensors.items() if k.startswith("model.")})
-    for i, p in enumerate(model.parameters()):
-        if f"optim.{i}.exp_avg" in tensors:
-            opt.state[p] = {
-                "step": torch.tensor(state["adam_steps"][str(i)]),
-                "exp_avg": tensors[f"optim.{i}.exp_avg"],
-                "exp_avg_sq": tensors[f"optim.{i}.exp_avg_sq"],
-            }
-    return state
-
-
-def average_epochs(paths: list[Path]) -> dict[str, torch.Tensor]:
-    avg: dict[str, torch.Tensor] = {}
-    for path in paths:
-        for k, v in load_file(str(path)).items():
-            avg[k] = avg.get(k, 0) + v.double() / len(paths)
-    return {k: v.float() for k, v in avg.items()}
+def train_epoch(ddp, opt, pairs, batches, args, step: int, epoch: int, log, start: float, device) -> tuple[int, float]:
+    """One pass over ``batches`` (global batches: this rank trains on its shard of each). -> (step, last lr)."""
+    run_loss, run_tok, lr = 0.0, 0, 0.0
+    for bi, idx in enumerate(batches):
+        src, tgt_in, tgt_out = (t.to(device) for t in batch_tensors(pairs, dist.shard(idx)))
+        n_local = int((tgt_out != PAD).sum())
+        n_global = sum(len(pairs[i][1]) - 1 for i in idx)  # target tokens of the whole global batch
+        step += 1
+        lr = lr_at(step, args.lr, args.warmup)
+        for g in opt.param_groups:
+            g["lr"] = lr
+        logits = ddp(src, tgt_in)  # (B, T, V)
+        summed = F.cross_entropy(logits.flatten(0, 1), tgt_out.flatten(), ignore_index=PAD,
+                                 label_smoothing=args.label_smoothing, reduction="sum")
+        # the global batch's token mean; x world because DDP averages the ranks' gradients
+        loss = summed / n_global * dist.world()
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
+        run_loss, run_tok = run_loss + summed.item(), run_tok + n_local  # this rank's share
+        if step % args.log_every == 0:
+            run_loss, run_tok = dist.totals(run_loss, run_tok, device=device)  # every rank takes part
+            if log is not None:
+                log.writerow([step, epoch, f"{run_loss / run_tok:.4f}", f"{lr:.6g}", ""])
+                print(f"epoch {epoch} batch {bi + 1}/{len(batches)} step {step} loss {run_loss / run_tok:.3f} "
+                      f"lr {lr:.2e} elapsed {(time.time() - start) / 60:.1f} min", flush=True)
+            run_loss, run_tok = 0.0, 0
+    return step, lr
 
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     torch.set_num_threads(args.threads)  # oversubscribed threads make CPU training many times slower
+    device = dist.init()
     torch.manual_seed(args.seed)
     random.seed(args.seed)
     out = Path(args.out)
@@ -160,14 +125,9 @@ def main(argv: list[str] | None = None) -> int:
         texts = load_texts(args)
     except FileNotFoundError as e:
         print(f"error: {e}", file=sys.stderr)
+        dist.finish()
         return 2
-    spm_path = work / "spm.model"
-    if args.resume and spm_path.is_file():
-        tok = Tokenizer.load(spm_path)
-    else:
-        corpus = tokenizer_corpus() if args.task != "multi30k" else texts["train"][0] + texts["train"][1]
-        tok = Tokenizer.train(corpus, args.vocab_size)  # training split only
-        tok.save(spm_path)
+    tok = make_tokenizer(args, texts, work)
     train_pairs = encode_pairs(tok, *texts["train"], args.max_len)
     val_pairs = encode_pairs(tok, *texts["val"], args.max_len)
 
@@ -181,67 +141,69 @@ def main(argv: list[str] | None = None) -> int:
     model.train()
     opt = torch.optim.Adam(model.parameters(), lr=args.lr, betas=(0.9, 0.98), eps=1e-9)
     training = {k: v for k, v in vars(args).items() if k not in ("resume", "out", "data_dir", "log_every")}
+    training["processes"] = dist.world()
     state = {"epoch": 0, "step": 0, "elapsed_s": 0.0, "val_losses": []}
     if args.resume and (work / "resume.json").is_file():
         state = load_resume(work, model, opt)
-        print(f"resumed at epoch {state['epoch']}, step {state['step']}", flush=True)
-    elif (out / TRAIN_LOG).exists():
+        if dist.is_main():
+            print(f"resumed at epoch {state['epoch']}, step {state['step']}", flush=True)
+    elif (out / TRAIN_LOG).exists() and dist.is_main():
         (out / TRAIN_LOG).unlink()
+    dist.barrier()
+    model.to(device)
+    ddp = model
+    if dist.world() > 1:
+        from torch.nn.parallel import DistributedDataParallel
+
+        ddp = DistributedDataParallel(model, device_ids=[device.index] if device.type == "cuda" else None)
 
     n_params = model.num_parameters()
-    print(f"{args.task}: {len(train_pairs)} training pairs, {len(val_pairs)} validation pairs; "
-          f"{n_params / 1e6:.2f}M parameters; vocabulary {tok.vocab_size}", flush=True)
-    log_new = not (out / TRAIN_LOG).exists()
-    log_f = open(out / TRAIN_LOG, "a", newline="")
-    log = csv.writer(log_f)
-    if log_new:
-        log.writerow(["step", "epoch", "loss", "lr", "val_loss"])
+    log_f = log = None
+    if dist.is_main():
+        print(f"{args.task}: {len(train_pairs)} training pairs, {len(val_pairs)} validation pairs; "
+              f"{n_params / 1e6:.2f}M parameters; vocabulary {tok.vocab_size}; {dist.world()} process(es)", flush=True)
+        log_new = not (out / TRAIN_LOG).exists()
+        log_f = open(out / TRAIN_LOG, "a", newline="")
+        log = csv.writer(log_f)
+        if log_new:
+            log.writerow(["step", "epoch", "loss", "lr", "val_loss"])
 
     start = time.time() - state["elapsed_s"]
     step = state["step"]
     while state["epoch"] < args.epochs:
         epoch = state["epoch"] + 1
         t_epoch = time.time()
-        batches = token_batches(train_pairs, args.max_tokens, shuffle=True, seed=args.seed + epoch)
-        run_loss, run_tok = 0.0, 0
-        for bi, idx in enumerate(batches):
-            src, tgt_in, tgt_out = batch_tensors(train_pairs, idx)
-            step += 1
-            lr = lr_at(step, args.lr, args.warmup)
-            for g in opt.param_groups:
-                g["lr"] = lr
-            logits = model(src, tgt_in)  # (B, T, V)
-            loss = F.cross_entropy(logits.flatten(0, 1), tgt_out.flatten(), ignore_index=PAD,
-                                   label_smoothing=args.label_smoothing)
-            opt.zero_grad(set_to_none=True)
-            loss.backward()
-            opt.step()
-            n = int((tgt_out != PAD).sum())
-            run_loss += loss.item() * n
-            run_tok += n
-            if step % args.log_every == 0:
-                log.writerow([step, epoch, f"{run_loss / run_tok:.4f}", f"{lr:.6g}", ""])
-                log_f.flush()
-                print(f"epoch {epoch} batch {bi + 1}/{len(batches)} step {step} loss {run_loss / run_tok:.3f} "
-                      f"lr {lr:.2e} elapsed {(time.time() - start) / 60:.1f} min", flush=True)
-                run_loss, run_tok = 0.0, 0
-        val = validation_loss(model, val_pairs, args.max_tokens)
-        log.writerow([step, epoch, f"{run_loss / max(run_tok, 1):.4f}" if run_tok else "", f"{lr:.6g}", f"{val:.4f}"])
-        log_f.flush()
-        save_file({k: v.contiguous() for k, v in model.state_dict().items()}, str(work / f"epoch_{epoch:03d}.safetensors"))
-        for old in sorted(work.glob("epoch_*.safetensors"))[: -max(args.average, 1)]:
-            old.unlink()
+        batches = token_batches(train_pairs, args.max_tokens, shuffle=True, seed=args.seed + epoch)  # the same on every rank
+        step, lr = train_epoch(ddp, opt, train_pairs, batches, args, step, epoch, log, start, device)
         epoch_min = (time.time() - t_epoch) / 60
         state.update(epoch=epoch, step=step, elapsed_s=time.time() - start)
-        state["val_losses"].append(val)
-        save_resume(work, model, opt, state)
-        print(f"== epoch {epoch} done in {epoch_min:.1f} min: validation loss {val:.3f} "
-              f"(total {state['elapsed_s'] / 60:.1f} min)", flush=True)
-        if args.time_budget and (time.time() - start) / 60 + epoch_min > args.time_budget:
-            print(f"stopping: another epoch would pass the {args.time_budget:g}-minute budget", flush=True)
+        stop = 0.0
+        if dist.is_main():  # validation, logs and files: rank 0 alone
+            model.to("cpu")
+            val = validation_loss(model, val_pairs, args.max_tokens)
+            model.to(device)
+            log.writerow([step, epoch, "", f"{lr:.6g}", f"{val:.4f}"])
+            log_f.flush()
+            save_file({k: v.detach().cpu().contiguous() for k, v in model.state_dict().items()},
+                      str(work / f"epoch_{epoch:03d}.safetensors"))
+            for old in sorted(work.glob("epoch_*.safetensors"))[: -max(args.average, 1)]:
+                old.unlink()
+            state["val_losses"].append(val)
+            save_resume(work, model, opt, state)
+            print(f"== epoch {epoch} done in {epoch_min:.1f} min: validation loss {val:.3f} "
+                  f"(total {state['elapsed_s'] / 60:.1f} min)", flush=True)
+            if args.time_budget and (time.time() - start) / 60 + epoch_min > args.time_budget:
+                print(f"stopping: another epoch would pass the {args.time_budget:g}-minute budget", flush=True)
+                stop = 1.0
+        if dist.totals(stop, device=device)[0] > 0:  # every rank stops together
             break
+    dist.barrier()
+    if not dist.is_main():
+        dist.finish()
+        return 0
     log_f.close()
 
+    model.to("cpu")
     epochs = sorted(work.glob("epoch_*.safetensors"))[-max(args.average, 1):]
     model.load_state_dict(average_epochs(epochs))
     model.eval()
@@ -255,11 +217,13 @@ def main(argv: list[str] | None = None) -> int:
     metrics.update(
         parameters=n_params,
         training_minutes=round(state["elapsed_s"] / 60, 1),
-        hardware=f"{platform.processor() or platform.machine()}, {args.threads} CPU threads, torch {torch.__version__}",
+        hardware=f"{platform.processor() or platform.machine()}, {dist.world()} process(es) x {args.threads} CPU "
+                 f"threads, torch {torch.__version__}",
         val_loss=averaged_val,
     )
     metrics_path.write_text(json.dumps(metrics, indent=2) + "\n")
     print(f"wrote {out}", flush=True)
+    dist.finish()
     return 0
 
 

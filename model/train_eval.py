@@ -1,0 +1,24 @@
+"""Validation loss: plain cross-entropy per target token, no label smoothing."""
+
+from __future__ import annotations
+
+import torch
+import torch.nn.functional as F
+
+from model.data import token_batches
+from model.tokenizer import PAD
+from model.train_data import batch_tensors
+from model.transformer import Transformer
+
+
+@torch.no_grad()
+def validation_loss(model: Transformer, pairs, max_tokens: int) -> float:
+    model.eval()
+    total, count = 0.0, 0
+    for idx in token_batches(pairs, max_tokens, shuffle=False):
+        src, tgt_in, tgt_out = batch_tensors(pairs, idx)
+        logits = model(src, tgt_in)  # (B, T, V)
+        total += F.cross_entropy(logits.flatten(0, 1), tgt_out.flatten(), ignore_index=PAD, reduction="sum").item()
+        count += int((tgt_out != PAD).sum())
+    model.train()
+    return total / max(count, 1)
