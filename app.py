@@ -23,7 +23,7 @@ import torch  # noqa: E402
 from starlette.middleware import Middleware  # noqa: E402
 
 from explorer import api, limits, memory, texts, ui  # noqa: E402
-from explorer.beyond import METHOD_NAMES  # noqa: E402
+from explorer.beyond import METHOD_NAMES, suggested_corruption  # noqa: E402
 from explorer.blocks import ExplorerBlocks  # noqa: E402
 from explorer.handlers import (  # noqa: E402
     AVERAGE,
@@ -230,7 +230,8 @@ def build() -> gr.Blocks:
                     attr_plot = gr.Plot(label="Attribution beside cross-attention", elem_id="attr-plot")
                 with gr.Accordion("Activation patching: which heads carry the difference", open=False):
                     with gr.Row():
-                        corrupt = gr.Textbox(texts.PATCH_B, label="Corrupted sentence (same number of pieces)",
+                        corrupt = gr.Textbox(suggested_corruption(default.text, model_name),
+                                             label="Corrupted sentence (same number of pieces)",
                                              max_length=limits.MAX_CHARS, elem_id="corrupt", scale=4)
                         patch_pos = gr.Number(-1, precision=0, label="Output position (-1: first that differs)")
                     run_patch = gr.Button("Patch each head", elem_id="run-patch")
@@ -281,7 +282,7 @@ def build() -> gr.Blocks:
         decode_out = [translation, pieces, bank, shown, step, beam_plot, compare_plot, ablation_text, before, after,
                       effect_plot, diff_plot, compare_view, attr_text, attr_plot, patch_text, patch_plot, prefix_text,
                       prefix_bars, prefix_att, edit_text, edit_bars, edit_att, layer, head, step_layer, step_head,
-                      in_layer, in_head, heads_off, preset, c_layer]
+                      in_layer, in_head, heads_off, preset, c_layer, corrupt]
 
         view_state = [kind, layer, head, step, step_layer, step_head]
 

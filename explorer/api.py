@@ -8,6 +8,7 @@ back as gr.Plot's API value, {"type": "plotly", "plot": "<figure JSON>"}.
 
 
 import functools
+import html
 import logging
 from typing import Any
 
@@ -27,8 +28,8 @@ def endpoint(fn):
     def wrapped(*args, **kwargs):
         try:
             return fn(*args, **kwargs)
-        except UserError as e:
-            raise gr.Error(str(e), print_exception=False) from None
+        except UserError as e:  # a toast renders HTML, and messages quote what the user typed: escaped
+            raise gr.Error(html.escape(str(e), quote=False), print_exception=False) from None
         except gr.Error:
             raise
         except Exception:  # the app must keep serving: log the details, tell the user briefly

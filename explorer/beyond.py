@@ -18,10 +18,35 @@ from model.names import act_name
 from viz.attention import side_by_side
 from viz.attribution import METHOD_NAMES, agreement, agreement_text, attribution_figure
 from viz.patching import patching_figure, patching_summary
+from viz.tokens import readable
 from viz.whatif import edit_effect, next_token_figure, prefix_attention_figure
 
 METHOD_LABELS = {label: key for key, label in METHOD_NAMES.items()}  # the page's radio shows the names
 MAX_STEPS = 128
+# a word of the shown sentence -> one that usually keeps the number of pieces: the corrupted sentence suggested
+SWAPS = {"dog": "cat", "cat": "dog", "dogs": "cats", "cats": "dogs", "man": "woman", "woman": "man", "men": "women",
+         "women": "men", "boy": "girl", "girl": "boy", "boys": "girls", "girls": "boys", "red": "blue", "blue": "red",
+         "black": "white", "white": "black", "snow": "sand", "beach": "street", "street": "beach", "park": "street",
+         "two": "three", "three": "two", "running": "walking", "walking": "running", "sits": "stands",
+         "stands": "sits"}
+
+
+def suggested_corruption(text: str, model: str) -> str:
+    """The shown sentence with its first swappable word swapped (dog -> cat) when that keeps the number of pieces,
+    so that patching can line the two runs up; else the sentence itself."""
+    tok = translator(model).tokenizer
+    n = len(tok.encode(" ".join(text.split())))
+    words = text.split()
+    for i, w in enumerate(words):
+        core = w.strip(".,;:!?\"'")
+        new = SWAPS.get(core.lower())
+        if not new:
+            continue
+        new = new.capitalize() if core[:1].isupper() else new
+        candidate = " ".join(words[:i] + [w.replace(core, new, 1)] + words[i + 1 :])
+        if len(tok.encode(candidate)) == n:
+            return candidate
+    return text
 
 
 def optional_text(value: Any, name: str) -> str | None:
@@ -69,6 +94,12 @@ def attribution(req: Request, method: Any, target: Any = None, contrast: Any = N
     n_layer = int(number(layer, "Layer", -1, tr.cfg.n_decoder_layers - 1, integer=True))
     n_layer = tr.cfg.n_decoder_layers - 1 if n_layer == -1 else n_layer
     out = target_text if target_text is not None else a.out_ids[:-1]  # the shown translation's own pieces
+    if target_text is not None:
+        most = 2 * len(a.src_ids) + 10  # what decoding itself would write at most for this sentence
+        n_forced = len(tr.tokenizer.encode(" ".join(target_text.split())))
+        if n_forced > most:
+            raise UserError(f"The forced translation has {n_forced} pieces; for this sentence at most {most} (twice "
+                            "the source plus 10, as decoding allows).")
     r = _user(lambda: tr.attribute(req.text, m, target=out, contrast=contrast_text, steps=n_steps))
     cache = a.cache  # the shown translation's own pass; a forced one needs its own
     if target_text is not None:
@@ -76,12 +107,18 @@ def attribution(req: Request, method: Any, target: Any = None, contrast: Any = N
     w = cache[act_name("cross", n_layer, "weights")][0].mean(0).numpy()  # (1, H, T, S) -> (T, S), heads averaged
     label = f"layer {n_layer}, heads averaged"
     rho = agreement(r.source, w)
-    text = agreement_text(rho, r.out_tokens, m, label)
+    reading = ("How to read it: each row is one German word; a coloured cell says how much that input word mattered "
+               "for it" + (" (red: pushed it up, blue: pushed it down)" if m in ("input_x_gradient",
+                                                                             "integrated_gradients") else "") + ". ")
+    text = reading + agreement_text(rho, r.out_tokens, m, label)
     if r.completeness_error is not None:
-        text += (f" Completeness: each row's attributions add up to log p(input) − log p(blank input) within "
-                 f"{100 * r.completeness_error:.2f}% ({n_steps} steps).")
+        text += (f" Check: each row's numbers should add up to the change in log-probability from a blank input; "
+                 f"they do within {100 * r.completeness_error:.2f}% ({n_steps} steps).")
+        if r.completeness_error > 0.1:
+            text += " That is far off: use more steps before trusting these numbers."
     if contrast_text is not None:
-        text += f" Contrast: each row explains log p(token) − log p({', '.join(sorted(set(r.contrast_tokens)))[:80]})."
+        used = ", ".join(sorted({readable(c) for c in r.contrast_tokens}))[:80]
+        text += f" Contrast: each row explains why its word and not “{used}” (log p(word) − log p({used}))."
     fig = attribution_figure(r.source, r.target, w, r.src_tokens, r.tgt_tokens, r.out_tokens, m, label,
                              r.contrast_tokens)
     return text, fig
@@ -95,10 +132,19 @@ def patching(req: Request, corrupt: Any, position: Any = -1):
         raise UserError("Type a corrupted sentence: the shown one with a word changed, the same number of pieces "
                         "(e.g. “dog” → “cat”).")
     pos = int(number(position, "Position", -1, limits.MAX_OUTPUT_TOKENS, integer=True))
+    n_clean, n_other = (len(tr.tokenizer.encode(" ".join(t.split()))) for t in (req.text, other))
+    if n_clean != n_other:
+        hint = suggested_corruption(req.text, req.model)
+        raise UserError(f"The corrupted sentence must have as many pieces as the shown one, to line the two runs up "
+                        f"position by position: {n_other} and {n_clean}."
+                        + (f" Try: “{hint}”." if hint != req.text else " Change one word for another of one piece."))
     p = _user(lambda: tr.patch(req.text, other, None if pos == -1 else pos))
     restored_heads = {k: p.restored(v) for k, v in p.heads.items()}
     restored_layers = {k: p.restored(v) for k, v in p.layers.items()}
     token = tr.vocab[p.token]
+    if abs(p.clean_logp - p.corrupt_logp) < 1e-4:
+        return (f"Both sentences give “{readable(token)}” at position {p.position} the same probability: there is "
+                "nothing to restore. Change a word the translation depends on (dog → cat).", None)
     return (patching_summary(restored_heads, restored_layers, token, p.position, p.clean_logp, p.corrupt_logp),
             patching_figure(restored_heads, restored_layers, token, p.position, (req.text, other)))
 
@@ -108,8 +154,8 @@ def next_token(req: Request, prefix: Any):
     tr, _ = _shown(req)
     forced = optional_text(prefix, "Forced prefix") or ""
     r = _user(lambda: tr.next_token(req.text, forced))
-    text = (f"Forced prefix: {forced or '(none)'}\nMost likely next: "
-            + ", ".join(f"{p}: {q:.3f}" for p, q in zip(r["top_tokens"][:5], r["top_probs"][:5]))
+    text = (f"Forced prefix: {forced or '(none: the first word)'}\nMost likely next: "
+            + ", ".join(f"{readable(p)}: {q:.3f}" for p, q in zip(r["top_tokens"][:5], r["top_probs"][:5]))
             + f"\nGreedy from there: {r['continuation']}")
     return (text, next_token_figure(r["top_tokens"], r["top_probs"], r["prefix_tokens"]),
             prefix_attention_figure(r["cross"], r["src_tokens"]))
@@ -143,13 +189,14 @@ def edit_source(req: Request, position: Any, replacement: Any = None):
     pos = piece_position(a.src_tokens[:-1], position)
     new = optional_text(replacement, "Replacement")
     r = _user(lambda: tr.edit_source(req.text, pos, new))
-    what = (f"piece {pos} ({a.src_tokens[pos]}) masked" if new is None else f"piece {pos} ({a.src_tokens[pos]}) → {new}")
+    piece = readable(a.src_tokens[pos])
+    what = f"“{piece}” masked" if new is None else f"“{piece}” → “{new}”"
     change = np.array(r["p_edited"]) - np.array(r["p_original"])
     worst = int(np.argmin(change))
     text = (f"Original: {r['translation']}\nEdited ({what}): {r['edited_translation']}\n"
             + ("(identical)" if r["translation"] == r["edited_translation"] else "(changed)")
             + f" Mean change of the original tokens' probabilities: {change.mean():+.3f}; largest drop at step "
-              f"{worst} ({r['out_tokens'][worst]}): {r['p_original'][worst]:.3f} → {r['p_edited'][worst]:.3f}.")
+              f"{worst} ({readable(r['out_tokens'][worst])}): {r['p_original'][worst]:.3f} → {r['p_edited'][worst]:.3f}.")
     last = tr.cfg.n_decoder_layers - 1
     sides = [(r["cross"][last], r["tgt_tokens"], r["src_tokens"], req.text),
              (r["edited_cross"][last], r["tgt_tokens"], r["edited_tokens"], f"edited: {what}")]

@@ -78,4 +78,3 @@ patching** runs a second, *corrupted* sentence and copies one head's output at a
 the heads that bring the clean word back carry the difference. **What-if** lets you force a German beginning, or
 change one English word, and see what the model does."""
 
-PATCH_B = "A cat runs in the park."

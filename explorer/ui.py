@@ -10,6 +10,7 @@ Step, Positional or Experiments tab: the browser draws those views from the page
 from __future__ import annotations
 
 import functools
+import html
 from typing import Any
 
 import gradio as gr
@@ -34,9 +35,24 @@ def page_event(n_outputs: int, fallback: Any = "skip"):
             try:
                 return fn(*args)
             except UserError as e:
-                gr.Warning(str(e))
+                gr.Warning(html.escape(str(e), quote=False))  # a toast renders HTML; messages quote user text
                 keep = [gr.skip() if fallback == "skip" else fallback for _ in range(n_outputs)]
                 return keep[0] if n_outputs == 1 else tuple(keep)
+        return endpoint(soft)
+    return wrap
+
+
+def experiment_event(n_plots: int):
+    """A Beyond-attention button: on a user error the toast, and its outputs say it did not run (a result left
+    from before would look like the answer to the new settings)."""
+    def wrap(fn):
+        @functools.wraps(fn)
+        def soft(*args: Any):
+            try:
+                return fn(*args)
+            except UserError as e:
+                gr.Warning(html.escape(str(e), quote=False))
+                return (f"Not run: {e}", *([None] * n_plots))
         return endpoint(soft)
     return wrap
 
@@ -70,7 +86,7 @@ CLEARED = (None, None, "", None, None, None, None, None,  # beam tree, greedy vs
 # the old sentence's
 
 
-@page_event(5 + len(CLEARED) + N_SIZED)
+@page_event(5 + len(CLEARED) + N_SIZED + 1)
 def translate(text: Any, model: Any, method: Any, beam_size: Any, length_penalty: Any, max_len: Any,
               temperature: Any, top_k: Any, top_p: Any, seed: Any, no_repeat: Any = 0, rep_penalty: Any = 1.0,
               shown: Any = None):
@@ -92,7 +108,7 @@ def _translate(text, model, method, beam_size, length_penalty, max_len, temperat
     except UserError:
         same_model = False
     sized = tuple(gr.skip() for _ in range(N_SIZED)) if same_model else sized_controls(req.model)
-    return first_view(req) + CLEARED + sized
+    return first_view(req) + CLEARED + sized + (beyond.suggested_corruption(req.text, req.model),)
 
 
 def initial(req: Request) -> tuple:
@@ -106,7 +122,7 @@ def first_view(req: Request) -> tuple:
     *values, last_step = initial(req)
     a = h.analysis(req)
     for message in ([a.note] if a.note else []) + advice(a):
-        gr.Warning(message)
+        gr.Warning(html.escape(message, quote=False))
     return (*values, gr.Slider(maximum=last_step, value=0))
 
 
@@ -201,25 +217,25 @@ def export_figures(shown: Any, kind: Any, layer: Any, head: Any):
 
 
 # -- Beyond attention: attribution, patching, what-if (explorer/beyond.py) ---------------------------------
-@page_event(2)
+@experiment_event(1)
 def attribute(shown: Any, method: Any, target: Any, contrast: Any, steps: Any, layer: Any):
     text, fig = beyond.attribution(_req(shown), method, target, contrast, steps, layer)
     return text, plot_value(fig)
 
 
-@page_event(2)
+@experiment_event(1)
 def patch(shown: Any, corrupt: Any, position: Any):
     text, fig = beyond.patching(_req(shown), corrupt, position)
     return text, plot_value(fig)
 
 
-@page_event(3)
+@experiment_event(2)
 def next_token(shown: Any, prefix: Any):
     text, bars, att = beyond.next_token(_req(shown), prefix)
     return text, plot_value(bars), plot_value(att)
 
 
-@page_event(3)
+@experiment_event(2)
 def edit_source(shown: Any, piece: Any, replacement: Any):
     text, bars, att = beyond.edit_source(_req(shown), piece, replacement)
     return text, plot_value(bars), plot_value(att)

@@ -165,7 +165,7 @@ def test_beyond_attention_endpoints(client):
     np.testing.assert_allclose(array(figure(bars)["data"][0]["y"]), r["top_probs"], rtol=1e-3)
     text, bars, att = client.predict(*dec(), piece="dog", replacement="cat", api_name="/edit_source")
     assert "Katze" in text.splitlines()[1] and len(figure(bars)["data"]) == 2
-    with pytest.raises(Exception, match="same number of source pieces"):
+    with pytest.raises(Exception, match="as many pieces as the shown one"):
         client.predict(*dec(), corrupted="A big cat is running in the deep snow.", api_name="/patch")
 
 

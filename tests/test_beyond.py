@@ -58,7 +58,7 @@ def test_attribution_view_holds_the_models_attribution_and_the_shown_cross_atten
     rho = [spearman(np.abs(r.source[t]), cross[t]) for t in range(len(r.out_tokens))]
     np.testing.assert_allclose(np.array(bars.x, dtype=float), np.nan_to_num(rho), atol=1e-12)
     assert f"{np.nanmean(rho):+.2f}" in text and "Spearman" in text
-    assert ("Completeness" in text) == (method == "integrated_gradients")
+    assert ("add up to the change in log-probability" in text) == (method == "integrated_gradients")
 
 
 def test_attribution_with_a_forced_target_and_a_contrast(tr, req):
@@ -68,7 +68,7 @@ def test_attribution_with_a_forced_target_and_a_contrast(tr, req):
     np.testing.assert_allclose(np.array(src.z, dtype=float), r.source, rtol=1e-6, atol=1e-9)
     assert [lab.split(" not ")[0] for lab in fig.layout.yaxis.ticktext][:2] == ["Eine", "Katze"]
     assert all(lab.endswith(" not Hund") for lab in fig.layout.yaxis.ticktext)
-    assert "log p(▁Hund)" in text
+    assert "why its word and not “Hund”" in text
     _, cache = tr.forced(TEXT, tr.tokenizer.encode("Eine Katze rennt im Schnee."))
     want = cache[act_name("cross", 2, "weights")][0].mean(0).numpy()  # cross-attention of the forced output
     np.testing.assert_allclose(np.array(heatmaps(fig)[2].z, dtype=float), want, rtol=1e-6)
@@ -105,7 +105,7 @@ def test_edit_view_holds_both_probabilities(tr, req):
 
 
 @pytest.mark.parametrize("call, message", [
-    (lambda r: beyond.patching(r, "A big cat is running in the snow."), "same number of source pieces"),
+    (lambda r: beyond.patching(r, "A big cat is running in the snow."), "as many pieces as the shown one"),
     (lambda r: beyond.patching(r, ""), "corrupted sentence"),
     (lambda r: beyond.edit_source(r, "zebra", "cat"), "not a piece of the shown sentence"),
     (lambda r: beyond.edit_source(r, 99, "cat"), "Source piece"),
@@ -136,3 +136,18 @@ def test_agreement_is_exactly_one_when_attribution_is_the_attention():
     w = np.random.default_rng(1).dirichlet(np.ones(6), size=4)  # (4, 6) rows of attention
     np.testing.assert_allclose(agreement(w, w), 1.0)
     np.testing.assert_allclose(agreement(-w, w), 1.0)  # attention says how much, not which way: sizes are compared
+
+
+def test_the_suggested_corruption_lines_up_and_patching_says_when_nothing_differs(tr, req):
+    hint = beyond.suggested_corruption(TEXT, "en-de")
+    assert hint == "A cat is running in the snow."
+    assert len(tr.tokenizer.encode(hint)) == len(tr.tokenizer.encode(TEXT))
+    with pytest.raises(UserError, match="Try: “A cat is running in the snow.”"):
+        beyond.patching(req, "A big cat is running in the snow.")
+    text, fig = beyond.patching(req, TEXT)  # the same sentence: nothing to restore
+    assert "nothing to restore" in text and fig is None
+
+
+def test_a_forced_translation_longer_than_decoding_allows_is_refused(req):
+    with pytest.raises(UserError, match="at most"):
+        beyond.attribution(req, "saliency", target="Hund " * 60)

@@ -869,3 +869,19 @@ def test_repetition_options_stop_a_loop_and_the_page_warns_about_it(page):
                            timeout=30_000)
     assert find_loop(tok.encode(translation(page))) is None
     assert page.errors == []
+
+
+@pytest.mark.skipif(MODEL != "en-de", reason="English sentences")
+def test_user_text_in_a_warning_toast_stays_text_and_a_failed_run_says_so(page):
+    settled(page)
+    open_tab(page, "Beyond attention")
+    page.get_by_text("What-if: force a German beginning, or change one English word").click()
+    page.locator("#edit-piece textarea").fill("<b>FAKE</b> <img src=x>")
+    page.locator("#run-edit").click()
+    toast = page.locator("[data-testid=toast-text]").first
+    toast.wait_for(timeout=30_000)
+    assert "<b>FAKE</b>" in toast.inner_text()  # shown as typed, not as markup
+    assert toast.locator("b, img").count() == 0
+    page.wait_for_function("() => document.querySelector('#edit-text textarea').value.startsWith('Not run:')",
+                           timeout=10_000)
+    assert page.errors == []

@@ -43,7 +43,8 @@ def patching_figure(restored_heads: dict[str, np.ndarray], restored_layers: dict
         n_l, n_h = z.shape
         traces.append(go.Heatmap(
             z=z, x=list(range(n_h)), y=list(range(n_l)), coloraxis="coloraxis", xaxis=f"x{a}", yaxis=f"y{a}",
-            text=np.vectorize(lambda v: "" if np.isnan(v) else f"{v:+.2f}")(z), texttemplate="%{text}",
+            text=np.vectorize(lambda v: "" if np.isnan(v) else f"{round(v, 2) + 0.0:+.2f}")(z),  # no "-0.00"
+            texttemplate="%{text}",
             hovertemplate=f"{title}<br>layer %{{y}}" + (" head %{x}" if col else "") + "<br>restored: %{z:+.3f}"
                           "<extra></extra>"))
         layout[f"xaxis{a}"].update(tickmode="array", tickvals=list(range(n_h)),
