@@ -24,11 +24,12 @@ from explorer.request import Request, UserError
 from viz.compact import plot_value as _plot_value
 
 
-def page_event(n_outputs: int, fallback: Any = "skip"):
+def page_event(n_outputs: int, fallback: Any = "skip", failed: Any = None):
     """A page event's user error (an empty sentence, a bad number) becomes a toast, and every output keeps what
     it shows: raising would put an "Error" badge on each output component until the next success. Other
     errors go through `endpoint` (logged, short message). ``fallback`` replaces "keep" where keeping would
-    repeat an old action (a download)."""
+    repeat an old action (a download); ``failed(message)`` gives the outputs instead, where an old result left in
+    place would look like the answer to the new settings."""
     def wrap(fn):
         @functools.wraps(fn)
         def soft(*args: Any):
@@ -36,6 +37,8 @@ def page_event(n_outputs: int, fallback: Any = "skip"):
                 return fn(*args)
             except UserError as e:
                 gr.Warning(html.escape(str(e), quote=False))  # a toast renders HTML; messages quote user text
+                if failed is not None:
+                    return failed(str(e))
                 keep = [gr.skip() if fallback == "skip" else fallback for _ in range(n_outputs)]
                 return keep[0] if n_outputs == 1 else tuple(keep)
         return endpoint(soft)
@@ -43,18 +46,8 @@ def page_event(n_outputs: int, fallback: Any = "skip"):
 
 
 def experiment_event(n_plots: int):
-    """A Beyond-attention button: on a user error the toast, and its outputs say it did not run (a result left
-    from before would look like the answer to the new settings)."""
-    def wrap(fn):
-        @functools.wraps(fn)
-        def soft(*args: Any):
-            try:
-                return fn(*args)
-            except UserError as e:
-                gr.Warning(html.escape(str(e), quote=False))
-                return (f"Not run: {e}", *([None] * n_plots))
-        return endpoint(soft)
-    return wrap
+    """A Beyond-attention button: on a user error its text says it did not run and its figures are emptied."""
+    return page_event(1 + n_plots, failed=lambda message: (f"Not run: {message}", *([None] * n_plots)))
 
 
 def plot_value(fig: Any) -> PlotData | None:
