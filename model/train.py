@@ -30,6 +30,7 @@ from model.checkpoint import METRICS, TRAIN_LOG, save_checkpoint
 from model.config import ModelConfig
 from model.data import token_batches
 from model.schedule import lr_at
+from model.snapshots import DEFAULT_STEPS, save_snapshot
 from model.tokenizer import BOS, EOS, PAD, Tokenizer
 from model.toy import tokenizer_corpus
 from model.train_data import batch_tensors, encode_pairs, load_texts
@@ -68,6 +69,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--seed", type=int, default=1234)
     p.add_argument("--threads", type=int, default=2, help="torch CPU threads (match the cores)")
     p.add_argument("--log-every", type=int, default=50)
+    p.add_argument("--snapshots", default=",".join(map(str, DEFAULT_STEPS)),
+                   help="steps at which to keep int8 weights with their validation loss, to watch attention form "
+                        "(comma-separated; the final model is always kept; empty: none)")
     return p.parse_args(argv)
 
 
@@ -81,8 +85,10 @@ def make_tokenizer(args, texts, work: Path) -> Tokenizer:
     return Tokenizer.load(spm_path)
 
 
-def train_epoch(ddp, opt, pairs, batches, args, step: int, epoch: int, log, start: float, device) -> tuple[int, float]:
-    """One pass over ``batches`` (global batches: this rank trains on its shard of each). -> (step, last lr)."""
+def train_epoch(ddp, opt, pairs, batches, args, step: int, epoch: int, log, start: float, device,
+                snapshot=None) -> tuple[int, float]:
+    """One pass over ``batches`` (global batches: this rank trains on its shard of each). -> (step, last lr).
+    ``snapshot(step, epoch)`` runs after every step (it saves at the snapshot steps)."""
     run_loss, run_tok, lr = 0.0, 0, 0.0
     for bi, idx in enumerate(batches):
         src, tgt_in, tgt_out = (t.to(device) for t in batch_tensors(pairs, dist.shard(idx)))
@@ -108,6 +114,8 @@ def train_epoch(ddp, opt, pairs, batches, args, step: int, epoch: int, log, star
                 print(f"epoch {epoch} batch {bi + 1}/{len(batches)} step {step} loss {run_loss / run_tok:.3f} "
                       f"lr {lr:.2e} elapsed {(time.time() - start) / 60:.1f} min", flush=True)
             run_loss, run_tok = 0.0, 0
+        if snapshot is not None:
+            snapshot(step, epoch)
     return step, lr
 
 
@@ -170,11 +178,22 @@ def main(argv: list[str] | None = None) -> int:
 
     start = time.time() - state["elapsed_s"]
     step = state["step"]
+    snapshot_steps = {int(x) for x in args.snapshots.split(",") if x.strip()}
+
+    def snapshot(at: int, epoch: int) -> None:
+        if at not in snapshot_steps:
+            return
+        if dist.is_main():
+            model.to("cpu")
+            save_snapshot(out, model, at, epoch, validation_loss(model, val_pairs, args.max_tokens))
+            model.to(device)
+        dist.barrier()  # the other ranks wait for rank 0's validation
+
     while state["epoch"] < args.epochs:
         epoch = state["epoch"] + 1
         t_epoch = time.time()
         batches = token_batches(train_pairs, args.max_tokens, shuffle=True, seed=args.seed + epoch)  # the same on every rank
-        step, lr = train_epoch(ddp, opt, train_pairs, batches, args, step, epoch, log, start, device)
+        step, lr = train_epoch(ddp, opt, train_pairs, batches, args, step, epoch, log, start, device, snapshot)
         epoch_min = (time.time() - t_epoch) / 60
         state.update(epoch=epoch, step=step, elapsed_s=time.time() - start)
         stop = 0.0
@@ -211,6 +230,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"averaged {len(epochs)} epochs ({', '.join(p.stem for p in epochs)}): validation loss {averaged_val:.3f}", flush=True)
     training.update(epochs_run=state["epoch"], steps=step, averaged=[p.stem for p in epochs],
                     val_loss_averaged=averaged_val, train_pairs=len(train_pairs))
+    if snapshot_steps:
+        save_snapshot(out, model, step, state["epoch"], averaged_val, final=True)
     save_checkpoint(out, model, tok, training, dtype=args.save_dtype)
     metrics_path = out / METRICS
     metrics = json.loads(metrics_path.read_text()) if metrics_path.is_file() else {}
