@@ -40,9 +40,9 @@ def test_each_snapshot_loads_and_is_what_its_step_was(trained):
     import torch
 
     from model.tokenizer import Tokenizer
+    from model.toy import make_pairs
     from model.train_data import encode_pairs
     from model.train_eval import validation_loss
-    from model.toy import make_pairs
 
     cfg, _ = load_config(trained)
     tok = Tokenizer.load(trained / "spm.model")
