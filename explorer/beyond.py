@@ -8,13 +8,12 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
 from explorer import limits
 from explorer.request import Request, UserError, clean_text, number, translator
 from explorer.store import analysis, require_words, run_model
 from model.attribution import METHODS
 from model.names import act_name
+from viz.ablation import effect_summary
 from viz.attention import side_by_side
 from viz.attribution import METHOD_NAMES, agreement, agreement_text, attribution_figure
 from viz.patching import patching_figure, patching_summary
@@ -191,12 +190,9 @@ def edit_source(req: Request, position: Any, replacement: Any = None):
     r = _user(lambda: tr.edit_source(req.text, pos, new))
     piece = readable(a.src_tokens[pos])
     what = f"“{piece}” masked" if new is None else f"“{piece}” → “{new}”"
-    change = np.array(r["p_edited"]) - np.array(r["p_original"])
-    worst = int(np.argmin(change))
     text = (f"Original: {r['translation']}\nEdited ({what}): {r['edited_translation']}\n"
-            + ("(identical)" if r["translation"] == r["edited_translation"] else "(changed)")
-            + f" Mean change of the original tokens' probabilities: {change.mean():+.3f}; largest drop at step "
-              f"{worst} ({readable(r['out_tokens'][worst])}): {r['p_original'][worst]:.3f} → {r['p_edited'][worst]:.3f}.")
+            + ("(identical)" if r["translation"] == r["edited_translation"] else "(changed)") + " "
+            + effect_summary(r["out_tokens"], r["p_original"], r["p_edited"], "original → edited source"))
     last = tr.cfg.n_decoder_layers - 1
     sides = [(r["cross"][last], r["tgt_tokens"], r["src_tokens"], req.text),
              (r["edited_cross"][last], r["tgt_tokens"], r["edited_tokens"], f"edited: {what}")]

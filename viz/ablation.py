@@ -11,35 +11,44 @@ from viz.style import DIVERGING_SCALE, axis_id, base_layout, grid, token_axis
 from viz.tokens import readable
 
 
-def effect_summary(tokens: list[str], p_intact: list[float], p_off: list[float]) -> str:
+def effect_summary(tokens: list[str], p_intact: list[float], p_off: list[float],
+                   change: str = "intact → heads off") -> str:
     """One paragraph: the mean change of the original tokens' probabilities and the step that lost most."""
-    change = np.array(p_off) - np.array(p_intact)
-    worst = int(np.argmin(change))
-    return (f"Probability of each original token with its prefix forced, intact → heads off: mean change "
-            f"{change.mean():+.3f}; largest drop at step {worst} ({readable(tokens[worst])}): "
+    diff = np.array(p_off) - np.array(p_intact)
+    worst = int(np.argmin(diff))
+    return (f"Probability of each original token with its prefix forced, {change}: mean change "
+            f"{diff.mean():+.3f}; largest drop at step {worst} ({readable(tokens[worst])}): "
             f"{p_intact[worst]:.3f} → {p_off[worst]:.3f}.")
 
 
-def ablation_effect(tokens: list[str], p_intact: list[float], p_off: list[float], n_off: int) -> go.Figure:
-    """Two bars per step of the original output (its tokens, then EOS): p(token) intact and with the heads off."""
-    if not (len(tokens) == len(p_intact) == len(p_off)):
-        raise ValueError(f"{len(tokens)} tokens, {len(p_intact)} and {len(p_off)} probabilities")
+def probability_bars(tokens: list[str], p_before: list[float], p_after: list[float], before: str, after: str,
+                     title: str, after_colour: str = "#d62728") -> go.Figure:
+    """Two bars per step of the original output (its tokens, then EOS): p(token | its prefix) before and after a
+    change (heads switched off, a source word edited). ``before``/``after`` name the bars (escaped here)."""
+    if not (len(tokens) == len(p_before) == len(p_after)):
+        raise ValueError(f"{len(tokens)} tokens, {len(p_before)} and {len(p_after)} probabilities")
     steps = list(range(len(tokens)))
     labels = [f"{t}: {html.escape(readable(tok), quote=False)}" for t, tok in zip(steps, tokens)]
-    change = [b - a for a, b in zip(p_intact, p_off)]
+    change = [b - a for a, b in zip(p_before, p_after)]
+    before, after = (html.escape(n, quote=False) for n in (before, after))
     fig = go.Figure([
-        go.Bar(x=steps, y=p_intact, name="intact", marker_color="#1f77b4", customdata=labels,
-               hovertemplate="step %{customdata}<br>intact: p = %{y:.3f}<extra></extra>"),
-        go.Bar(x=steps, y=p_off, name=f"{n_off} head(s) off", marker_color="#d62728",
+        go.Bar(x=steps, y=p_before, name=before, marker_color="#1f77b4", customdata=labels,
+               hovertemplate=f"step %{{customdata}}<br>{before}: p = %{{y:.3f}}<extra></extra>"),
+        go.Bar(x=steps, y=p_after, name=after, marker_color=after_colour,
                customdata=np.stack([labels, [f"{c:+.3f}" for c in change]], axis=-1),
-               hovertemplate="step %{customdata[0]}<br>heads off: p = %{y:.3f} (%{customdata[1]})<extra></extra>"),
+               hovertemplate=f"step %{{customdata[0]}}<br>{after}: p = %{{y:.3f}} (%{{customdata[1]}})<extra></extra>"),
     ])
     fig.update_xaxes(tickmode="array", tickvals=steps, ticktext=labels, tickangle=-45,
                      title_text="step: token of the original translation")
     fig.update_yaxes(title_text="p(token | source, prefix)", range=[0, 1.05])
     fig.update_layout(barmode="group", legend=dict(orientation="h", y=1.02, yanchor="bottom", x=1, xanchor="right"))
-    return base_layout(fig, "What the heads did: each original token's probability, intact and with the heads off",
-                       height=460, width=max(700, 60 * len(tokens) + 200))
+    return base_layout(fig, title, height=460, width=max(700, 60 * len(tokens) + 200))
+
+
+def ablation_effect(tokens: list[str], p_intact: list[float], p_off: list[float], n_off: int) -> go.Figure:
+    """Two bars per step of the original output (its tokens, then EOS): p(token) intact and with the heads off."""
+    return probability_bars(tokens, p_intact, p_off, "intact", f"{n_off} head(s) off",
+                            "What the heads did: each original token's probability, intact and with the heads off")
 
 
 def attention_difference(intact, ablated, query_tokens: list[str], key_tokens: list[str]) -> go.Figure:

@@ -8,6 +8,7 @@ import html
 import numpy as np
 import plotly.graph_objects as go
 
+from viz.ablation import probability_bars
 from viz.style import ATTENTION_SCALE, base_layout, token_axis
 from viz.tokens import readable
 
@@ -48,19 +49,5 @@ def prefix_attention_figure(cross, src_tokens: list[str]) -> go.Figure:
 
 def edit_effect(out_tokens: list[str], p_original: list[float], p_edited: list[float], edit: str) -> go.Figure:
     """Two bars per step of the original translation: p(token | prefix) with the original source and the edited one."""
-    if not (len(out_tokens) == len(p_original) == len(p_edited)):
-        raise ValueError(f"{len(out_tokens)} tokens, {len(p_original)} and {len(p_edited)} probabilities")
-    steps = list(range(len(out_tokens)))
-    labels = [f"{t}: {_esc(tok)}" for t, tok in zip(steps, out_tokens)]
-    fig = go.Figure([
-        go.Bar(x=steps, y=p_original, name="original source", marker_color="#1f77b4", customdata=labels,
-               hovertemplate="step %{customdata}<br>original: p = %{y:.3f}<extra></extra>"),
-        go.Bar(x=steps, y=p_edited, name=html.escape(edit, quote=False), marker_color="#ff7f0e", customdata=labels,
-               hovertemplate="step %{customdata}<br>edited: p = %{y:.3f}<extra></extra>"),
-    ])
-    fig.update_xaxes(tickmode="array", tickvals=steps, ticktext=labels, tickangle=-45,
-                     title_text="step: token of the original translation")
-    fig.update_yaxes(title_text="p(token | source, prefix)", range=[0, 1.05])
-    fig.update_layout(barmode="group", legend=dict(orientation="h", y=1.02, yanchor="bottom", x=1, xanchor="right"))
-    return base_layout(fig, "Each original token's probability, original vs edited source", height=440,
-                       width=max(700, 60 * len(out_tokens) + 200))
+    return probability_bars(out_tokens, p_original, p_edited, "original source", edit,
+                            "Each original token's probability, original vs edited source", after_colour="#ff7f0e")
