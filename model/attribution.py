@@ -37,6 +37,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
+from model.decoding import blocked_ids
 from model.hooks import capture, intervene
 from model.names import act_name
 
@@ -78,7 +79,7 @@ def _scores_and_slopes(model, h: torch.Tensor, score_ids: torch.Tensor, contrast
     and d f / d h (B, T, D): W[y] - sum_v p_v W[v] (W the tied output matrix; minus the same for c)."""
     cfg, w = model.cfg, model.embedding.weight  # (V, D)
     logits = model.project(h)  # (B, T, V)
-    logits[..., [cfg.pad_id, cfg.bos_id]] = float("-inf")  # never produced, as in decoding
+    logits[..., blocked_ids(cfg)] = float("-inf")  # never produced, as in decoding
     logp = F.log_softmax(logits, dim=-1)
     expected = logp.exp() @ w  # (B, T, V) x (V, D) -> (B, T, D)
     f = logp[..., score_ids].diagonal(dim1=1, dim2=2)  # (B, T, T) -> (B, T): position t, token score_ids[t]

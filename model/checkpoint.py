@@ -142,8 +142,9 @@ def read_json(path: Path) -> dict[str, Any]:
     return data
 
 
-def load_config(folder: Path) -> tuple[ModelConfig, dict[str, Any]]:
-    data = read_json(folder / CONFIG)
+def load_config(folder: Path, data: dict[str, Any] | None = None) -> tuple[ModelConfig, dict[str, Any]]:
+    """config.json's model config and training dict (``data``: its contents, already read)."""
+    data = read_json(folder / CONFIG) if data is None else data
     try:
         return ModelConfig.from_dict(data["model"]), data.get("training", {})
     except (KeyError, TypeError, ValueError) as e:
@@ -164,8 +165,8 @@ def load_checkpoint(folder: str | Path, dtype: torch.dtype = torch.float32) -> t
     folder = Path(folder)
     if not folder.is_dir():
         raise CheckpointError(f"{folder}: checkpoint folder not found")
-    cfg, training = load_config(folder)
     config = read_json(folder / CONFIG)
+    cfg, training = load_config(folder, config)
     verify_files(folder, config)
     try:
         tokenizer = Tokenizer.load(folder / SPM)

@@ -58,8 +58,13 @@ class DecodeTrace:
     hypotheses: list[Hypothesis] = field(default_factory=list)  # beam: final, sorted best first
 
 
+def blocked_ids(cfg) -> list[int]:
+    """Ids decoding never produces (pad, BOS): every distribution over the next token excludes them."""
+    return [cfg.pad_id, cfg.bos_id]
+
+
 def _blocked(model: Transformer) -> list[int]:
-    return [model.cfg.pad_id, model.cfg.bos_id]  # never produced as output
+    return blocked_ids(model.cfg)
 
 
 def _next_logits(model, src_mask, memory, ys: torch.Tensor, cache: KVCache | None) -> torch.Tensor:

@@ -17,6 +17,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
+from model.decoding import blocked_ids
 from model.hooks import capture, intervene
 from model.names import act_name
 
@@ -39,7 +40,7 @@ class Patching:
 
 def _logp(model, logits: torch.Tensor) -> torch.Tensor:
     logits = logits.clone()
-    logits[..., [model.cfg.pad_id, model.cfg.bos_id]] = float("-inf")
+    logits[..., blocked_ids(model.cfg)] = float("-inf")
     return F.log_softmax(logits, dim=-1)  # (B, T, V)
 
 

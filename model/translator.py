@@ -15,7 +15,7 @@ import torch
 from model import attribution as attr
 from model.batch import pad_batch
 from model.checkpoint import METRICS, CheckpointError, load_checkpoint, load_task
-from model.decoding import DecodeTrace, beam_search, forced_prefix, greedy, sample
+from model.decoding import DecodeTrace, beam_search, blocked_ids, forced_prefix, greedy, sample
 from model.hooks import ablate, capture
 from model.names import act_name
 from model.patching import Patching, patch
@@ -195,7 +195,7 @@ class Translator:
         tgt = torch.tensor([[self.cfg.bos_id] + list(out_ids)])  # (1, T)
         with ablate(list(ablated or [])), capture() as cache:
             logits = self.model(src, tgt)[0]  # (T, V)
-        logits[:, [self.cfg.pad_id, self.cfg.bos_id]] = float("-inf")
+        logits[:, blocked_ids(self.cfg)] = float("-inf")
         nxt = torch.tensor(list(out_ids) + [self.cfg.eos_id])  # (T,) the token chosen after each prefix
         return logits.softmax(-1).gather(1, nxt[:, None])[:, 0].tolist(), dict(cache)
 
@@ -339,7 +339,7 @@ class Translator:
             src_tokens=tok.pieces(src_ids), tgt_tokens=tok.pieces(tgt_ids), out_tokens=tok.pieces(out + [self.cfg.eos_id]),
             cache=dict(cache), trace=trace, options=opts, ablated=ablated,
             pe_table=self.model.positional.table.detach(), unembed=self.model.embedding.weight.detach(),
-            vocab=self.vocab, lens_layers=lens, blocked_ids=(self.cfg.pad_id, self.cfg.bos_id),
+            vocab=self.vocab, lens_layers=lens, blocked_ids=tuple(blocked_ids(self.cfg)),
             languages=(self.task.source, self.task.target),
         )
 
