@@ -19,7 +19,8 @@ from playwright.sync_api import sync_playwright  # noqa: E402
 from test_browser import CHROMIUM, TABS, idle, open_tab, serve_cdn, settled  # noqa: E402
 
 SLUG = {"Translate & attend": "attend", "Step by step": "steps", "Positional encoding": "positional",
-        "Inside a head": "inside", "Experiments": "experiments", "Compare": "compare", "Model": "model"}
+        "Inside a head": "inside", "Experiments": "experiments", "Beyond attention": "beyond", "Compare": "compare",
+        "Model": "model"}
 
 
 def main() -> None:
@@ -49,11 +50,13 @@ def main() -> None:
                     open_tab(page, tab)
                     page.wait_for_timeout(1000)
                     button = {"Step by step": "#run-beam", "Experiments": "#run-ablation",
-                              "Compare": "#run-compare"}.get(tab)
+                              "Beyond attention": "#run-attribute", "Compare": "#run-compare"}.get(tab)
                     if button:  # what these tabs show once their button has run the model again
                         page.locator(button).click()
                         page.wait_for_timeout(500)
                         idle(page)
+                        if tab == "Beyond attention":  # integrated gradients: about a second or two of model work
+                            page.locator("#attr-plot .js-plotly-plot .main-svg").first.wait_for(timeout=60_000)
                     path = out / f"{SLUG[tab]}-{label}.png"
                     page.screenshot(path=str(path), full_page=label == "desktop")
                     print("wrote", path)

@@ -20,7 +20,8 @@ CDN = {
     "d3.min.js": ASSETS / "d3" / "dist" / "d3.min.js",
     "jquery.min.js": ASSETS / "jquery" / "dist" / "jquery.min.js",
 }
-TABS = ["Translate & attend", "Step by step", "Positional encoding", "Inside a head", "Experiments", "Compare", "Model"]
+TABS = ["Translate & attend", "Step by step", "Positional encoding", "Inside a head", "Experiments", "Beyond attention",
+        "Compare", "Model"]
 EVIL = "</script><script>alert(1)</script> <img src=x onerror=alert(2)> dog"
 
 if not Path(CHROMIUM).exists() or not all(p.exists() for p in CDN.values()):
@@ -159,8 +160,9 @@ def test_type_translate_slide_and_switch_tabs(page):
         open_tab(page, name)
         page.wait_for_timeout(300)
         assert page.get_by_role("tab", name=name).get_attribute("aria-selected") == "true"
-        if name == "Compare":  # draws on its button (a second sentence to translate), nothing on opening
-            page.locator("#run-compare").wait_for(timeout=30_000)
+        buttons = {"Compare": "#run-compare", "Beyond attention": "#run-attribute"}
+        if name in buttons:  # these draw on their button (more model work), nothing on opening
+            page.locator(buttons[name]).wait_for(timeout=30_000)
         else:
             page.locator(".js-plotly-plot:visible").first.wait_for(timeout=30_000)
     assert page.errors == []
