@@ -269,6 +269,16 @@ def build() -> gr.Blocks:
                 gr.Markdown(texts.MODEL)
                 card = gr.Markdown(card0)
                 curves, lr_plot = gr.Plot(curves0, label="Training curves"), gr.Plot(lr0, label="Learning rate")
+                with gr.Accordion("Attention through training: watch alignment form on the sentence shown",
+                                  open=True):
+                    gr.Markdown(texts.THROUGH_TRAINING)
+                    with gr.Row():
+                        tt_layer = gr.Slider(0, last, value=last, step=1, label="Cross-attention layer",
+                                             elem_id="training-layer")
+                        tt_head = gr.Dropdown(heads, value=AVERAGE, label="Head", elem_id="training-head")
+                        run_training = gr.Button("Show attention through training", elem_id="run-training")
+                    tt_table = gr.Markdown(elem_id="training-table")
+                    tt_plot = gr.Plot(label="Through training", elem_id="training-plot")
 
         # Lazy parts: opening "Inside a head" or the bertviz panel clicks its hidden button (views.js), once per
         # analysis; no event fires on page load and reopening asks nothing.
@@ -281,8 +291,8 @@ def build() -> gr.Blocks:
         decode_in = [text, model, *options, shown]
         decode_out = [translation, pieces, bank, shown, step, beam_plot, compare_plot, ablation_text, before, after,
                       effect_plot, diff_plot, compare_view, attr_text, attr_plot, patch_text, patch_plot, prefix_text,
-                      prefix_bars, prefix_att, edit_text, edit_bars, edit_att, layer, head, step_layer, step_head,
-                      in_layer, in_head, heads_off, preset, c_layer, corrupt]
+                      prefix_bars, prefix_att, edit_text, edit_bars, edit_att, tt_table, tt_plot, layer, head,
+                      step_layer, step_head, in_layer, in_head, heads_off, preset, c_layer, tt_layer, tt_head, corrupt]
 
         view_state = [kind, layer, head, step, step_layer, step_head]
 
@@ -344,6 +354,7 @@ def build() -> gr.Blocks:
         run_patch.click(ui.patch, [shown, corrupt, patch_pos], [patch_text, patch_plot], **MODEL_WORK, **PRIVATE)
         gr.on([run_prefix.click, prefix.submit], ui.next_token, [shown, prefix], [prefix_text, prefix_bars, prefix_att],
               **MODEL_WORK, **PRIVATE)
+        run_training.click(ui.training, [shown, tt_layer, tt_head], [tt_table, tt_plot], **MODEL_WORK, **PRIVATE)
         run_edit.click(ui.edit_source, [shown, edit_piece, edit_new], [edit_text, edit_bars, edit_att], **MODEL_WORK,
                        **PRIVATE)
         preset.input(ui.ablation_preset, [shown, preset], heads_off, **PRIVATE)  # no model: names only

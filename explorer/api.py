@@ -14,7 +14,7 @@ from typing import Any
 
 import gradio as gr
 
-from explorer import beyond, exports, limits, memory
+from explorer import beyond, exports, limits, memory, through_training
 from explorer import handlers as h
 from explorer.request import Request, UserError
 from viz.compact import plot_value
@@ -269,6 +269,20 @@ def edit_source(text: str, method: str = "greedy", beam_size: int = 4, length_pe
     return summary, plot_value(bars), plot_value(att)
 
 
+@endpoint
+def training(text: str, method: str = "greedy", beam_size: int = 4, length_penalty: float = 0.6,
+             temperature: float = 1.0, top_k: int = 0, top_p: float = 1.0, seed: int = 0, max_len: int = 60,
+             model: str = "en-de", layer: int = -1, head: str = "all heads (mean)",
+             no_repeat_ngram_size: int = 0, repetition_penalty: float = 1.0) -> tuple[str, dict]:
+    """Attention through training: the sentence translated by each snapshot the training run kept (a table of
+    step, validation loss and BLEU, translation), and one figure with each snapshot's cross-attention of `layer`
+    (`head`, or the mean) on a slider, beside the loss curve with the snapshot marked."""
+    req = request(text, method, beam_size, length_penalty, temperature, top_k, top_p, seed, max_len, model,
+                  no_repeat_ngram_size, repetition_penalty)
+    table, fig = through_training.view(req, layer_or_last(req, "cross", layer), head)
+    return table, plot_value(fig)
+
+
 def file_data(path: str) -> gr.FileData:
     from pathlib import Path
 
@@ -280,7 +294,7 @@ PUBLIC = {  # api_name -> function; README's API section lists these names (call
     "positional": positional, "queries": queries, "inside_head": inside_head, "ablate": ablate,
     "logit_lens": logit_lens, "bertviz": bertviz, "model_info": model_info, "export_tensors": export_tensors,
     "export_figures": export_figures, "attribute": attribute, "patch": patch, "next_token": next_token,
-    "edit_source": edit_source,
+    "edit_source": edit_source, "training": training,
 }
 LIGHT = {"model_info"}  # no model run: outside the model concurrency group
 assert limits.MODEL_SLOTS >= 1

@@ -45,6 +45,13 @@ certain — which hurts the training loss a little and helps BLEU. The toy model
 separated by spaces in reverse order: its cross-attention is a textbook pattern (a clean anti-diagonal) for
 comparison. Choosing it in the Model menu fills in its own examples and translates the first."""
 
+THROUGH_TRAINING = """**How does it learn this?** The training run kept the model at a few steps along the way (denser
+early: 50, 150, 400, 1000, 2500, 5000 and the final model). Each one translates the sentence shown above, and the
+figure shows its cross-attention and where it was on the loss curve. **Watch for:** at first every German position
+looks at the same few English tokens (often the full stop or the end of sentence) and the output is the most
+frequent words; as the validation loss falls, the rows find their English words and a diagonal-like alignment
+forms. **Try:** a sentence of your own, then the slider from left to right; then one head of the first layer."""
+
 EXAMPLES = [
     "A man in an orange hat starring at something.",  # test_2016_flickr
     "A Boston Terrier is running on lush green grass in front of a white fence.",  # test_2016_flickr

@@ -16,7 +16,7 @@ from typing import Any
 import gradio as gr
 from gradio.components.plot import PlotData
 
-from explorer import beyond, exports, priority
+from explorer import beyond, exports, priority, through_training
 from explorer import handlers as h
 from explorer.advice import advice
 from explorer.api import endpoint
@@ -70,13 +70,15 @@ def sized_controls(model: str) -> tuple:
             gr.Dropdown(choices=heads[1:], value="head 0"),
             gr.CheckboxGroup(choices=h.head_names(tr), value=h.default_ablation(tr)),
             gr.Dropdown(choices=list(h.ablation_presets(tr)), value=None),
-            gr.Slider(maximum=cfg.n_decoder_layers - 1, value=cfg.n_decoder_layers - 1))  # the Compare tab's layer
+            gr.Slider(maximum=cfg.n_decoder_layers - 1, value=cfg.n_decoder_layers - 1),  # the Compare tab's layer
+            gr.Slider(maximum=cfg.n_decoder_layers - 1, value=cfg.n_decoder_layers - 1),  # through training: layer,
+            gr.Dropdown(choices=heads, value=h.AVERAGE))  # head
 
 
-N_SIZED = 9  # outputs of sized_controls
+N_SIZED = 11  # outputs of sized_controls
 CLEARED = (None, None, "", None, None, None, None, None,  # beam tree, greedy vs beam, ablation text and figures,
-           "", None, "", None, "", None, None, "", None, None)  # the comparison; attribution, patching, what-if:
-# the old sentence's
+           "", None, "", None, "", None, None, "", None, None,  # the comparison; attribution, patching, what-if;
+           "", None)  # through training: the old sentence's
 
 
 @page_event(5 + len(CLEARED) + N_SIZED + 1)
@@ -226,6 +228,13 @@ def patch(shown: Any, corrupt: Any, position: Any):
 def next_token(shown: Any, prefix: Any):
     text, bars, att = beyond.next_token(_req(shown), prefix)
     return text, plot_value(bars), plot_value(att)
+
+
+@experiment_event(1)
+def training(shown: Any, layer: Any, head: Any):
+    """The Model tab's "Show attention through training": every snapshot on the shown sentence."""
+    table, fig = through_training.view(_req(shown), layer, head)
+    return table, plot_value(fig)
 
 
 @experiment_event(2)

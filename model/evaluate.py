@@ -1,6 +1,7 @@
 """Score a checkpoint with sacreBLEU (cased, detokenized) and write the result into its metrics.json.
 
     python -m model.evaluate --checkpoint checkpoints/en-de --split test_2016_flickr [--beam 5]
+    python -m model.evaluate --checkpoint checkpoints/en-de --split val --snapshots   # each training snapshot
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import torch
 
 from model.checkpoint import METRICS, CheckpointError
 from model.data import read_split
+from model.snapshots import record_bleu
 from model.translator import DecodeOptions, load_pretrained, resolve
 
 
@@ -38,6 +40,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--limit", type=int, default=0, help="score only the first N sentences")
     p.add_argument("--no-write", action="store_true", help="do not update metrics.json")
     p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--snapshots", action="store_true",
+                   help="score every training snapshot (greedy) and record it in snapshots/snapshots.json")
     args = p.parse_args(argv)
     torch.set_num_threads(args.threads)
     try:
@@ -48,6 +52,8 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     if args.limit:
         src, refs = src[: args.limit], refs[: args.limit]
+    if args.snapshots:
+        return score_snapshots(tr, src, refs, args.split)
     beam = args.beam if args.beam > 1 else 0
     opts = DecodeOptions("beam", beam_size=beam, length_penalty=args.length_penalty) if beam else DecodeOptions()
     t0 = time.time()
@@ -66,6 +72,22 @@ def main(argv: list[str] | None = None) -> int:
         metrics.setdefault("bleu", {})[key] = {k: v for k, v in res.items() if k != "detail"}
         path.write_text(json.dumps(metrics, indent=2) + "\n")
         print(f"wrote {path}")
+    return 0
+
+
+def score_snapshots(tr, src: list[str], refs: list[str], split: str) -> int:
+    """Greedy sacreBLEU of each snapshot on ``split``, written into the snapshot index."""
+    entries = tr.snapshots()
+    if not entries:
+        print(f"error: {tr.name} has no snapshots", file=sys.stderr)
+        return 2
+    for entry in entries:
+        t0 = time.time()
+        hyps = tr.at_snapshot(entry).translate_batch(src)
+        res = bleu(hyps, refs)
+        record_bleu(tr.folder, entry["file"], split, res["bleu"])
+        print(f"{entry['file']} (step {entry['step']}): {split} BLEU {res['bleu']} in {time.time() - t0:.0f} s")
+    print(f"signature: {res['signature']}")
     return 0
 
 

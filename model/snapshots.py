@@ -1,6 +1,7 @@
 """Snapshots of the weights during training, to watch attention form: denser early (by default steps 50, 150, 400,
 1000, 2500, 5000 and the final model), each int8 like the shipped model (a quarter of float32), each with its
-validation loss. ``<checkpoint>/snapshots/snapshots.json`` lists them with the SHA-256 of each file."""
+validation loss. ``<checkpoint>/snapshots/snapshots.json`` lists them with the SHA-256 of each file, and
+``python -m model.evaluate --snapshots --split val`` adds each one's val BLEU."""
 
 from __future__ import annotations
 
@@ -32,8 +33,18 @@ def save_snapshot(out: Path, model: Transformer, step: int, epoch: int, val_loss
     (folder / INDEX).write_text(json.dumps(index, indent=1) + "\n")
 
 
+def record_bleu(out: Path, file: str, split: str, score: float) -> None:
+    """Write a snapshot's sacreBLEU on ``split`` into the index (``"bleu": {split: score}``): model.evaluate
+    --snapshots scores each snapshot after training, so training itself stays fast."""
+    index = list_snapshots(out)
+    for s in index:
+        if s["file"] == file:
+            s.setdefault("bleu", {})[split] = score
+    (Path(out) / FOLDER / INDEX).write_text(json.dumps(index, indent=1) + "\n")
+
+
 def list_snapshots(out: Path) -> list[dict]:
-    """The index: [{step, epoch, val_loss, file, final, sha256}], in training order (final last); [] if none."""
+    """The index: [{step, epoch, val_loss, file, final, sha256, bleu?}], in training order (final last); [] if none."""
     path = Path(out) / FOLDER / INDEX
     if not path.is_file():
         return []

@@ -19,6 +19,7 @@ from model.decoding import DecodeTrace, beam_search, blocked_ids, forced_prefix,
 from model.hooks import ablate, capture
 from model.names import act_name
 from model.patching import Patching, patch
+from model.snapshots import list_snapshots, load_snapshot
 from model.task import Task
 from model.tokenizer import Tokenizer
 from model.transformer import Transformer
@@ -95,8 +96,11 @@ class Analysis:
 
 class Translator:
     def __init__(self, model: Transformer, tokenizer: Tokenizer, name: str = "", metrics: dict | None = None,
-                 training: dict | None = None, task: Task | None = None) -> None:
+                 training: dict | None = None, task: Task | None = None, folder: Path | None = None) -> None:
         self.model = model.eval()
+        self.folder = folder  # the checkpoint folder it was loaded from (its snapshots live there)
+        self._snapshots: dict[str, Translator] = {}
+        self._snapshot_lock = threading.Lock()
         self.tokenizer = tokenizer
         self.name = name
         self.metrics = metrics or {}
@@ -312,6 +316,21 @@ class Translator:
 
     # -- the explorer's request --------------------------------------------------------
     @torch.inference_mode()
+    # -- snapshots taken during training --------------------------------------------------
+    def snapshots(self) -> list[dict]:
+        """The training snapshots of this checkpoint (model/snapshots.py), in training order; [] if it has none."""
+        return list_snapshots(self.folder) if self.folder is not None else []
+
+    def at_snapshot(self, entry: dict) -> Translator:
+        """This model as it was at one snapshot (an entry of ``snapshots()``): same tokenizer and task, the
+        snapshot's weights (SHA-256 checked). Loaded once per process and kept."""
+        with self._snapshot_lock:
+            if entry["file"] not in self._snapshots:
+                model = load_snapshot(self.folder, self.cfg, entry)
+                self._snapshots[entry["file"]] = Translator(model, self.tokenizer, f"{self.name}@{entry['step']}",
+                                                            task=self.task)
+            return self._snapshots[entry["file"]]
+
     def analyze(self, text: str, opts: DecodeOptions | None = None,
                 ablated: list[tuple[str, int]] | None = None,
                 decoded: tuple[list[int], DecodeTrace] | None = None) -> Analysis:
@@ -379,5 +398,5 @@ def load_pretrained(name: str | Path = "en-de") -> Translator:
                     metrics = json.loads(metrics_path.read_text())
                 except json.JSONDecodeError as e:
                     raise CheckpointError(f"{metrics_path}: not valid JSON ({e})") from None
-            _LOADED[path] = Translator(model, tok, path.name, metrics, training, load_task(path))
+            _LOADED[path] = Translator(model, tok, path.name, metrics, training, load_task(path), folder=path)
         return _LOADED[path]

@@ -1,0 +1,110 @@
+"""Attention through training: one sentence translated by each snapshot the training run kept, its cross-attention,
+and the loss curve with that snapshot marked; a slider moves between snapshots in the browser (no server request).
+
+gr.Plot draws a figure with ``Plotly.react(data, layout)``: animation frames would be dropped, so the slider's steps
+use plotly's "update" method instead: each snapshot is its own heatmap trace and marker, made visible by its step,
+which also sets the title (that snapshot's translation) and the row labels (its output tokens).
+"""
+
+from __future__ import annotations
+
+import html
+
+import numpy as np
+import plotly.graph_objects as go
+
+from viz.arrays import as_array
+from viz.attention import thinned
+from viz.style import ATTENTION_SCALE, base_layout, token_axis
+from viz.tokens import hover_labels, readable
+
+ROW_LABELS = 30  # at most this many row labels (every k-th kept); the hover names every row
+
+
+def _title(s: dict, layer: int, which: str, sentence: str) -> str:
+    bleu = s.get("bleu")
+    scores = f"val loss {s['val_loss']:.2f}" + (f", val BLEU {bleu:.1f}" if bleu is not None else "")
+    when = "final model" if s.get("final") else f"step {s['step']}"
+    translation = html.escape(s["translation"] or "(nothing but end of sentence)", quote=False)
+    said = f" — “{html.escape(sentence, quote=False)}”" if sentence else ""
+    return (f"Through training{said}: {when} (epoch {s['epoch']}, {scores})<br>"
+            f"<sup>“{translation}” — cross-attention, layer {layer}, {which}</sup>")
+
+
+def _hover(s: dict) -> np.ndarray:
+    q = [f"{qi}, predicting {html.escape(readable(p), quote=False)}"
+         for qi, p in zip(hover_labels(s["tgt_tokens"]), s["out_tokens"])]
+    k = hover_labels(s["src_tokens"])
+    return np.array([[f"query: {qi}<br>key: {kj}" for kj in k] for qi in q], dtype=object)
+
+
+def through_training(snapshots: list[dict], curve: list[dict], layer: int, head: int | None,
+                     selected: int | None = None, sentence: str = "") -> go.Figure:
+    """snapshots: in training order, each {step, epoch, val_loss, bleu (or None), final, translation, src_tokens,
+    tgt_tokens (decoder inputs: BOS + output), out_tokens (output + EOS), cross (H, T, S): that snapshot's
+    cross-attention of ``layer``}. head None: the mean over heads. curve: train_log.csv rows (step, loss,
+    val_loss) for the loss panel. ``selected``: the snapshot shown first (default: the last). ``sentence``: the English
+    sentence, named in every title."""
+    if not snapshots:
+        raise ValueError("no snapshots to show")
+    n = len(snapshots)
+    selected = n - 1 if selected is None else selected
+    which = "mean of heads" if head is None else f"head {head}"
+    fig = go.Figure()
+    for i, s in enumerate(snapshots):
+        w = as_array(s["cross"])  # (H, T, S)
+        if w.ndim != 3 or w.shape[1:] != (len(s["tgt_tokens"]), len(s["src_tokens"])):
+            raise ValueError(f"snapshot {s['step']}: attention {w.shape} does not fit its tokens")
+        z = w.mean(0) if head is None else w[head]  # (T, S)
+        fig.add_trace(go.Heatmap(z=z, x=list(range(z.shape[1])), y=list(range(z.shape[0])), zmin=0, zmax=1,
+                                 colorscale=ATTENTION_SCALE, customdata=_hover(s), visible=i == selected,
+                                 hovertemplate="%{customdata}<br>weight: %{z:.4f}<extra></extra>",
+                                 colorbar=dict(title=dict(text="weight"), len=0.6, y=1, yanchor="top"),
+                                 name=f"step {s['step']}"))
+    train = [(int(r["step"]), float(r["loss"])) for r in curve if r.get("loss") and not r.get("val_loss")]
+    val = [(int(r["step"]), float(r["val_loss"])) for r in curve if r.get("val_loss")]
+    fig.add_trace(go.Scatter(x=[a for a, _ in train], y=[b for _, b in train], mode="lines", xaxis="x2", yaxis="y2",
+                             name="training loss", line=dict(color="#b0b7c3", width=1),
+                             hovertemplate="step %{x}<br>training loss %{y:.3f}<extra></extra>"))
+    fig.add_trace(go.Scatter(x=[a for a, _ in val], y=[b for _, b in val], mode="lines", xaxis="x2", yaxis="y2",
+                             name="validation loss", line=dict(color="#636efa"),
+                             hovertemplate="step %{x}<br>validation loss %{y:.3f}<extra></extra>"))
+    fig.add_trace(go.Scatter(x=[s["step"] for s in snapshots], y=[s["val_loss"] for s in snapshots], mode="markers",
+                             xaxis="x2", yaxis="y2", name="snapshots",
+                             marker=dict(size=8, color="white", line=dict(color="#EF553B", width=2)),
+                             hovertemplate="snapshot at step %{x}<br>validation loss %{y:.3f}<extra></extra>"))
+    for i, s in enumerate(snapshots):
+        fig.add_trace(go.Scatter(x=[s["step"]], y=[s["val_loss"]], mode="markers+text", xaxis="x2", yaxis="y2",
+                                 text=[f"step {s['step']}"], textposition="top right", visible=i == selected,
+                                 marker=dict(size=14, color="#EF553B", symbol="star"), showlegend=False,
+                                 hovertemplate="this snapshot: step %{x}<br>validation loss %{y:.3f}<extra></extra>"))
+    n_curve = 3
+
+    def visible(i: int) -> list[bool]:
+        return [j == i for j in range(n)] + [True] * n_curve + [j == i for j in range(n)]
+
+    def rows(s: dict) -> dict:
+        ax = thinned(token_axis(s["tgt_tokens"], ""), ROW_LABELS)  # an early snapshot's loop: 60 rows
+        return {"yaxis.tickvals": ax["tickvals"], "yaxis.ticktext": ax["ticktext"],
+                "yaxis.tickfont.size": ax["tickfont"]["size"], "yaxis.range":
+                [len(s["tgt_tokens"]) - 0.5, -0.5], "title.text": _title(s, layer, which, sentence)}
+
+    steps = [dict(label="final" if s.get("final") else str(s["step"]), method="update",
+                  args=[{"visible": visible(i)}, rows(s)]) for i, s in enumerate(snapshots)]
+    first = snapshots[selected]
+    fig.update_layout(
+        xaxis=dict(token_axis(first["src_tokens"], "key: source token"), domain=[0, 1], anchor="y", tickangle=-60),
+        yaxis=dict(thinned(token_axis(first["tgt_tokens"], "query: decoder input"), ROW_LABELS), domain=[0.42, 1],
+                   anchor="x",
+                   range=[len(first["tgt_tokens"]) - 0.5, -0.5]),
+        xaxis2=dict(domain=[0, 1], anchor="y2", title=dict(text="training step (log scale)"), type="log",
+                    tickmode="array", tickvals=[s["step"] for s in snapshots],
+                    ticktext=[str(s["step"]) for s in snapshots]),
+        yaxis2=dict(domain=[0, 0.24], anchor="x2", title=dict(text="loss")),
+        sliders=[dict(active=selected, steps=steps, currentvalue=dict(prefix="snapshot: "), pad=dict(t=60),
+                      x=0, len=1)],
+        legend=dict(orientation="h", x=1, xanchor="right", y=0.25, yanchor="bottom"),
+    )
+    fig = base_layout(fig, _title(first, layer, which, sentence), height=820)
+    fig.update_layout(margin=dict(l=80, r=30, t=90, b=140))
+    return fig
