@@ -77,6 +77,13 @@ def save_checkpoint(
     save_file(state, str(folder / WEIGHTS), metadata={"format": "pt"})
     tokenizer.save(folder / SPM)
     config = {"model": model.cfg.to_dict(), "training": training or {}}
+    if (folder / CONFIG).is_file():  # rewriting a checkpoint (model.compress): its task (languages, examples) stays
+        try:
+            task = json.loads((folder / CONFIG).read_text()).get("task")
+        except (json.JSONDecodeError, AttributeError):
+            task = None
+        if task is not None:
+            config["task"] = task
     (folder / CONFIG).write_text(json.dumps(config, indent=2) + "\n")
     seal(folder)
 

@@ -226,3 +226,22 @@ def test_int8_without_scales_is_refused(tiny_ckpt, tmp_path):
     seal(tmp_path / "q")  # sealed as it is now: the scale check itself must refuse it, not the recorded hash
     with pytest.raises(CheckpointError, match="embedding.weight"):
         load_checkpoint(tmp_path / "q")
+
+
+def test_compress_keeps_the_task_and_reseals(tiny_ckpt, tmp_path):
+    """model.compress rewrites config.json: the task (languages, examples) must survive and the seal must match."""
+    import json
+    import shutil
+
+    from model.checkpoint import load_task
+    from model.compress import main as compress_main
+
+    folder = tmp_path / "c"
+    shutil.copytree(tiny_ckpt, folder)
+    config = json.loads((folder / CONFIG).read_text())
+    config["task"] = {"source": "English", "target": "German", "input": "an English sentence",
+                      "examples": ["A dog runs."], "hint": "captions"}
+    (folder / CONFIG).write_text(json.dumps(config))
+    assert compress_main(["--checkpoint", str(folder), "--dtype", "int8"]) == 0
+    assert load_task(folder).examples == ("A dog runs.",)
+    load_checkpoint(folder)  # the new weights match the new seal
