@@ -66,3 +66,25 @@ def test_only_rank_0_writes_and_both_logs_agree(runs):
         for x, y in ((ra[2], rb[2]), (ra[4], rb[4])):
             if x:
                 assert abs(float(x) - float(y)) <= 2e-4, (a, b)  # loss on all ranks' tokens, 4 decimals
+
+
+def torchrun(args: list[str]) -> None:
+    run([sys.executable, "-m", "torch.distributed.run", "--nproc_per_node=2", "--master_addr=127.0.0.1",
+         f"--master_port={free_port()}", "-m", "model.train", *args])
+
+
+def test_resume_under_two_processes_continues_the_same_run(tmp_path):
+    """Two processes stopped after epoch 1 and resumed for epoch 2 end where two processes running both epochs
+    straight end: the optimizer state, the step and the log come back from rank 0's resume files."""
+    two_epochs = [a if a != "1" or ARGS[i - 1] != "--epochs" else "2" for i, a in enumerate(ARGS)]
+    torchrun([*two_epochs, "--out", str(tmp_path / "straight")])
+    torchrun([*ARGS, "--out", str(tmp_path / "resumed")])  # epoch 1 only
+    torchrun([*two_epochs, "--out", str(tmp_path / "resumed"), "--resume"])
+    straight, resumed = (load_file(str(tmp_path / p / "model.safetensors")) for p in ("straight", "resumed"))
+    diffs = {k: (straight[k] - resumed[k]).abs().max().item() for k in straight}
+    worst = max((d, k) for k, d in diffs.items() if not k.endswith(NOISE_ONLY))
+    assert worst[0] <= 1e-5, worst
+    cfgs = [json.loads((tmp_path / p / "config.json").read_text())["training"] for p in ("straight", "resumed")]
+    assert cfgs[0]["steps"] == cfgs[1]["steps"] and cfgs[1]["epochs_run"] == 2
+    logs = [(tmp_path / p / "train_log.csv").read_text().splitlines() for p in ("straight", "resumed")]
+    assert [r.split(",")[:2] for r in logs[0]] == [r.split(",")[:2] for r in logs[1]]  # one log, no repeated rows

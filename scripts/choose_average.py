@@ -1,0 +1,77 @@
+"""Choose how many final epochs to average, on the validation split only.
+
+    python scripts/choose_average.py runs/en-de --last 1,3,5,8                 # a table: val loss and val BLEU
+    python scripts/choose_average.py runs/en-de --write 5 --out runs/en-de-avg5  # that average as a checkpoint
+
+A training run keeps the weights of its last ``--average`` epochs in ``<run>/work/``; each candidate averages the
+last K of them. Test sets are never read here.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sys
+import time
+from pathlib import Path
+
+import torch
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from model.checkpoint import load_checkpoint, save_checkpoint  # noqa: E402
+from model.data import read_split  # noqa: E402
+from model.evaluate import bleu  # noqa: E402
+from model.train_data import encode_pairs  # noqa: E402
+from model.train_eval import validation_loss  # noqa: E402
+from model.train_state import average_epochs  # noqa: E402
+from model.translator import Translator  # noqa: E402
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("run", help="a training output folder (its work/ holds the last epochs)")
+    p.add_argument("--last", default="1,3,5,8", help="candidates: average the last K epochs, for each K")
+    p.add_argument("--write", type=int, default=0, help="write the average of the last K epochs as a checkpoint")
+    p.add_argument("--out", default="", help="where --write puts it")
+    p.add_argument("--data-dir", default=None)
+    p.add_argument("--threads", type=int, default=2)
+    args = p.parse_args(argv)
+    torch.set_num_threads(args.threads)
+    run = Path(args.run)
+    model, tok, training = load_checkpoint(run)
+    epochs = sorted((run / "work").glob("epoch_*.safetensors"))
+    if args.write:
+        if not args.out:
+            p.error("--write needs --out")
+        model.load_state_dict(average_epochs(epochs[-args.write:]))
+        out = Path(args.out)
+        out.mkdir(parents=True, exist_ok=True)
+        for name in ("train_log.csv",):
+            if (run / name).is_file():
+                shutil.copy2(run / name, out / name)
+        training = dict(training, average=args.write, averaged=[e.stem for e in epochs[-args.write:]])
+        save_checkpoint(out, model.eval(), tok, training)
+        print(f"wrote {out}: the average of {', '.join(e.stem for e in epochs[-args.write:])}")
+        return 0
+    src, refs = read_split(args.data_dir, "val")
+    val_pairs = encode_pairs(tok, src, refs, model.cfg.max_len)
+    print(f"{run}: {len(epochs)} epochs kept ({epochs[0].stem} .. {epochs[-1].stem}); val only")
+    print("| last K epochs averaged | val loss | val BLEU (greedy) | lowercased |\n|---|---|---|---|")
+    for k in [int(x) for x in args.last.split(",")]:
+        if k > len(epochs):
+            continue
+        t0 = time.time()
+        model.load_state_dict(average_epochs(epochs[-k:]))
+        model.eval()
+        with torch.no_grad():
+            loss = validation_loss(model, val_pairs, training.get("max_tokens", 2500))
+        res = bleu(Translator(model, tok).translate_batch(src), refs)
+        print(f"| {k} | {loss:.4f} | {res['bleu']} | {res['bleu_lowercase']} |  ({time.time() - t0:.0f} s)", flush=True)
+    print(json.dumps({"signature": res["signature"]}))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
