@@ -66,8 +66,8 @@ def summary(runs: tuple[dict, ...], req: Request) -> str:
             f"{'' if r['bleu'] is None else format(r['bleu'], '.1f')} | "
             f"{html.escape(r['translation'], quote=False).replace('|', '&#124;') or '(nothing)'} |" for r in runs]
     return (f"Each snapshot is the model as it was at that training step; each translates the sentence shown {how}. "
-            f"Early on it knows only the most frequent words; alignment between the {target} rows and the {source} "
-            f"columns forms as the validation loss falls. Move the slider under the figure to go through them.\n\n"
+            f"Early on it knows only the most frequent words; alignment between the rows ({target}) and the columns ({source}) "
+            f"forms as the validation loss falls. Move the slider under the figure to go through them.\n\n"
             "| step | epoch | val loss | val BLEU | translation |\n|---|---|---|---|---|\n" + "\n".join(rows))
 
 

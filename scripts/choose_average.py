@@ -51,7 +51,11 @@ def main(argv: list[str] | None = None) -> int:
         for name in ("train_log.csv",):
             if (run / name).is_file():
                 shutil.copy2(run / name, out / name)
-        training = dict(training, average=args.write, averaged=[e.stem for e in epochs[-args.write:]])
+        src, refs = read_split(args.data_dir, "val")
+        with torch.no_grad():
+            loss = validation_loss(model, encode_pairs(tok, src, refs, model.cfg.max_len), training.get("max_tokens", 2500))
+        training = dict(training, average=args.write, averaged=[e.stem for e in epochs[-args.write:]],
+                        val_loss_averaged=loss)
         save_checkpoint(out, model.eval(), tok, training)
         print(f"wrote {out}: the average of {', '.join(e.stem for e in epochs[-args.write:])}")
         return 0

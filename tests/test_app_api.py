@@ -20,8 +20,8 @@ from explorer.store import STORE, peak_concurrency
 DEC = dict(method="greedy", beam_size=4, length_penalty=0.6, temperature=1.0, top_k=0, top_p=1.0, seed=0, max_len=60)
 PUBLIC = ["/translate", "/analyze", "/attention", "/step", "/beam", "/positional", "/queries", "/inside_head", "/ablate",
           "/logit_lens", "/bertviz", "/model_info", "/export_tensors", "/export_figures", "/attribute", "/patch",
-          "/next_token", "/edit_source"]
-NEEDS_MORE = {"/model_info", "/patch"}  # no sentence; a second sentence
+          "/next_token", "/edit_source", "/training"]
+NEEDS_MORE = {"/model_info", "/patch", "/training"}  # no sentence; a second sentence; a model with snapshots
 
 
 def dec(text=SENTENCE, **kw):
@@ -167,6 +167,30 @@ def test_beyond_attention_endpoints(client):
     assert "Katze" in text.splitlines()[1] and len(figure(bars)["data"]) == 2
     with pytest.raises(Exception, match="as many pieces as the shown one"):
         client.predict(*dec(), corrupted="A big cat is running in the deep snow.", api_name="/patch")
+
+
+def test_training_through_the_client(client):
+    """Attention through training over gradio_client: a row per snapshot, and each snapshot's heatmap is the
+    cross-attention the explorer computed for that snapshot (a model without snapshots is refused by name)."""
+    from explorer import through_training as tt
+    from model.translator import load_pretrained
+
+    model = next((m for m in ("en-de", "toy-reverse") if load_pretrained(m).snapshots()), None)
+    if model is None:
+        pytest.skip("no shipped model has snapshots")
+    text = "A dog is running in the snow." if model == "en-de" else "c a t s"
+    table, plot = client.predict(text, model=model, layer=-1, head="head 1", api_name="/training")
+    runs = tt.snapshot_runs(Request.parse(text, model))
+    fig = figure(plot)
+    heatmaps = [t for t in fig["data"] if t["type"] == "heatmap"]
+    assert len(heatmaps) == len(runs) == len(load_pretrained(model).snapshots()) >= 5
+    for r, trace in zip(runs, heatmaps):
+        np.testing.assert_allclose(array(trace["z"]), r["cross"][-1][1], rtol=1e-3, atol=1e-6)  # 4 significant digits
+        assert f"| {'final' if r['final'] else r['step']} |" in table
+    without = next((m for m in ("en-de", "toy-reverse") if not load_pretrained(m).snapshots()), None)
+    if without:
+        with pytest.raises(Exception, match="without snapshots"):
+            client.predict("A dog.", model=without, api_name="/training")
 
 
 def test_model_info_alone(server):

@@ -26,9 +26,9 @@ def _title(s: dict, layer: int, which: str, sentence: str) -> str:
     scores = f"val loss {s['val_loss']:.2f}" + (f", val BLEU {bleu:.1f}" if bleu is not None else "")
     when = "final model" if s.get("final") else f"step {s['step']}"
     translation = html.escape(s["translation"] or "(nothing but end of sentence)", quote=False)
-    said = f" — “{html.escape(sentence, quote=False)}”" if sentence else ""
-    return (f"Through training{said}: {when} (epoch {s['epoch']}, {scores})<br>"
-            f"<sup>“{translation}” — cross-attention, layer {layer}, {which}</sup>")
+    said = f"“{html.escape(sentence, quote=False)}” → " if sentence else ""
+    return (f"Through training: {when} (epoch {s['epoch']}, {scores})<br>"
+            f"<sup>{said}“{translation}”<br>cross-attention, layer {layer}, {which}</sup>")
 
 
 def _hover(s: dict) -> np.ndarray:
@@ -59,7 +59,9 @@ def through_training(snapshots: list[dict], curve: list[dict], layer: int, head:
         fig.add_trace(go.Heatmap(z=z, x=list(range(z.shape[1])), y=list(range(z.shape[0])), zmin=0, zmax=1,
                                  colorscale=ATTENTION_SCALE, customdata=_hover(s), visible=i == selected,
                                  hovertemplate="%{customdata}<br>weight: %{z:.4f}<extra></extra>",
-                                 colorbar=dict(title=dict(text="weight"), len=0.6, y=1, yanchor="top"),
+                                 # across the top: a colour bar at the side would take a phone's width from the cells
+                                 colorbar=dict(title=dict(text="weight", side="top"), orientation="h", len=0.4,
+                                               thickness=10, x=1, xanchor="right", y=1.0, yanchor="bottom"),
                                  name=f"step {s['step']}"))
     train = [(int(r["step"]), float(r["loss"])) for r in curve if r.get("loss") and not r.get("val_loss")]
     val = [(int(r["step"]), float(r["val_loss"])) for r in curve if r.get("val_loss")]
@@ -94,7 +96,7 @@ def through_training(snapshots: list[dict], curve: list[dict], layer: int, head:
     first = snapshots[selected]
     fig.update_layout(
         xaxis=dict(token_axis(first["src_tokens"], "key: source token"), domain=[0, 1], anchor="y", tickangle=-60),
-        yaxis=dict(thinned(token_axis(first["tgt_tokens"], "query: decoder input"), ROW_LABELS), domain=[0.42, 1],
+        yaxis=dict(thinned(token_axis(first["tgt_tokens"], "query: decoder input"), ROW_LABELS), domain=[0.42, 0.95],
                    anchor="x",
                    range=[len(first["tgt_tokens"]) - 0.5, -0.5]),
         xaxis2=dict(domain=[0, 1], anchor="y2", title=dict(text="training step (log scale)"), type="log",
@@ -106,5 +108,5 @@ def through_training(snapshots: list[dict], curve: list[dict], layer: int, head:
         legend=dict(orientation="h", x=1, xanchor="right", y=0.25, yanchor="bottom"),
     )
     fig = base_layout(fig, _title(first, layer, which, sentence), height=820)
-    fig.update_layout(margin=dict(l=80, r=30, t=90, b=140))
+    fig.update_layout(margin=dict(l=80, r=30, t=100, b=140))
     return fig
