@@ -887,3 +887,45 @@ def test_user_text_in_a_warning_toast_stays_text_and_a_failed_run_says_so(page):
     page.wait_for_function("() => document.querySelector('#edit-text textarea').value.startsWith('Not run:')",
                            timeout=10_000)
     assert page.errors == []
+
+
+def test_attention_through_training_slider_moves_in_the_browser(browser, server):
+    """The Model tab's through-training view on toy-reverse (it ships snapshots): the button asks once; the slider
+    then shows each snapshot's own translation and attention without asking the server again."""
+    from explorer import through_training as tt
+    from explorer.request import Request
+
+    text = "t r a n s f o r m e r"
+    ctx = browser.new_context(viewport={"width": 1280, "height": 1000})
+    pg = ctx.new_page()
+    try:
+        pg.goto(server + "?text=" + text.replace(" ", "%20") + "&model=toy-reverse", wait_until="domcontentloaded")
+        pg.wait_for_function("(s) => document.querySelector('#status')?.innerText.includes(s)", arg=text,
+                             timeout=90_000)
+        idle(pg)
+        open_tab(pg, "Model")
+        requests: list[str] = []
+        pg.on("request", lambda r: requests.append(r.url))
+        pg.locator("#run-training").click()
+        plot = rendered_plot(pg, "training-plot")
+        idle(pg)
+        assert len(model_calls(requests)) == 1, requests
+        runs = tt.snapshot_runs(Request.parse(text, "toy-reverse"))
+        title = "() => document.querySelector('#training-plot .js-plotly-plot').layout.title.text"
+        assert f"“{runs[-1]['translation']}”" in pg.evaluate(title)  # the final model first
+        early = next(i for i, r in enumerate(runs) if r["step"] == 400)
+        label = pg.locator("#training-plot g.slider-group text", has_text="400").first
+        label.scroll_into_view_if_needed()
+        box = label.bounding_box()  # plotly's slider listens on its rail: a mouse click there, not an element click
+        pg.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+        pg.wait_for_function(f"() => ({title})().includes('step 400')", timeout=10_000)
+        assert f"“{runs[early]['translation']}”" in pg.evaluate(title)
+        visible = pg.evaluate("() => document.querySelector('#training-plot .js-plotly-plot').data"
+                              ".filter(t => t.type === 'heatmap').map(t => t.visible)")
+        assert visible.index(True) == early and visible.count(True) == 1
+        assert len(model_calls(requests)) == 1, requests  # the slider asked the server nothing
+        rows = pg.locator("#training-table tr").all_inner_texts()
+        assert len(rows) == len(runs) + 1 and rows[early + 1].split()[0] == "400"
+        assert plot.count() == 1
+    finally:
+        ctx.close()
