@@ -2,6 +2,7 @@
 
     python scripts/choose_average.py runs/en-de --last 1,3,5,8                 # a table: val loss and val BLEU
     python scripts/choose_average.py runs/en-de --write 5 --out runs/en-de-avg5  # that average as a checkpoint
+    python scripts/choose_average.py runs/en-de --like checkpoints/en-de         # a run not finished yet
 
 A training run keeps the weights of its last ``--average`` epochs in ``<run>/work/``; each candidate averages the
 last K of them. Test sets are never read here.
@@ -20,12 +21,14 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from model.checkpoint import load_checkpoint, save_checkpoint  # noqa: E402
+from model.checkpoint import load_checkpoint, load_config, save_checkpoint  # noqa: E402
 from model.data import read_split  # noqa: E402
 from model.evaluate import bleu  # noqa: E402
+from model.tokenizer import Tokenizer  # noqa: E402
 from model.train_data import encode_pairs  # noqa: E402
 from model.train_eval import validation_loss  # noqa: E402
 from model.train_state import average_epochs  # noqa: E402
+from model.transformer import Transformer  # noqa: E402
 from model.translator import Translator  # noqa: E402
 
 
@@ -35,12 +38,20 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--last", default="1,3,5,8", help="candidates: average the last K epochs, for each K")
     p.add_argument("--write", type=int, default=0, help="write the average of the last K epochs as a checkpoint")
     p.add_argument("--out", default="", help="where --write puts it")
+    p.add_argument("--like", default="", help="for a run without config.json yet: a checkpoint of the same shape")
     p.add_argument("--data-dir", default=None)
     p.add_argument("--threads", type=int, default=2)
     args = p.parse_args(argv)
     torch.set_num_threads(args.threads)
     run = Path(args.run)
-    model, tok, training = load_checkpoint(run)
+    if (run / "config.json").is_file():
+        model, tok, training = load_checkpoint(run)
+    else:  # a run still going (or stopped to resume later): its shape from --like, its own tokenizer
+        if not args.like:
+            p.error(f"{run} has no config.json yet (training not finished): name a checkpoint of the same shape "
+                    "with --like")
+        cfg, _ = load_config(Path(args.like))
+        model, tok, training = Transformer(cfg), Tokenizer.load(run / "work" / "spm.model"), {}
     epochs = sorted((run / "work").glob("epoch_*.safetensors"))
     if args.write:
         if not args.out:
