@@ -278,7 +278,7 @@ def build() -> gr.Blocks:
                         tt_head = gr.Dropdown(heads, value=AVERAGE, label="Head", elem_id="training-head")
                         run_training = gr.Button("Show attention through training", elem_id="run-training")
                     tt_table = gr.Markdown(elem_id="training-table")
-                    tt_plot = gr.Plot(label="Through training", elem_id="training-plot")
+                    tt_plot = gr.Plot(label="Through training", show_label=False, elem_id="training-plot")
 
         # Lazy parts: opening "Inside a head" or the bertviz panel clicks its hidden button (views.js), once per
         # analysis; no event fires on page load and reopening asks nothing.

@@ -27,6 +27,7 @@ def main() -> None:
     p = argparse.ArgumentParser()
     p.add_argument("--out", default="docs/screenshots")
     p.add_argument("--sentence", default="A little girl is climbing into a wooden playhouse.")
+    p.add_argument("--only-training", action="store_true", help="only the through-training view")
     args = p.parse_args()
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -36,7 +37,9 @@ def main() -> None:
             browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=[
                 "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-site-isolation-trials",
                 "--disable-features=IsolateOrigins,site-per-process"])
-            for label, viewport in (("desktop", {"width": 1280, "height": 800}), ("phone", {"width": 390, "height": 844})):
+            through_training(browser, url, out)
+            for label, viewport in (() if args.only_training else
+                                    (("desktop", {"width": 1280, "height": 800}), ("phone", {"width": 390, "height": 844}))):
                 ctx = browser.new_context(viewport=viewport, device_scale_factor=1)
                 ctx.route("**/cdnjs.cloudflare.com/**", serve_cdn)
                 page = ctx.new_page()
@@ -63,10 +66,34 @@ def main() -> None:
                 if label == "desktop":
                     lesson(page, out)
                 ctx.close()
-            presentation(browser, url, args.sentence, out)
+            if not args.only_training:
+                presentation(browser, url, args.sentence, out)
             browser.close()
     finally:
         demo.close()
+
+
+def through_training(browser, url: str, out: Path, text: str = "t r a n s f o r m e r") -> None:
+    """The Model tab's "Attention through training" on toy-reverse (it ships snapshots), the slider at step 400:
+    the anti-diagonal half formed."""
+    ctx = browser.new_context(viewport={"width": 1280, "height": 1000}, device_scale_factor=1)
+    page = ctx.new_page()
+    page.goto(url + "?text=" + text.replace(" ", "%20") + "&model=toy-reverse")
+    page.wait_for_function("(s) => document.querySelector('#status')?.innerText.includes(s)", arg=text, timeout=90_000)
+    idle(page)
+    open_tab(page, "Model")
+    page.locator("#run-training").click()
+    page.locator("#training-plot .js-plotly-plot .main-svg").first.wait_for(timeout=60_000)
+    idle(page)
+    label = page.locator("#training-plot g.slider-group text", has_text="400").first
+    label.scroll_into_view_if_needed()
+    box = label.bounding_box()
+    page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    page.wait_for_timeout(800)
+    path = out / "training-desktop.png"
+    page.locator("#training-plot").screenshot(path=str(path))
+    print("wrote", path)
+    ctx.close()
 
 
 def lesson(page, out: Path) -> None:
