@@ -30,3 +30,6 @@ ANALYSIS_CACHE_BYTES = 96 * 2**20  # ... and at most this many bytes of captured
 EXPORT_TTL_S = float(os.environ.get("ATTENTION_EXPLORER_EXPORT_TTL", "60"))  # exports are deleted after this
 STATUS_EVERY_S = 1.0  # how often a waiting page hears its queue position
 QUEUE_POLL_S = 0.01  # how often Gradio's queue loop looks for an event it can start when it has none
+# Attention through training keeps each snapshot's cross-attention of every layer for this many recent requests:
+# at most 8 snapshots x 3 layers x 4 heads x 101 x 80 float32 = 3.1 MB a request at the longest, so 25 MB in all.
+TRAINING_VIEW_CACHE = 8

@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from explorer import limits
 from explorer.handlers import _head, _layer, _read_log
 from explorer.request import Request, UserError, translator
 from explorer.store import run_model
@@ -22,10 +23,11 @@ NO_SNAPSHOTS = ("The model “{name}” was trained without snapshots, so there 
                 "Training with --snapshots keeps them (README: Training you can watch).")
 
 
-@functools.lru_cache(maxsize=32)
+@functools.lru_cache(maxsize=limits.TRAINING_VIEW_CACHE)
 def snapshot_runs(req: Request) -> tuple[dict, ...]:
     """Each snapshot's decode of the request (its own decoding options) and its cross-attention of every layer,
-    (L, H, T, S) float32. Kept for the 32 most recent requests: a class on one example computes it once."""
+    (L, H, T, S) float32. Kept for the TRAINING_VIEW_CACHE most recent requests: a class on one example computes it
+    once."""
     tr = translator(req.model)
     try:
         entries = tr.snapshots()
