@@ -144,3 +144,24 @@ def test_user_text_is_escaped_in_the_table_and_titles(served):
     table, fig = tt.view(req, 0, "head 0")
     assert "<b>" not in table and "<b>" not in fig.layout.title.text
     assert all("<b>" not in s.args[1]["title.text"] for s in fig.layout.sliders[0].steps)
+
+
+def test_each_snapshot_gets_its_val_bleu_and_the_view_shows_it(served, tmp_path):
+    """model.evaluate --snapshots scores every snapshot and records it; the view's table then shows it. Here the val
+    split is 60 fresh letter sequences and their reversals, so BLEU can only rise as the toy learns to reverse."""
+    from model.toy import make_pairs
+
+    src, tgt = make_pairs("reverse", 60, 999)
+    (tmp_path / "val.en").write_text("\n".join(src) + "\n")
+    (tmp_path / "val.de").write_text("\n".join(tgt) + "\n")
+    proc = subprocess.run([sys.executable, "-m", "model.evaluate", "--checkpoint", str(served), "--split", "val",
+                           "--data-dir", str(tmp_path), "--snapshots", "--threads", "1"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stdout[-1500:] + proc.stderr[-1500:]
+    entries = list_snapshots(served)
+    scores = [e["bleu"]["val"] for e in entries]
+    assert scores[-1] == max(scores) > scores[0], scores  # the tiny toy is far from done, but it is learning
+    tt.snapshot_runs.cache_clear()
+    table, _ = tt.view(Request.parse(TEXT, "toy"), 0, "head 0")
+    for e in entries:
+        assert f"| {e['val_loss']:.2f} | {e['bleu']['val']:.1f} |" in table
