@@ -314,8 +314,6 @@ class Translator:
                 "cross": np.stack([cache_a[n][0].mean(0).numpy() for n in names]),  # (L, T, S)
                 "edited_cross": np.stack([cache_b[n][0].mean(0).numpy() for n in names])}  # (L, T, S')
 
-    # -- the explorer's request --------------------------------------------------------
-    @torch.inference_mode()
     # -- snapshots taken during training --------------------------------------------------
     def snapshots(self) -> list[dict]:
         """The training snapshots of this checkpoint (model/snapshots.py), in training order; [] if it has none."""
@@ -331,6 +329,8 @@ class Translator:
                                                             task=self.task)
             return self._snapshots[entry["file"]]
 
+    # -- the explorer's request --------------------------------------------------------
+    @torch.inference_mode()
     def analyze(self, text: str, opts: DecodeOptions | None = None,
                 ablated: list[tuple[str, int]] | None = None,
                 decoded: tuple[list[int], DecodeTrace] | None = None) -> Analysis:

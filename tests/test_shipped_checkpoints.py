@@ -87,3 +87,15 @@ def test_a_bad_task_section_names_the_file(tmp_path):
         (folder / "config.json").write_text(json.dumps({**config, "task": bad}))
         with pytest.raises(CheckpointError, match="config.json"):
             load_task(folder)
+
+
+def test_analyze_records_no_autograd_graph():
+    """analyze() runs under inference mode: its captured tensors carry no autograd graph, which would cost time and
+    memory on every translation (a decorator once slid onto the method above it without any other test noticing)."""
+    import torch
+
+    from model.translator import load_pretrained
+
+    a = load_pretrained("toy-reverse").analyze("a b c")
+    assert all(t.is_inference() and not t.requires_grad for t in a.cache.values())
+    assert not torch.is_inference_mode_enabled()  # and only inside the call
