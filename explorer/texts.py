@@ -46,7 +46,8 @@ separated by spaces in reverse order: its cross-attention is a textbook pattern 
 comparison. Choosing it in the Model menu fills in its own examples and translates the first."""
 
 THROUGH_TRAINING = """**How does it learn this?** The training run kept the model at a few steps along the way (denser
-early: 50, 150, 400, 1000, 2500, 5000 and the final model). Each one translates the sentence shown above, and the
+early, e.g. steps 50, 150, 400, 1000, 2500 and the final model; a model trained without them says so). Each one
+translates the sentence shown above, and the
 figure shows its cross-attention and where it was on the loss curve. **Watch for:** at first every German position
 looks at the same few English tokens (often the full stop or the end of sentence) and the output is the most
 frequent words; as the validation loss falls, the rows find their English words and a diagonal-like alignment

@@ -16,6 +16,7 @@ from explorer.request import Request, UserError, translator
 from explorer.store import run_model
 from model.checkpoint import CheckpointError
 from model.names import act_name
+from model.translator import available
 from viz.page_data import short
 from viz.through_training import through_training
 
@@ -34,7 +35,9 @@ def snapshot_runs(req: Request) -> tuple[dict, ...]:
     except CheckpointError as e:
         raise UserError(str(e)) from None
     if not entries:
-        raise UserError(NO_SNAPSHOTS.format(name=req.model))
+        others = [m for m in available() if m != req.model and translator(m).snapshots()]
+        hint = f" These models have them: {', '.join(others)} (the Model menu)." if others else ""
+        raise UserError(NO_SNAPSHOTS.format(name=req.model) + hint)
     runs = []
     for e in entries:
         def one(e=e):

@@ -110,7 +110,8 @@ def test_a_model_without_snapshots_says_so(served, tmp_path, monkeypatch):
     shutil.copytree(served, tmp_path / "bare")
     shutil.rmtree(tmp_path / "bare" / "snapshots")
     monkeypatch.setattr(translator_module, "CHECKPOINTS", tmp_path)
-    with pytest.raises(UserError, match="trained without snapshots"):
+    shutil.copytree(served, tmp_path / "toy")
+    with pytest.raises(UserError, match="trained without snapshots.* These models have them: toy "):
         tt.view(Request.parse(TEXT, "bare"), 0, "head 0")
     # on the page: the button says it did not run, and the figure is emptied
     text, fig = ui.training(Request.parse(TEXT, "bare").to_json(), 0, "head 0")
