@@ -93,12 +93,6 @@ def attribution(req: Request, method: Any, target: Any = None, contrast: Any = N
     n_layer = int(number(layer, "Layer", -1, tr.cfg.n_decoder_layers - 1, integer=True))
     n_layer = tr.cfg.n_decoder_layers - 1 if n_layer == -1 else n_layer
     out = target_text if target_text is not None else a.out_ids[:-1]  # the shown translation's own pieces
-    if target_text is not None:
-        most = 2 * len(a.src_ids) + 10  # what decoding itself would write at most for this sentence
-        n_forced = len(tr.tokenizer.encode(" ".join(target_text.split())))
-        if n_forced > most:
-            raise UserError(f"The forced translation has {n_forced} pieces; for this sentence at most {most} (twice "
-                            "the source plus 10, as decoding allows).")
     r = _user(lambda: tr.attribute(req.text, m, target=out, contrast=contrast_text, steps=n_steps))
     cache = a.cache  # the shown translation's own pass; a forced one needs its own
     if target_text is not None:

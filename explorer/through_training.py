@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import functools
 import html
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -55,24 +56,27 @@ def snapshot_runs(req: Request) -> tuple[dict, ...]:
     return tuple(runs)
 
 
-def _curve(tr) -> list[dict]:
-    log = tr.folder / "train_log.csv" if tr.folder is not None else None
+@functools.lru_cache(maxsize=16)
+def _curve(folder: Path | None) -> tuple[dict, ...]:
+    """The checkpoint's train_log.csv rows, read once per folder (a served checkpoint does not change)."""
+    log = folder / "train_log.csv" if folder is not None else None
     try:
-        return _read_log(log) if log is not None and log.is_file() else []
+        return tuple(_read_log(log)) if log is not None and log.is_file() else ()
     except (OSError, ValueError, UnicodeDecodeError):
-        return []  # the Model tab says why; here the snapshots' own losses still draw
+        return ()  # the Model tab says why; here the snapshots' own losses still draw
 
 
 def summary(runs: tuple[dict, ...], req: Request) -> str:
     """A table a student can read without the slider: each snapshot's step, losses and translation."""
     how = "greedily" if req.method == "greedy" else f"with {req.method} decoding, as in Decoding options"
-    source, target = translator(req.model).task.source, translator(req.model).task.target
+    task = translator(req.model).task
     rows = [f"| {'final' if r['final'] else r['step']} | {r['epoch']} | {r['val_loss']:.2f} | "
             f"{'' if r['bleu'] is None else format(r['bleu'], '.1f')} | "
             f"{html.escape(r['translation'], quote=False).replace('|', '&#124;') or '(nothing)'} |" for r in runs]
     return (f"Each snapshot is the model as it was at that training step; each translates the sentence shown {how}. "
-            f"Early on it knows only the most frequent words; alignment between the rows ({target}) and the columns ({source}) "
-            f"forms as the validation loss falls. Move the slider under the figure to go through them.\n\n"
+            f"Early on it knows only the most frequent words; alignment between the rows ({task.target}) and the "
+            f"columns ({task.source}) forms as the validation loss falls. Move the slider under the figure to go through them."
+            "\n\n"
             "| step | epoch | val loss | val BLEU | translation |\n|---|---|---|---|---|\n" + "\n".join(rows))
 
 
@@ -83,5 +87,5 @@ def view(req: Request, layer: Any, head: Any, selected: Any = None) -> tuple[str
     head_i = _head(tr, head)
     runs = snapshot_runs(req)
     shown = [dict(r, cross=r["cross"][layer_i]) for r in runs]  # (L, H, T, S) -> (H, T, S)
-    fig = through_training(shown, _curve(tr), layer_i, head_i, selected, sentence=short(req.text))
+    fig = through_training(shown, list(_curve(tr.folder)), layer_i, head_i, selected, sentence=short(req.text))
     return summary(runs, req), fig

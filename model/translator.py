@@ -213,8 +213,12 @@ class Translator:
         out = self.tokenizer.encode(" ".join(target.split())) if isinstance(target, str) else [int(i) for i in target]
         if not out:
             raise ValueError("the forced translation is empty")
-        if len(out) + 1 > self.cfg.max_len:
-            raise ValueError(f"the forced translation has {len(out)} pieces; the model handles at most {self.cfg.max_len - 1}")
+        # typed text may be no longer than decoding writes by default for this source (ids come from a decode that
+        # had its own limit); the model's max_len bounds both
+        most = self._max_len(len(src_ids), DecodeOptions()) if isinstance(target, str) else self.cfg.max_len - 1
+        if len(out) > most:
+            raise ValueError(f"the forced translation has {len(out)} pieces; for this sentence at most {most}"
+                             + (" (twice the source plus 10, as decoding allows)" if isinstance(target, str) else ""))
         return src_ids, out
 
     def _contrast_ids(self, contrast: str, out: list[int]) -> list[int]:

@@ -13,7 +13,7 @@ from viz.style import ATTENTION_SCALE, MASKED, MASKED_HOVER, axis_id, base_layou
 from viz.tokens import hover_labels, readable
 
 
-def _hover(query_tokens: list[str], key_tokens: list[str], predicted: list[str] | None = None) -> np.ndarray:
+def cell_hover(query_tokens: list[str], key_tokens: list[str], predicted: list[str] | None = None) -> np.ndarray:
     q, k = hover_labels(query_tokens), hover_labels(key_tokens)
     if predicted:  # a decoder query at position t is where token t+1 is chosen
         q = [f"{qi}, predicting {html.escape(readable(p), quote=False)}" for qi, p in zip(q, predicted)]
@@ -66,7 +66,7 @@ def attention_heatmap(
     mask = causal(*z.shape) if kind == "decoder" else np.zeros(z.shape, bool)
     fig = go.Figure(go.Heatmap(
         z=np.where(mask, np.nan, z), x=list(range(len(key_tokens))), y=list(range(len(query_tokens))), zmin=0, zmax=1,
-        colorscale=ATTENTION_SCALE, customdata=_hover(query_tokens, key_tokens, predicted_tokens),
+        colorscale=ATTENTION_SCALE, customdata=cell_hover(query_tokens, key_tokens, predicted_tokens),
         hovertemplate="%{customdata}<br>weight: %{z:.4f}<extra></extra>", hoverongaps=False,
         colorbar=dict(title=dict(text="weight")),
     ))
@@ -102,7 +102,7 @@ def model_view(attention_layers, query_tokens: list[str], key_tokens: list[str],
     n_l, n_h = w.shape[:2]
     # "L0 H1": four panel titles side by side fit a 390 px phone ("layer 0 · head 1" overlapped)
     layout = grid(n_l, n_h, [f"L{layer} H{h}" for layer in range(n_l) for h in range(n_h)], vgap=0.06)
-    hover = _hover(query_tokens, key_tokens)
+    hover = cell_hover(query_tokens, key_tokens)
     small = 7 if max(len(query_tokens), len(key_tokens)) > 24 else 9
     traces = []
     mask = causal(len(query_tokens), len(key_tokens)) if kind == "decoder" else None
@@ -238,7 +238,7 @@ def side_by_side(first, second, kind: str = "cross", layer: int = 0, which: str 
         traces.append(go.Heatmap(
             z=np.where(mask, np.nan, w), x=list(range(len(k_tokens))), y=list(range(len(q_tokens))),
             coloraxis="coloraxis", xaxis=f"x{a}", yaxis=f"y{a}", hoverongaps=False,
-            customdata=_hover(q_tokens, k_tokens), hovertemplate="%{customdata}<br>weight: %{z:.3f}<extra></extra>"))
+            customdata=cell_hover(q_tokens, k_tokens), hovertemplate="%{customdata}<br>weight: %{z:.3f}<extra></extra>"))
         if mask.any():
             traces.append(masked_trace(mask, xaxis=f"x{a}", yaxis=f"y{a}"))
         layout[f"xaxis{a}"].update(token_axis(k_tokens, "key"), tickangle=-60)

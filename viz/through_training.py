@@ -10,13 +10,12 @@ from __future__ import annotations
 
 import html
 
-import numpy as np
 import plotly.graph_objects as go
 
 from viz.arrays import as_array
-from viz.attention import thinned
+from viz.attention import cell_hover, thinned
 from viz.style import ATTENTION_SCALE, base_layout, token_axis
-from viz.tokens import hover_labels, readable
+from viz.training import loss_points
 
 ROW_LABELS = 30  # at most this many row labels (every k-th kept); the hover names every row
 
@@ -29,13 +28,6 @@ def _title(s: dict, layer: int, which: str, sentence: str) -> str:
     said = f"“{html.escape(sentence, quote=False)}” → " if sentence else ""
     return (f"Through training: {when} (epoch {s['epoch']}, {scores})<br>"
             f"<sup>{said}“{translation}”<br>cross-attention, layer {layer}, {which}</sup>")
-
-
-def _hover(s: dict) -> np.ndarray:
-    q = [f"{qi}, predicting {html.escape(readable(p), quote=False)}"
-         for qi, p in zip(hover_labels(s["tgt_tokens"]), s["out_tokens"])]
-    k = hover_labels(s["src_tokens"])
-    return np.array([[f"query: {qi}<br>key: {kj}" for kj in k] for qi in q], dtype=object)
 
 
 def through_training(snapshots: list[dict], curve: list[dict], layer: int, head: int | None,
@@ -57,14 +49,14 @@ def through_training(snapshots: list[dict], curve: list[dict], layer: int, head:
             raise ValueError(f"snapshot {s['step']}: attention {w.shape} does not fit its tokens")
         z = w.mean(0) if head is None else w[head]  # (T, S)
         fig.add_trace(go.Heatmap(z=z, x=list(range(z.shape[1])), y=list(range(z.shape[0])), zmin=0, zmax=1,
-                                 colorscale=ATTENTION_SCALE, customdata=_hover(s), visible=i == selected,
+                                 colorscale=ATTENTION_SCALE, visible=i == selected,
+                                 customdata=cell_hover(s["tgt_tokens"], s["src_tokens"], s["out_tokens"]),
                                  hovertemplate="%{customdata}<br>weight: %{z:.4f}<extra></extra>",
                                  # across the top: a colour bar at the side would take a phone's width from the cells
                                  colorbar=dict(title=dict(text="weight", side="top"), orientation="h", len=0.4,
                                                thickness=10, x=1, xanchor="right", y=1.0, yanchor="bottom"),
                                  name=f"step {s['step']}"))
-    train = [(int(r["step"]), float(r["loss"])) for r in curve if r.get("loss") and not r.get("val_loss")]
-    val = [(int(r["step"]), float(r["val_loss"])) for r in curve if r.get("val_loss")]
+    train, val = loss_points(curve)
     fig.add_trace(go.Scatter(x=[a for a, _ in train], y=[b for _, b in train], mode="lines", xaxis="x2", yaxis="y2",
                              name="training loss", line=dict(color="#b0b7c3", width=1),
                              hovertemplate="step %{x}<br>training loss %{y:.3f}<extra></extra>"))

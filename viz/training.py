@@ -7,10 +7,16 @@ import plotly.graph_objects as go
 from viz.style import base_layout
 
 
-def training_curves(rows: list[dict[str, str]], name: str = "") -> go.Figure:
-    """rows: train_log.csv as dicts (step, epoch, loss, lr, val_loss); training loss and validation loss by step."""
+def loss_points(rows: list[dict[str, str]]) -> tuple[list[tuple[int, float]], list[tuple[int, float]]]:
+    """train_log.csv rows -> (step, training loss) and (step, validation loss) points."""
     train = [(int(r["step"]), float(r["loss"])) for r in rows if r.get("loss") and not r.get("val_loss")]
     val = [(int(r["step"]), float(r["val_loss"])) for r in rows if r.get("val_loss")]
+    return train, val
+
+
+def training_curves(rows: list[dict[str, str]], name: str = "") -> go.Figure:
+    """rows: train_log.csv as dicts (step, epoch, loss, lr, val_loss); training loss and validation loss by step."""
+    train, val = loss_points(rows)
     fig = go.Figure()
     fig.add_trace(go.Scatter(x=[s for s, _ in train], y=[v for _, v in train], mode="lines",
                              name="training loss (label-smoothed)",
