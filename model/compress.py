@@ -3,7 +3,9 @@
     python -m model.compress --checkpoint checkpoints/en-de --dtype int8
 
 The original goes to work/model.float32.safetensors (ignored by git), so the choice can be undone
-or compared with `python -m model.evaluate`.
+or compared with `python -m model.evaluate`. Weights that are float32 now are the original: they replace any
+copy kept from an earlier compression (a model retrained into the same folder), so only a folder already
+compressed falls back on the kept copy.
 """
 
 from __future__ import annotations
@@ -13,9 +15,16 @@ import shutil
 import sys
 from pathlib import Path
 
+from safetensors import safe_open
 from safetensors.torch import load_file
 
 from model.checkpoint import WEIGHTS, CheckpointError, load_checkpoint, save_checkpoint
+
+
+def _is_float32(path: Path) -> bool:
+    """Whether every floating-point tensor in the file is stored as float32 (an uncompressed original)."""
+    with safe_open(str(path), framework="pt") as f:
+        return all(f.get_slice(k).get_dtype() in ("F32", "I64") for k in f.keys())
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -26,7 +35,7 @@ def main(argv: list[str] | None = None) -> int:
     folder = Path(args.checkpoint)
     keep = folder / "work" / "model.float32.safetensors"
     try:
-        if not keep.exists():
+        if not keep.exists() or _is_float32(folder / WEIGHTS):
             keep.parent.mkdir(exist_ok=True)
             shutil.copy2(folder / WEIGHTS, keep)
         model, tok, training = load_checkpoint(folder)  # config, tokenizer and current weights, all checked

@@ -245,3 +245,28 @@ def test_compress_keeps_the_task_and_reseals(tiny_ckpt, tmp_path):
     assert compress_main(["--checkpoint", str(folder), "--dtype", "int8"]) == 0
     assert load_task(folder).examples == ("A dog runs.",)
     load_checkpoint(folder)  # the new weights match the new seal
+
+
+def test_compress_after_retraining_uses_the_new_weights(tiny_ckpt, tmp_path):
+    """A folder compressed once keeps its float32 original in work/; new float32 weights written there later (a
+    model retrained or averaged into the same folder) must be what the next compression starts from, not that
+    stale copy. Compressing an already-compressed folder still starts from the kept original."""
+    import shutil
+
+    from model.checkpoint import save_checkpoint
+    from model.compress import main as compress_main
+
+    folder = tmp_path / "c"
+    shutil.copytree(tiny_ckpt, folder)
+    assert compress_main(["--checkpoint", str(folder), "--dtype", "int8"]) == 0
+    model, tok, training = load_checkpoint(folder)
+    with torch.no_grad():
+        for p in model.parameters():
+            p.add_(0.5)  # far beyond int8 rounding
+    save_checkpoint(folder, model, tok, training)  # float32: "retrained"
+    new = {k: v.clone() for k, v in model.state_dict().items()}
+    assert compress_main(["--checkpoint", str(folder), "--dtype", "int8"]) == 0
+    assert compress_main(["--checkpoint", str(folder), "--dtype", "int8"]) == 0  # again, from the kept copy
+    got = load_checkpoint(folder)[0].state_dict()
+    for k, v in new.items():
+        assert torch.allclose(got[k], v, atol=0.05), k  # int8 of the new weights, not of the old ones
