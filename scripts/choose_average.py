@@ -2,6 +2,7 @@
 
     python scripts/choose_average.py runs/en-de --last 1,3,5,8                 # a table: val loss and val BLEU
     python scripts/choose_average.py runs/en-de --write 5 --out runs/en-de-avg5  # that average as a checkpoint
+                                             # (with the run's train_log, snapshots (final = this average), metrics)
     python scripts/choose_average.py runs/en-de --like checkpoints/en-de         # a run not finished yet
 
 A training run keeps the weights of its last ``--average`` epochs in ``<run>/work/``; each candidate averages the
@@ -21,9 +22,11 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from model.checkpoint import load_checkpoint, load_config, save_checkpoint  # noqa: E402
+from model.checkpoint import METRICS, load_checkpoint, load_config, save_checkpoint  # noqa: E402
 from model.data import read_split  # noqa: E402
 from model.evaluate import bleu  # noqa: E402
+from model.snapshots import FOLDER as SNAPSHOTS  # noqa: E402
+from model.snapshots import save_snapshot  # noqa: E402
 from model.tokenizer import Tokenizer  # noqa: E402
 from model.train_data import encode_pairs  # noqa: E402
 from model.train_eval import validation_loss  # noqa: E402
@@ -62,12 +65,19 @@ def main(argv: list[str] | None = None) -> int:
         for name in ("train_log.csv",):
             if (run / name).is_file():
                 shutil.copy2(run / name, out / name)
+        if (run / SNAPSHOTS).is_dir() and run.resolve() != out.resolve():  # the run's snapshots, to watch it learn
+            shutil.rmtree(out / SNAPSHOTS, ignore_errors=True)
+            shutil.copytree(run / SNAPSHOTS, out / SNAPSHOTS)
         src, refs = read_split(args.data_dir, "val")
         with torch.no_grad():
             loss = validation_loss(model, encode_pairs(tok, src, refs, model.cfg.max_len), training.get("max_tokens", 2500))
         training = dict(training, average=args.write, averaged=[e.stem for e in epochs[-args.write:]],
                         val_loss_averaged=loss)
-        save_checkpoint(out, model.eval(), tok, training)
+        save_checkpoint(out, model.eval(), tok, training)  # keeps --out's "task" section if it has one
+        if (out / SNAPSHOTS).is_dir():  # the final snapshot is the model written here, not the run's own average
+            save_snapshot(out, model, training.get("steps", 0), training.get("epochs_run", 0), loss, final=True)
+        metrics = json.loads((run / METRICS).read_text()) if (run / METRICS).is_file() else {}
+        (out / METRICS).write_text(json.dumps(dict(metrics, val_loss=loss), indent=2) + "\n")  # no BLEU of another model
         print(f"wrote {out}: the average of {', '.join(e.stem for e in epochs[-args.write:])}")
         return 0
     src, refs = read_split(args.data_dir, "val")
