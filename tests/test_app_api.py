@@ -224,10 +224,8 @@ def test_tiny_temperature_through_the_client(client):
     assert cold == client.predict(SENTENCE, model=MODEL, api_name="/translate")  # the argmax, every step
 
 
-def test_a_decode_that_yields_nothing_says_why(client):
-    if MODEL != "en-de":
-        pytest.skip("needs the en-de model")
-    text = "A dog is running in the snow. 🐶🐶🐶🐶🐶"
+def test_a_decode_that_yields_nothing_says_why(client, beam8_ends_at_once):
+    text = SENTENCE + " (an empty beam through the API)"
     with pytest.raises(Exception, match="produced no words"):
         client.predict(text, "beam", 8, model=MODEL, api_name="/translate")
     assert client.predict(text, "beam", 4, model=MODEL, api_name="/translate")  # defect 4: beam 4 still works
@@ -398,9 +396,10 @@ def test_repetition_options_through_the_api(client):
     from model.translator import load_pretrained
 
     tok = load_pretrained(MODEL).tokenizer
-    looping = "A man and woman sit across from each other at a restaurant table."
+    looping = ("People are all standing together in front of a statue of an animal, and they are all wearing "
+               "cool-weather clothing.")
     plain = client.predict(looping, api_name="/translate")
-    assert find_loop(tok.encode(plain)) is not None  # the model's own loop: "gegenüber gegenüber gegenüber"
+    assert find_loop(tok.encode(plain)) is not None  # the model's own loop: "alle alle alle"
     for kw in (dict(no_repeat_ngram_size=2), dict(repetition_penalty=1.5)):
         fixed = client.predict(looping, **kw, api_name="/translate")
         assert find_loop(tok.encode(fixed)) is None, (kw, fixed)

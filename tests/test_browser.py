@@ -854,7 +854,8 @@ def test_repetition_options_stop_a_loop_and_the_page_warns_about_it(page):
 
     tok = load_pretrained(MODEL).tokenizer
     settled(page)
-    looping = "A man and woman sit across from each other at a restaurant table."
+    looping = ("People are all standing together in front of a statue of an animal, and they are all wearing "
+               "cool-weather clothing.")
     out = translate(page, looping)
     assert find_loop(tok.encode(out)) is not None
     page.wait_for_function("() => document.body.innerText.includes('repetition loop')", timeout=30_000)

@@ -10,10 +10,11 @@ from model.decoding import beam_search, constrain, greedy, sample
 from model.loops import find_loop
 from model.translator import DecodeOptions, available, load_pretrained
 
-# val sentences whose greedy translation loops ("Pichichich", "gegenüber gegenüber gegenüber")
-LOOPING = ["A smiling woman in a peach tank top stands holding a mountain bike",
-           "A man and woman sit across from each other at a restaurant table.",
-           "A hiker posing for a photo in an arid mountain landscape."]
+# val sentences whose greedy translation loops ("Schneehehehe…", "alle alle alle", "Hababab")
+LOOPING = ["A person on a snowmobile in mid jump.",
+           "People are all standing together in front of a statue of an animal, and they are all wearing "
+           "cool-weather clothing.",
+           "A man in a white shirt is making shish kabob."]
 NORMAL_GERMAN = ["Ein Hund rennt im Schnee.", "Zwei Männer stehen am Strand und sehen sich das Meer an.",
                  "Eine Frau mit einem roten Regenschirm geht an einem kleinen Café vorbei.",
                  "Ein kleines Mädchen klettert in ein Spielhaus aus Holz.", "Kinder spielen Fußball am Strand."]
