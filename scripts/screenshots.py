@@ -38,6 +38,7 @@ def main() -> None:
                 "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-site-isolation-trials",
                 "--disable-features=IsolateOrigins,site-per-process"])
             through_training(browser, url, out)
+            through_training(browser, url, out, "A dog is running in the snow.", "en-de", "1000", "training-en-de.png")
             for label, viewport in (() if args.only_training else
                                     (("desktop", {"width": 1280, "height": 800}), ("phone", {"width": 390, "height": 844}))):
                 ctx = browser.new_context(viewport=viewport, device_scale_factor=1)
@@ -73,24 +74,25 @@ def main() -> None:
         demo.close()
 
 
-def through_training(browser, url: str, out: Path, text: str = "t r a n s f o r m e r") -> None:
-    """The Model tab's "Attention through training" on toy-reverse (it ships snapshots), the slider at step 400:
-    the anti-diagonal half formed."""
+def through_training(browser, url: str, out: Path, text: str = "t r a n s f o r m e r", model: str = "toy-reverse",
+                     step: str = "400", name: str = "training-desktop.png") -> None:
+    """The Model tab's "Attention through training" with the slider at ``step``: on toy-reverse at step 400 the
+    anti-diagonal is half formed; on en-de at step 1000 the alignment is there and the translation right."""
     ctx = browser.new_context(viewport={"width": 1280, "height": 1000}, device_scale_factor=1)
     page = ctx.new_page()
-    page.goto(url + "?text=" + text.replace(" ", "%20") + "&model=toy-reverse")
+    page.goto(url + "?text=" + text.replace(" ", "%20") + "&model=" + model)
     page.wait_for_function("(s) => document.querySelector('#status')?.innerText.includes(s)", arg=text, timeout=90_000)
     idle(page)
     open_tab(page, "Model")
     page.locator("#run-training").click()
     page.locator("#training-plot .js-plotly-plot .main-svg").first.wait_for(timeout=60_000)
     idle(page)
-    label = page.locator("#training-plot g.slider-group text", has_text="400").first
+    label = page.locator("#training-plot g.slider-group text", has_text=step).first
     label.scroll_into_view_if_needed()
     box = label.bounding_box()
     page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
     page.wait_for_timeout(800)
-    path = out / "training-desktop.png"
+    path = out / name
     page.locator("#training-plot").screenshot(path=str(path))
     print("wrote", path)
     ctx.close()
