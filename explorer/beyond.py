@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from explorer import limits
 from explorer.request import Request, UserError, clean_text, number, translator
 from explorer.store import analysis, require_words, run_model
@@ -105,8 +107,12 @@ def attribution(req: Request, method: Any, target: Any = None, contrast: Any = N
                                                                              "integrated_gradients") else "") + ". ")
     text = reading + agreement_text(rho, r.out_tokens, m, label)
     if r.completeness_error is not None:
-        text += (f" Check: each row's numbers should add up to the change in log-probability from a blank input; "
-                 f"they do within {100 * r.completeness_error:.2f}% ({n_steps} steps).")
+        worst = int(np.argmax(r.row_gaps))
+        text += (f" Check: all these numbers together should add up to the change in log-probability of the whole "
+                 f"translation from a blank input; they do within {100 * r.completeness_error:.2f}% ({n_steps} steps). "
+                 f"Row by row, the largest gap is {r.row_gaps[worst]:.3f} in log-probability "
+                 f"(“{readable(r.out_tokens[worst])}”, which moves by "
+                 f"{abs(r.scores[worst] - r.baseline_scores[worst]):.2f}).")
         if r.completeness_error > 0.1:
             text += " That is far off: use more steps before trusting these numbers."
     if contrast_text is not None:

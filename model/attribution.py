@@ -17,9 +17,11 @@ The inputs are the token embeddings after the sqrt(d_model) scaling (hook points
   target token (the pad token's embedding; positions and masks stay as they are), so source and target
   move together. The integral is a midpoint rule with ``steps`` nodes placed where f changes most
   along the path (``adaptive_nodes``), all nodes in one batch. Completeness: the attributions of row t
-  sum to f_t(e) - f_t(e'); ``completeness_error`` is the largest relative gap over the rows. The
-  integrand is rough at a small scale (each feed-forward ReLU that switches along the path makes the
-  gradient jump), so the gap shrinks with more steps rather than vanishing: it is reported, never hidden.
+  sum to f_t(e) - f_t(e'). ``completeness_error`` is the relative gap for the whole result (f = log p of the
+  translation, the sum of the rows; every attribution summed), ``completeness`` each row's relative gap,
+  ``row_gaps`` each row's gap in nats. The integrand is rough at a small scale (each feed-forward ReLU
+  that switches along the path makes the gradient jump), so the gaps shrink with more steps rather than
+  vanishing: they are reported, never hidden.
 
 ``rollout`` (Abnar & Zuidema, 2020) ignores the output token: it follows attention back to the
 inputs. Each attention's head-mean A is mixed with the residual identity, 0.5 A + 0.5 I. The encoder
@@ -60,17 +62,29 @@ class Attribution:
     steps: int = 0
 
     @property
-    def sequence_completeness_error(self) -> float | None:
-        """The same for the whole translation, f = log p(translation) = sum over rows of f_t (IG is linear in f):
-        |sum of every attribution - sum of (f_t(x) - f_t(baseline))| / |sum of (f_t(x) - f_t(baseline))|."""
+    def row_gaps(self) -> np.ndarray | None:
+        """(T_out,) |sum of row t's attributions - (f_t(x) - f_t(baseline))|, in nats (integrated gradients)."""
         if self.scores is None or self.baseline_scores is None:
             return None
-        change = float(np.sum(self.scores - self.baseline_scores))
-        return abs(float(self.source.sum() + self.target.sum()) - change) / max(abs(change), 1e-12)
+        total = self.source.astype(np.float64).sum(1) + self.target.astype(np.float64).sum(1)
+        return np.abs(total - (self.scores - self.baseline_scores).astype(np.float64))
 
     @property
     def completeness_error(self) -> float | None:
-        """max over rows of |sum of attributions - (f(x) - f(baseline))| / |f(x) - f(baseline)|."""
+        """|sum of attributions - (f(x) - f(baseline))| / |f(x) - f(baseline)| for what the whole result explains:
+        f = log p(translation) = the sum of the rows' f_t (IG is linear in f, so its attributions are the sum of
+        every row), and the sum of attributions is the sum over every cell of ``source`` and ``target``."""
+        if self.scores is None or self.baseline_scores is None:
+            return None
+        change = float(np.sum(self.scores.astype(np.float64) - self.baseline_scores))
+        total = float(self.source.astype(np.float64).sum() + self.target.astype(np.float64).sum())
+        return abs(total - change) / max(abs(change), 1e-12)
+
+    @property
+    def worst_row_completeness_error(self) -> float | None:
+        """max over rows of the same relative gap for each f_t alone (``completeness``). Ill-conditioned where a
+        token's log-probability barely moves from the baseline (|f_t(x) - f_t(baseline)| of 0.01 nats makes a
+        0.0001-nat gap 1%): read it with ``row_gaps``."""
         return None if self.completeness is None else float(np.max(self.completeness))
 
 

@@ -104,27 +104,29 @@ def _ig64(text: str):
 @needs_en_de
 @pytest.mark.parametrize("text", CAPTIONS)
 def test_integrated_gradients_completeness_within_one_percent_at_64_steps(text):
-    """Completeness at 64 steps, measured two ways: for the whole translation (f = log p(translation), the sum of
-    the rows: IG is linear in f) and for the average row. The worst single row can exceed 1% at 64 steps (8 of 24
-    captions measured; the integrand jumps wherever a ReLU switches along the path), so that one is checked at
-    256 steps below, where it converges."""
+    """Completeness at 64 steps for what the result explains as a whole, f = log p(translation) = the sum of the
+    rows' f_t (IG is linear in f): every attribution summed against f(x) - f(baseline), recomputed here from the
+    arrays. The mean row is checked too; the worst single row can exceed 1% at 64 steps (the integrand jumps
+    wherever a ReLU switches along the path, and a row whose log-probability barely moves makes any gap large in
+    relative terms), so its convergence is checked at 256 steps below."""
     a = _ig64(text)
     assert a.method == "integrated_gradients" and a.steps == 64
     assert a.source.shape == (len(a.out_tokens), len(a.src_tokens))
     assert a.target.shape == (len(a.out_tokens), len(a.tgt_tokens))
-    assert a.sequence_completeness_error <= 0.01, (text, a.sequence_completeness_error)
+    total = a.source.astype(np.float64).sum() + a.target.astype(np.float64).sum()
+    change = float(np.sum(a.scores.astype(np.float64) - a.baseline_scores))
+    assert abs(total - change) <= 0.01 * abs(change), (text, total, change)
+    assert a.completeness_error == pytest.approx(abs(total - change) / abs(change), abs=1e-9)
     assert float(np.mean(a.completeness)) <= 0.01, (text, a.completeness)
-    total = a.source.sum() + a.target.sum()
-    change = float(np.sum(a.scores - a.baseline_scores))  # independent of the property's own arithmetic
-    assert abs(total - change) <= 0.01 * abs(change)
 
 
 @needs_en_de
 def test_integrated_gradients_every_row_converges_with_more_steps():
     text = CAPTIONS[1]  # its worst row is 2.4% off at 64 steps
     at64, at256 = _ig64(text), load_pretrained("en-de").attribute(text, "integrated_gradients", steps=256)
-    assert at256.completeness_error <= 0.01, at256.completeness
-    assert at256.completeness_error < at64.completeness_error
+    assert at256.worst_row_completeness_error <= 0.01, at256.completeness
+    assert at256.worst_row_completeness_error < at64.worst_row_completeness_error
+    assert at256.row_gaps.max() < at64.row_gaps.max()
 
 
 @needs_en_de
@@ -143,8 +145,9 @@ def test_integrated_gradients_rows_sum_to_the_score_gap_against_zero_embeddings(
     np.testing.assert_allclose(a.baseline_scores, fb, rtol=0, atol=1e-4)
     total = a.source.astype(np.float64).sum(1) + a.target.astype(np.float64).sum(1)
     gap = np.abs(total - (fx - fb)) / np.abs(fx - fb)
-    assert np.all(gap <= a.completeness_error + 1e-4), (gap, a.completeness)
+    assert np.all(gap <= a.worst_row_completeness_error + 1e-4), (gap, a.completeness)
     np.testing.assert_allclose(gap, a.completeness, rtol=0, atol=1e-4)
+    np.testing.assert_allclose(np.abs(total - (fx - fb)), a.row_gaps, rtol=0, atol=1e-4)
     assert np.all(np.triu(a.target, 1) == 0)  # the decoder cannot see later positions
 
 
@@ -203,6 +206,7 @@ def test_input_x_gradient_is_embedding_dot_autograd():
     torch.testing.assert_close(torch.from_numpy(a.target), exp_tgt, rtol=1e-4, atol=1e-4 * float(exp_tgt.abs().max()))
     assert np.all(np.triu(a.target, 1) == 0)
     assert a.baseline_scores is None and a.completeness_error is None and a.steps == 0
+    assert a.row_gaps is None and a.worst_row_completeness_error is None
 
 
 # -- contrast ----------------------------------------------------------------------------------------------
@@ -367,7 +371,8 @@ def test_toy_reverse_last_cross_attention_argmax_is_the_mirror_position():
 
 @pytest.mark.xfail(strict=True, reason="rollout follows the toy encoder's attention sink: every encoder position "
                    "sends 26-45% of its attention to EOS, and rollout multiplies that through, so EOS wins most rows "
-                   "(a known weakness of rollout; the closing note of issue 11 has the numbers)")
+                   "(a known weakness of rollout, README: 'Known limit of rollout'; weighting attention by the norms of "
+                   "the value vectors (Kobayashi et al., 2020) does not change it)")
 @pytest.mark.parametrize("example", _toy_examples())
 def test_toy_reverse_rollout_argmax_is_the_mirror_position(example):
     tr = load_pretrained("toy-reverse")

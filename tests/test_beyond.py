@@ -59,6 +59,13 @@ def test_attribution_view_holds_the_models_attribution_and_the_shown_cross_atten
     np.testing.assert_allclose(np.array(bars.x, dtype=float), np.nan_to_num(rho), atol=1e-12)
     assert f"{np.nanmean(rho):+.2f}" in text and "Spearman" in text
     assert ("add up to the change in log-probability" in text) == (method == "integrated_gradients")
+    if method == "integrated_gradients":
+        total = r.source.astype(np.float64).sum() + r.target.astype(np.float64).sum()
+        change = float(np.sum(r.scores.astype(np.float64) - r.baseline_scores))
+        assert f"within {100 * abs(total - change) / abs(change):.2f}% (16 steps)" in text
+        rows = r.source.astype(np.float64).sum(1) + r.target.astype(np.float64).sum(1)
+        gaps = np.abs(rows - (r.scores - r.baseline_scores).astype(np.float64))  # (T_out,) in nats
+        assert f"the largest gap is {gaps.max():.3f} in log-probability" in text
 
 
 def test_attribution_with_a_forced_target_and_a_contrast(tr, req):
