@@ -1,8 +1,9 @@
 """What a learner should be told about a translation before trusting it: a repetition loop, low confidence.
 
 The model has only seen short image captions (Multi30k). Outside that world it still writes fluent-looking German,
-so the page says when the model itself was unsure (a low mean log-probability of its own output tokens) and when
-the output repeats itself (model/loops.py), with what to try.
+so the page says when the model itself was unsure (a mean log-probability of its own output tokens below the floor
+measured for that model on its validation split, model/calibration.py; a model never calibrated gets no such
+warning) and when the output repeats itself (model/loops.py), with what to try.
 """
 
 from __future__ import annotations
@@ -10,16 +11,10 @@ from __future__ import annotations
 import html
 import math
 
+from model.calibration import mean_logprob as calibrated_mean
 from model.loops import find_loop
 from model.translator import Analysis
 from viz.tokens import readable
-
-# Mean log-probability of the chosen output tokens (EOS included) below which the page warns: 4.1% of the
-# en-de model's greedy translations of Multi30k val fall below it (percentiles: 1% -1.29, 2% -1.10, 3% -1.06,
-# 5% -0.97, median -0.35); "My grandmother bought a new computer yesterday." scores -1.008 (only just below),
-# "The stock market fell sharply after the announcement." -1.53. (The previous en-de, less regularised, was
-# surer of itself: -1.2 there flagged 2.9% of val.)
-LOW_CONFIDENCE = -1.0
 
 
 def token_probs(a: Analysis) -> list[float]:
@@ -28,8 +23,8 @@ def token_probs(a: Analysis) -> list[float]:
 
 
 def mean_logprob(a: Analysis) -> float | None:
-    probs = token_probs(a)
-    return sum(math.log(max(p, 1e-12)) for p in probs) / len(probs) if probs else None
+    """Mean log-probability of the chosen output tokens (EOS included): the measure the model's calibration uses."""
+    return calibrated_mean(token_probs(a))
 
 
 def advice(a: Analysis) -> list[str]:
@@ -41,12 +36,13 @@ def advice(a: Analysis) -> list[str]:
         out.append(f"The translation repeats “{unit}” {loop.repeats} times in a row: a repetition loop, a known "
                    "failure of this small model on rare or long words. Try beam search (Decoding options), or the "
                    "API's no_repeat_ngram_size=2 / repetition_penalty=1.5, or rephrase the word.")
-    m = mean_logprob(a)
-    if m is not None and m < LOW_CONFIDENCE:
-        out.append(f"The model is unsure of this translation (its words have a mean probability of about "
-                   f"{math.exp(m):.2f}; for the image captions it was trained on it is usually above 0.6). It has "
-                   "only seen short descriptions of photos — people, animals, streets, sports — so a sentence from "
-                   "elsewhere can come out as confident-looking nonsense.")
+    m, cal = mean_logprob(a), a.calibration
+    if m is not None and cal is not None and m < cal.floor:
+        out.append(f"The model is unsure of this translation: its words have a mean probability of about "
+                   f"{math.exp(m):.2f}, while on its own {cal.split} sentences half score above "
+                   f"{math.exp(cal.median):.2f} and {1 - cal.quantile:.0%} above {math.exp(cal.floor):.2f}. "
+                   + (f"{a.domain.rstrip('.')}. " if a.domain else "")
+                   + "A sentence from elsewhere can come out as confident-looking nonsense.")
     return out
 
 

@@ -2,6 +2,7 @@
 
     python -m model.evaluate --checkpoint checkpoints/en-de --split test_2016_flickr [--beam 5]
     python -m model.evaluate --checkpoint checkpoints/en-de --split val --snapshots   # each training snapshot
+    python -m model.evaluate --checkpoint checkpoints/en-de --split val --calibrate-confidence   # "unsure" floor
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import time
 import sacrebleu
 import torch
 
+from model import calibration
 from model.checkpoint import METRICS, CheckpointError
 from model.data import read_split
 from model.snapshots import record_bleu
@@ -42,6 +44,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--snapshots", action="store_true",
                    help="score every training snapshot (greedy) and record it in snapshots/snapshots.json")
+    p.add_argument("--calibrate-confidence", type=float, nargs="?", const=calibration.QUANTILE, default=None,
+                   metavar="QUANTILE", help="measure how sure the model is of its greedy translations of the split "
+                   f"and write the 'unsure' floor (that quantile, default {calibration.QUANTILE}) into metrics.json")
     args = p.parse_args(argv)
     torch.set_num_threads(args.threads)
     try:
@@ -54,6 +59,8 @@ def main(argv: list[str] | None = None) -> int:
         src, refs = src[: args.limit], refs[: args.limit]
     if args.snapshots:
         return score_snapshots(tr, src, refs, args.split)
+    if args.calibrate_confidence is not None:
+        return calibrate_confidence(tr, src, args.split, args.calibrate_confidence, write=not args.no_write)
     beam = args.beam if args.beam > 1 else 0
     opts = DecodeOptions("beam", beam_size=beam, length_penalty=args.length_penalty) if beam else DecodeOptions()
     t0 = time.time()
@@ -70,6 +77,33 @@ def main(argv: list[str] | None = None) -> int:
         path = resolve(args.checkpoint) / METRICS
         metrics = json.loads(path.read_text()) if path.is_file() else {}
         metrics.setdefault("bleu", {})[key] = {k: v for k, v in res.items() if k != "detail"}
+        path.write_text(json.dumps(metrics, indent=2) + "\n")
+        print(f"wrote {path}")
+    return 0
+
+
+def calibrate_confidence(tr, src: list[str], split: str, quantile: float, write: bool = True) -> int:
+    """The mean log-probability of each greedy translation of ``split`` -> the floor at ``quantile``, written
+    into metrics.json under "confidence" (model/calibration.py). Test splits are refused: nothing is tuned there."""
+    if split.startswith("test"):
+        print(f"error: calibrate on val, not on a test split ({split})", file=sys.stderr)
+        return 2
+    t0, scores = time.time(), []
+    for i in range(0, len(src), 64):
+        chunk = src[i : i + 64]
+        for out, trace in tr.greedy_batch(chunk, [DecodeOptions()] * len(chunk)):
+            scores.append(calibration.mean_logprob([s.chosen_prob for s in trace.steps][: len(out) + 1]))
+    try:
+        cal = calibration.calibrate(scores, split, quantile)
+    except ValueError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    print(f"{split}: {len(scores)} greedy translations in {time.time() - t0:.0f} s; mean log-probability median "
+          f"{cal.median:.3f}, {quantile:.0%} below {cal.floor:.3f} (the 'unsure' floor)")
+    if write:
+        path = tr.folder / METRICS
+        metrics = json.loads(path.read_text()) if path.is_file() else {}
+        metrics[calibration.KEY] = cal.to_dict()
         path.write_text(json.dumps(metrics, indent=2) + "\n")
         print(f"wrote {path}")
     return 0

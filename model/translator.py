@@ -14,6 +14,7 @@ import torch
 
 from model import attribution as attr
 from model.batch import pad_batch
+from model.calibration import Calibration, read_calibration
 from model.checkpoint import METRICS, CheckpointError, load_checkpoint, load_task
 from model.decoding import DecodeTrace, beam_search, blocked_ids, forced_prefix, greedy, sample
 from model.hooks import ablate, capture
@@ -89,6 +90,8 @@ class Analysis:
     blocked_ids: tuple[int, ...] = ()  # ids decoding never produces (pad, bos)
     note: str = ""  # set by the explorer when the decode produced no words: why
     languages: tuple[str, str] = ("English", "German")  # (source, target) as the model's task names them
+    calibration: Calibration | None = None  # how sure the model usually is (None: never calibrated)
+    domain: str = ""  # what the model was trained on, in a line (the task's hint)
 
     def id_to_piece(self, i: int) -> str:
         return self.vocab[int(i)]
@@ -104,6 +107,8 @@ class Translator:
         self.tokenizer = tokenizer
         self.name = name
         self.metrics = metrics or {}
+        # how sure this model usually is (metrics.json "confidence", measured on val); None: never calibrated
+        self.calibration: Calibration | None = read_calibration(self.metrics, f"{name or 'model'}: {METRICS}")
         self.training = training or {}
         self.task = task or Task()  # languages, input form and examples (config.json's "task")
         self.vocab = [tokenizer.id_to_piece(i) for i in range(tokenizer.vocab_size)]
@@ -363,7 +368,7 @@ class Translator:
             cache=dict(cache), trace=trace, options=opts, ablated=ablated,
             pe_table=self.model.positional.table.detach(), unembed=self.model.embedding.weight.detach(),
             vocab=self.vocab, lens_layers=lens, blocked_ids=tuple(blocked_ids(self.cfg)),
-            languages=(self.task.source, self.task.target),
+            languages=(self.task.source, self.task.target), calibration=self.calibration, domain=self.task.hint,
         )
 
 
@@ -402,5 +407,9 @@ def load_pretrained(name: str | Path = "en-de") -> Translator:
                     metrics = json.loads(metrics_path.read_text())
                 except json.JSONDecodeError as e:
                     raise CheckpointError(f"{metrics_path}: not valid JSON ({e})") from None
+            try:
+                read_calibration(metrics, str(metrics_path))
+            except ValueError as e:
+                raise CheckpointError(str(e)) from None
             _LOADED[path] = Translator(model, tok, path.name, metrics, training, load_task(path), folder=path)
         return _LOADED[path]
