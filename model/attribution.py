@@ -140,19 +140,20 @@ def gradients(model, src: torch.Tensor, tgt: torch.Tensor, score_ids: torch.Tens
             with torch.enable_grad(), intervene(hooks):
                 memory, src_mask = model.encode(src.expand(k, -1))
                 h = model.decode(tgt[:, :t1].expand(k, -1), memory, src_mask)  # (K, t1, D) the decoder's output
+                h = h[:, t0:t1]  # (K, n, D): only this block's outputs are explained here
                 with torch.no_grad():
-                    c = None if contrast_ids is None else contrast_ids[:t1]
-                    f, g = _scores_and_slopes(model, h, score_ids[:t1], c)  # (K, t1), (K, t1, D)
+                    c = None if contrast_ids is None else contrast_ids[t0:t1]
+                    f, g = _scores_and_slopes(model, h, score_ids[t0:t1], c)  # (K, n), (K, n, D)
                 # d f_t / d h_t = g_t exactly, so h . g has f's gradient everywhere upstream, and the backward
                 # skips the (V, D) output projection
-                surrogate = (h * g).sum(-1)  # (K, t1)
+                surrogate = (h * g).sum(-1)  # (K, n)
                 n = t1 - t0
-                go = torch.zeros(n, k, t1)  # grad_outputs[i] picks position t0 + i, quadrature-weighted
-                go[torch.arange(n), :, t0 + torch.arange(n)] = weights
+                go = torch.zeros(n, k, n)  # grad_outputs[i] picks position t0 + i, quadrature-weighted
+                go[torch.arange(n), :, torch.arange(n)] = weights
                 # -> (n, K, S, D), (n, K, t1, D)
                 gs, gt = torch.autograd.grad(surrogate, (x_src, x_tgt), grad_outputs=go, is_grads_batched=True)
             grad_src[t0:t1], grad_tgt[t0:t1, :t1] = gs.sum(1), gt.sum(1)
-            f_all[:, t0:t1] = f[:, t0:t1]
+            f_all[:, t0:t1] = f
     return grad_src, grad_tgt, f_all
 
 
