@@ -64,9 +64,9 @@ def main() -> None:
     for label in runs:
         print(f"  {label:50s} p50 {p50[label] * 1e3:8.1f} ms")
     for k, r in ig.items():
-        print(f"integrated_gradients, {k} steps: completeness error {r.completeness_error * 100:.2f}% for the whole "
-              f"translation; rows: worst {r.worst_row_completeness_error * 100:.2f}% ({r.row_gaps.max():.3f} nats), "
-              f"mean {r.completeness.mean() * 100:.2f}% over {len(r.out_tokens)} rows")
+        print(f"integrated_gradients, {k} steps: completeness error {r.completeness_error * 100:.2f}% (row gaps "
+              f"summed / changes summed); worst row {r.worst_row_completeness_error * 100:.2f}% "
+              f"({r.row_gaps.max():.3f} nats), mean row {r.completeness.mean() * 100:.2f}%, {len(r.out_tokens)} rows")
     t = p50["integrated_gradients, 32 steps"]
     verdict = "meets" if t <= GOAL_S else "MISSES"
     print(f"goal: integrated_gradients with 32 steps <= {GOAL_S:.1f} s -> p50 {t:.3f} s, {verdict} the goal "

@@ -108,13 +108,14 @@ def attribution(req: Request, method: Any, target: Any = None, contrast: Any = N
     text = reading + agreement_text(rho, r.out_tokens, m, label)
     if r.completeness_error is not None:
         worst = int(np.argmax(r.row_gaps))
-        text += (f" Check: all these numbers together should add up to the change in log-probability of the whole "
-                 f"translation from a blank input; they do within {100 * r.completeness_error:.2f}% ({n_steps} steps). "
-                 f"Row by row, the largest gap is {r.row_gaps[worst]:.3f} in log-probability "
-                 f"(“{readable(r.out_tokens[worst])}”, which moves by "
-                 f"{abs(r.scores[worst] - r.baseline_scores[worst]):.2f}).")
-        if r.completeness_error > 0.1:
-            text += " That is far off: use more steps before trusting these numbers."
+        score = "log-probability" + (" difference" if contrast_text is not None else "")
+        steps_said = f"{n_steps} step" + ("" if n_steps == 1 else "s")
+        text += (f" Check: each row's numbers should add up to how much its {score} changes from a blank input. "
+                 f"Over all rows they miss by {100 * r.completeness_error:.2f}% of the total change ({steps_said}); "
+                 f"the largest miss is on “{readable(r.out_tokens[worst])}”: {r.row_gaps[worst]:.2f} of "
+                 f"{abs(r.scores[worst] - r.baseline_scores[worst]):.2f}.")
+        if r.completeness_error > 0.02:
+            text += " That is loose: more steps make the numbers more exact."
     if contrast_text is not None:
         used = ", ".join(sorted({readable(c) for c in r.contrast_tokens}))[:80]
         text += f" Contrast: each row explains why its word and not “{used}” (log p(word) − log p({used}))."

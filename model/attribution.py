@@ -17,11 +17,10 @@ The inputs are the token embeddings after the sqrt(d_model) scaling (hook points
   target token (the pad token's embedding; positions and masks stay as they are), so source and target
   move together. The integral is a midpoint rule with ``steps`` nodes placed where f changes most
   along the path (``adaptive_nodes``), all nodes in one batch. Completeness: the attributions of row t
-  sum to f_t(e) - f_t(e'). ``completeness_error`` is the relative gap for the whole result (f = log p of the
-  translation, the sum of the rows; every attribution summed), ``completeness`` each row's relative gap,
-  ``row_gaps`` each row's gap in nats. The integrand is rough at a small scale (each feed-forward ReLU
-  that switches along the path makes the gradient jump), so the gaps shrink with more steps rather than
-  vanishing: they are reported, never hidden.
+  sum to f_t(e) - f_t(e'). ``row_gaps`` holds each row's gap in nats, ``completeness`` each row's relative gap,
+  and ``completeness_error`` the sum of the gaps over the sum of the changes (rows cannot cancel). The
+  integrand is rough at a small scale (each feed-forward ReLU that switches along the path makes the gradient
+  jump), so the gaps shrink with more steps rather than vanishing: they are reported, never hidden.
 
 ``rollout`` (Abnar & Zuidema, 2020) ignores the output token: it follows attention back to the
 inputs. Each attention's head-mean A is mixed with the residual identity, 0.5 A + 0.5 I. The encoder
@@ -67,18 +66,19 @@ class Attribution:
         if self.scores is None or self.baseline_scores is None:
             return None
         total = self.source.astype(np.float64).sum(1) + self.target.astype(np.float64).sum(1)
-        return np.abs(total - (self.scores - self.baseline_scores).astype(np.float64))
+        return np.abs(total - (self.scores.astype(np.float64) - self.baseline_scores))
 
     @property
     def completeness_error(self) -> float | None:
-        """|sum of attributions - (f(x) - f(baseline))| / |f(x) - f(baseline)| for what the whole result explains:
-        f = log p(translation) = the sum of the rows' f_t (IG is linear in f, so its attributions are the sum of
-        every row), and the sum of attributions is the sum over every cell of ``source`` and ``target``."""
-        if self.scores is None or self.baseline_scores is None:
+        """|sum of attributions - (f(x) - f(baseline))| / |f(x) - f(baseline)| over every row together, without
+        letting rows cancel: sum_t |gap_t| / sum_t |f_t(x) - f_t(baseline)| (the L1 norms of the rows' gaps and of
+        their changes). For one row it is that row's relative gap; over many it is not blown up by a row whose
+        log-probability barely moves, and it shrinks as the integral converges."""
+        gaps = self.row_gaps
+        if gaps is None:
             return None
-        change = float(np.sum(self.scores.astype(np.float64) - self.baseline_scores))
-        total = float(self.source.astype(np.float64).sum() + self.target.astype(np.float64).sum())
-        return abs(total - change) / max(abs(change), 1e-12)
+        change = np.abs(self.scores.astype(np.float64) - self.baseline_scores).sum()
+        return float(gaps.sum() / max(change, 1e-12))
 
     @property
     def worst_row_completeness_error(self) -> float | None:

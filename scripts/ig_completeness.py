@@ -1,12 +1,12 @@
-"""How complete integrated gradients is on real sentences: the whole translation's gap and each row's.
+"""How complete integrated gradients is on real sentences: over all rows, and row by row.
 
     python scripts/ig_completeness.py [--checkpoint en-de] [--split val] [--n 100] [--steps 64] [--data-dir DIR]
 
 Takes ``--n`` sentences evenly spaced through the split (val by default: nothing is chosen on a test set), runs
 ``Translator.attribute(text, "integrated_gradients", steps=...)`` on each (the model's own greedy translation is
 explained) and prints the distribution of
-- ``completeness_error``: |every attribution summed - (f(x) - f(baseline))| / |f(x) - f(baseline)|, f = log p of
-  the translation (the goal: <= 1% at 64 steps);
+- ``completeness_error``: sum over rows of |row sum of attributions - (f_t(x) - f_t(baseline))| over the sum of
+  |f_t(x) - f_t(baseline)| (rows cannot cancel; the goal: <= 1% at 64 steps);
 - the worst row's relative gap (``worst_row_completeness_error``) and its gap in nats (``row_gaps``).
 """
 
@@ -55,7 +55,7 @@ def main(argv: list[str] | None = None) -> int:
     whole, worst_rel, worst_nats = map(np.array, (whole, worst_rel, worst_nats))
     print(f"{tr.name}: {len(picked)} {args.split} sentences, integrated gradients with {args.steps} steps "
           f"({time.perf_counter() - t0:.0f} s)")
-    print(f"whole translation (completeness_error): max {whole.max():.2%}, median {np.median(whole):.3%}, "
+    print(f"all rows (completeness_error): max {whole.max():.2%}, median {np.median(whole):.2%}, "
           f"over 1%: {(whole > 0.01).sum()}")
     print(f"worst row, relative: max {worst_rel.max():.1%}, median {np.median(worst_rel):.2%}, "
           f"sentences whose worst row is over 1%: {(worst_rel > 0.01).sum()}")

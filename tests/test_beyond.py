@@ -58,15 +58,22 @@ def test_attribution_view_holds_the_models_attribution_and_the_shown_cross_atten
     rho = [spearman(np.abs(r.source[t]), cross[t]) for t in range(len(r.out_tokens))]
     np.testing.assert_allclose(np.array(bars.x, dtype=float), np.nan_to_num(rho), atol=1e-12)
     assert f"{np.nanmean(rho):+.2f}" in text and "Spearman" in text
-    assert ("add up to the change in log-probability" in text) == (method == "integrated_gradients")
+    assert ("should add up to how much its log-probability changes" in text) == (method == "integrated_gradients")
     if method == "integrated_gradients":
-        total = r.source.astype(np.float64).sum() + r.target.astype(np.float64).sum()
-        change = float(np.sum(r.scores.astype(np.float64) - r.baseline_scores))
-        assert f"within {100 * abs(total - change) / abs(change):.2f}% (16 steps)" in text
         rows = r.source.astype(np.float64).sum(1) + r.target.astype(np.float64).sum(1)
-        gaps = np.abs(rows - (r.scores - r.baseline_scores).astype(np.float64))  # (T_out,) in nats
-        assert f"the largest gap is {gaps.max():.3f} in log-probability" in text
+        change = r.scores.astype(np.float64) - r.baseline_scores  # (T_out,)
+        gaps = np.abs(rows - change)  # (T_out,) in nats
+        assert f"miss by {100 * gaps.sum() / np.abs(change).sum():.2f}% of the total change (16 steps)" in text
+        worst = int(np.argmax(gaps))
+        assert f": {gaps[worst]:.2f} of {abs(change[worst]):.2f}." in text
+        assert ("That is loose" in text) == (gaps.sum() / np.abs(change).sum() > 0.02)
 
+
+def test_too_few_integration_steps_are_called_loose(req):
+    loose, _ = beyond.attribution(req, "integrated_gradients", steps=2)
+    tight, _ = beyond.attribution(req, "integrated_gradients", steps=64)
+    assert "That is loose: more steps" in loose
+    assert "That is loose" not in tight and "miss by" in tight
 
 def test_attribution_with_a_forced_target_and_a_contrast(tr, req):
     text, fig = beyond.attribution(req, "input × gradient", target="Eine Katze rennt im Schnee.", contrast="Hund")
