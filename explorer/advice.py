@@ -11,7 +11,8 @@ from __future__ import annotations
 import html
 import math
 
-from model.calibration import mean_logprob as calibrated_mean
+import torch
+
 from model.loops import find_loop
 from model.translator import Analysis
 from viz.tokens import readable
@@ -23,8 +24,18 @@ def token_probs(a: Analysis) -> list[float]:
 
 
 def mean_logprob(a: Analysis) -> float | None:
-    """Mean log-probability of the chosen output tokens (EOS included): the measure the model's calibration uses."""
-    return calibrated_mean(token_probs(a))
+    """Mean log-probability the model itself gives the output tokens (EOS included unless the decode hit its length
+    limit), from the analysis' teacher-forced pass: plain softmax, pad and BOS excluded, whatever the decoding
+    (sampling's temperature or top-k and the repetition settings change the probabilities a decode records, not
+    this). For plain greedy decoding it is the mean of the trace's log-probabilities, which the calibration uses."""
+    n = len(token_probs(a))
+    if n == 0 or "logits" not in a.cache:
+        return None
+    logits = a.cache["logits"][0, :n].double().clone()  # (1, T, V) -> (n, V)
+    logits[:, list(a.blocked_ids)] = float("-inf")
+    logp = torch.log_softmax(logits, dim=-1)
+    chosen = logp[torch.arange(n), torch.tensor(a.out_ids[:n])]  # (n,)
+    return float(chosen.mean())
 
 
 def advice(a: Analysis) -> list[str]:
@@ -36,13 +47,17 @@ def advice(a: Analysis) -> list[str]:
         out.append(f"The translation repeats “{unit}” {loop.repeats} times in a row: a repetition loop, a known "
                    "failure of this small model on rare or long words. Try beam search (Decoding options), or the "
                    "API's no_repeat_ngram_size=2 / repetition_penalty=1.5, or rephrase the word.")
-    m, cal = mean_logprob(a), a.calibration
-    if m is not None and cal is not None and m < cal.floor:
-        out.append(f"The model is unsure of this translation: its words have a mean probability of about "
-                   f"{math.exp(m):.2f}, while on its own {cal.split} sentences half score above "
-                   f"{math.exp(cal.median):.2f} and {1 - cal.quantile:.0%} above {math.exp(cal.floor):.2f}. "
-                   + (f"{a.domain.rstrip('.')}. " if a.domain else "")
-                   + "A sentence from elsewhere can come out as confident-looking nonsense.")
+    cal = a.calibration
+    m = mean_logprob(a) if cal is not None and not a.ablated else None  # heads off: not the calibrated model
+    if m is not None and m < cal.floor:
+        out.append(f"The model is unsure of this translation: it gave its words a probability of about "
+                   f"{math.exp(m):.2f} each (geometric mean). On {cal.sentences:,} sentences kept apart from its "
+                   f"training data ({cal.split}), {1 - cal.quantile:.0%} get more than "
+                   f"{math.exp(cal.floor):.2f} and half more than {math.exp(cal.median):.2f}. "
+                   + ("Sampling picks less likely words on purpose: greedy or beam search give the model's surest "
+                      "translation." if a.options.method == "sample" else
+                      (f"{a.domain.rstrip('.')}. " if a.domain else "")
+                      + "Far from that, it can still write fluent German that means something else."))
     return out
 
 

@@ -16,7 +16,7 @@ import sacrebleu
 import torch
 
 from model import calibration
-from model.checkpoint import METRICS, CheckpointError
+from model.checkpoint import METRICS, WEIGHTS, CheckpointError, sha256
 from model.data import read_split
 from model.snapshots import record_bleu
 from model.translator import DecodeOptions, load_pretrained, resolve
@@ -60,6 +60,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.snapshots:
         return score_snapshots(tr, src, refs, args.split)
     if args.calibrate_confidence is not None:
+        if args.beam > 1:
+            print("error: the confidence floor is measured on greedy decoding; leave --beam out", file=sys.stderr)
+            return 2
         return calibrate_confidence(tr, src, args.split, args.calibrate_confidence, write=not args.no_write)
     beam = args.beam if args.beam > 1 else 0
     opts = DecodeOptions("beam", beam_size=beam, length_penalty=args.length_penalty) if beam else DecodeOptions()
@@ -88,13 +91,18 @@ def calibrate_confidence(tr, src: list[str], split: str, quantile: float, write:
     if split.startswith("test"):
         print(f"error: calibrate on val, not on a test split ({split})", file=sys.stderr)
         return 2
+    try:
+        calibration.check_quantile(quantile)
+    except ValueError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
     t0, scores = time.time(), []
     for i in range(0, len(src), 64):
         chunk = src[i : i + 64]
         for out, trace in tr.greedy_batch(chunk, [DecodeOptions()] * len(chunk)):
             scores.append(calibration.mean_logprob([s.chosen_prob for s in trace.steps][: len(out) + 1]))
     try:
-        cal = calibration.calibrate(scores, split, quantile)
+        cal = calibration.calibrate(scores, split, quantile, sha256(tr.folder / WEIGHTS))
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

@@ -15,7 +15,7 @@ import torch
 from model import attribution as attr
 from model.batch import pad_batch
 from model.calibration import Calibration, read_calibration
-from model.checkpoint import METRICS, CheckpointError, load_checkpoint, load_task
+from model.checkpoint import METRICS, WEIGHTS, CheckpointError, load_checkpoint, load_task, sha256
 from model.decoding import DecodeTrace, beam_search, blocked_ids, forced_prefix, greedy, sample
 from model.hooks import ablate, capture
 from model.names import act_name
@@ -107,8 +107,12 @@ class Translator:
         self.tokenizer = tokenizer
         self.name = name
         self.metrics = metrics or {}
-        # how sure this model usually is (metrics.json "confidence", measured on val); None: never calibrated
-        self.calibration: Calibration | None = read_calibration(self.metrics, f"{name or 'model'}: {METRICS}")
+        # how sure this model usually is (metrics.json "confidence", measured on val); None: never calibrated, or
+        # calibrated on other weights than those in the folder
+        weights = folder / WEIGHTS if folder is not None and (folder / WEIGHTS).is_file() else None
+        self.calibration: Calibration | None = read_calibration(
+            self.metrics, str(folder / METRICS) if folder is not None else f"{name or 'model'}: {METRICS}",
+            sha256(weights) if weights is not None else None)
         self.training = training or {}
         self.task = task or Task()  # languages, input form and examples (config.json's "task")
         self.vocab = [tokenizer.id_to_piece(i) for i in range(tokenizer.vocab_size)]
@@ -408,8 +412,7 @@ def load_pretrained(name: str | Path = "en-de") -> Translator:
                 except json.JSONDecodeError as e:
                     raise CheckpointError(f"{metrics_path}: not valid JSON ({e})") from None
             try:
-                read_calibration(metrics, str(metrics_path))
-            except ValueError as e:
+                _LOADED[path] = Translator(model, tok, path.name, metrics, training, load_task(path), folder=path)
+            except ValueError as e:  # a malformed "confidence" section in metrics.json
                 raise CheckpointError(str(e)) from None
-            _LOADED[path] = Translator(model, tok, path.name, metrics, training, load_task(path), folder=path)
         return _LOADED[path]
