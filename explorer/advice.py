@@ -11,8 +11,7 @@ from __future__ import annotations
 import html
 import math
 
-import torch
-
+from model.calibration import mean_logprob as calibrated_mean
 from model.loops import find_loop
 from model.translator import Analysis
 from viz.tokens import readable
@@ -25,17 +24,9 @@ def token_probs(a: Analysis) -> list[float]:
 
 def mean_logprob(a: Analysis) -> float | None:
     """Mean log-probability the model itself gives the output tokens (EOS included unless the decode hit its length
-    limit), from the analysis' teacher-forced pass: plain softmax, pad and BOS excluded, whatever the decoding
-    (sampling's temperature or top-k and the repetition settings change the probabilities a decode records, not
-    this). For plain greedy decoding it is the mean of the trace's log-probabilities, which the calibration uses."""
-    n = len(token_probs(a))
-    if n == 0 or "logits" not in a.cache:
-        return None
-    logits = a.cache["logits"][0, :n].double().clone()  # (1, T, V) -> (n, V)
-    logits[:, list(a.blocked_ids)] = float("-inf")
-    logp = torch.log_softmax(logits, dim=-1)
-    chosen = logp[torch.arange(n), torch.tensor(a.out_ids[:n])]  # (n,)
-    return float(chosen.mean())
+    limit), from the analysis' teacher-forced pass, whatever the decoding: the measure the calibration takes on
+    greedy decodes (model/calibration.py)."""
+    return calibrated_mean(a.model_probs()[: len(token_probs(a))])
 
 
 def advice(a: Analysis) -> list[str]:

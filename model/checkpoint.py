@@ -116,6 +116,15 @@ def tensor_record(t: torch.Tensor) -> str:
     return f"{str(t.dtype).removeprefix('torch.')}[{','.join(str(n) for n in t.shape)}]"
 
 
+def weights_sha256(folder: Path) -> str:
+    """The SHA-256 of the folder's weights: the one config.json records (loading has checked it against the file),
+    hashed from the file only for a folder that was never sealed."""
+    recorded = read_json(folder / CONFIG).get("files", {})
+    recorded = recorded.get(WEIGHTS, {}) if isinstance(recorded, dict) else {}
+    sha = recorded.get("sha256") if isinstance(recorded, dict) else None
+    return sha if isinstance(sha, str) else sha256(folder / WEIGHTS)
+
+
 def verify_files(folder: Path, config: dict[str, Any]) -> None:
     """The weights and tokenizer are the files config.json was sealed with (size, then SHA-256)."""
     files = config.get("files")

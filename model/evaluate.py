@@ -16,7 +16,7 @@ import sacrebleu
 import torch
 
 from model import calibration
-from model.checkpoint import METRICS, WEIGHTS, CheckpointError, sha256
+from model.checkpoint import METRICS, CheckpointError, weights_sha256
 from model.data import read_split
 from model.snapshots import record_bleu
 from model.translator import DecodeOptions, load_pretrained, resolve
@@ -102,7 +102,7 @@ def calibrate_confidence(tr, src: list[str], split: str, quantile: float, write:
         for out, trace in tr.greedy_batch(chunk, [DecodeOptions()] * len(chunk)):
             scores.append(calibration.mean_logprob([s.chosen_prob for s in trace.steps][: len(out) + 1]))
     try:
-        cal = calibration.calibrate(scores, split, quantile, sha256(tr.folder / WEIGHTS))
+        cal = calibration.calibrate(scores, split, quantile, weights_sha256(tr.folder))
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

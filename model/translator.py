@@ -15,7 +15,7 @@ import torch
 from model import attribution as attr
 from model.batch import pad_batch
 from model.calibration import Calibration, read_calibration
-from model.checkpoint import METRICS, WEIGHTS, CheckpointError, load_checkpoint, load_task, sha256
+from model.checkpoint import METRICS, CheckpointError, load_checkpoint, load_task, weights_sha256
 from model.decoding import DecodeTrace, beam_search, blocked_ids, forced_prefix, greedy, sample
 from model.hooks import ablate, capture
 from model.names import act_name
@@ -65,6 +65,13 @@ class DecodeOptions:
         return {"repetition_penalty": self.repetition_penalty, "no_repeat_ngram_size": self.no_repeat_ngram_size}
 
 
+def chosen_probs(logits: torch.Tensor, next_ids: list[int], blocked: list[int]) -> list[float]:
+    """Logits (T, V) of a teacher-forced pass -> the probability of ``next_ids[t]`` after each prefix, with the
+    ``blocked`` ids (pad, BOS) excluded from the softmax as in decoding. ``logits`` is left as it is."""
+    masked = logits.index_fill(-1, torch.tensor(blocked), float("-inf"))  # (T, V)
+    return masked.softmax(-1).gather(1, torch.tensor(next_ids)[:, None])[:, 0].tolist()
+
+
 @dataclass
 class Analysis:
     """Everything one request shows: tokens, the capture cache of one teacher-forced pass, the decode trace."""
@@ -96,10 +103,16 @@ class Analysis:
     def id_to_piece(self, i: int) -> str:
         return self.vocab[int(i)]
 
+    def model_probs(self) -> list[float]:
+        """The probability the model gives each output token and EOS in this analysis' pass: what greedy decoding
+        records, whatever decoding (sampling's temperature, top-k, repetition settings) chose the output."""
+        return chosen_probs(self.cache["logits"][0], self.out_ids, list(self.blocked_ids))
+
 
 class Translator:
     def __init__(self, model: Transformer, tokenizer: Tokenizer, name: str = "", metrics: dict | None = None,
-                 training: dict | None = None, task: Task | None = None, folder: Path | None = None) -> None:
+                 training: dict | None = None, task: Task | None = None, folder: Path | None = None,
+                 calibration: Calibration | None = None) -> None:
         self.model = model.eval()
         self.folder = folder  # the checkpoint folder it was loaded from (its snapshots live there)
         self._snapshots: dict[str, Translator] = {}
@@ -108,11 +121,8 @@ class Translator:
         self.name = name
         self.metrics = metrics or {}
         # how sure this model usually is (metrics.json "confidence", measured on val); None: never calibrated, or
-        # calibrated on other weights than those in the folder
-        weights = folder / WEIGHTS if folder is not None and (folder / WEIGHTS).is_file() else None
-        self.calibration: Calibration | None = read_calibration(
-            self.metrics, str(folder / METRICS) if folder is not None else f"{name or 'model'}: {METRICS}",
-            sha256(weights) if weights is not None else None)
+        # calibrated on other weights
+        self.calibration = calibration
         self.training = training or {}
         self.task = task or Task()  # languages, input form and examples (config.json's "task")
         self.vocab = [tokenizer.id_to_piece(i) for i in range(tokenizer.vocab_size)]
@@ -208,9 +218,7 @@ class Translator:
         tgt = torch.tensor([[self.cfg.bos_id] + list(out_ids)])  # (1, T)
         with ablate(list(ablated or [])), capture() as cache:
             logits = self.model(src, tgt)[0]  # (T, V)
-        logits[:, blocked_ids(self.cfg)] = float("-inf")
-        nxt = torch.tensor(list(out_ids) + [self.cfg.eos_id])  # (T,) the token chosen after each prefix
-        return logits.softmax(-1).gather(1, nxt[:, None])[:, 0].tolist(), dict(cache)
+        return chosen_probs(logits, list(out_ids) + [self.cfg.eos_id], blocked_ids(self.cfg)), dict(cache)
 
     # -- beyond attention weights: attribution, patching, what-if ---------------------------
     def _target_ids(self, text: str, target: str | list[int] | None) -> tuple[list[int], list[int]]:
@@ -412,7 +420,9 @@ def load_pretrained(name: str | Path = "en-de") -> Translator:
                 except json.JSONDecodeError as e:
                     raise CheckpointError(f"{metrics_path}: not valid JSON ({e})") from None
             try:
-                _LOADED[path] = Translator(model, tok, path.name, metrics, training, load_task(path), folder=path)
-            except ValueError as e:  # a malformed "confidence" section in metrics.json
+                cal = read_calibration(metrics, str(metrics_path), weights_sha256(path))
+            except ValueError as e:  # a malformed "confidence" section
                 raise CheckpointError(str(e)) from None
+            _LOADED[path] = Translator(model, tok, path.name, metrics, training, load_task(path), folder=path,
+                                       calibration=cal)
         return _LOADED[path]
