@@ -8,6 +8,9 @@ from pathlib import Path
 CKPT = Path(__file__).resolve().parent.parent / "checkpoints"
 MODEL = "en-de" if (CKPT / "en-de" / "model.safetensors").is_file() else "toy-reverse"
 SENTENCE = "A dog is running in the snow." if MODEL == "en-de" else "a b c d e"
+# a val sentence whose greedy en-de translation loops: "... tragen alle alle alle Kleidung"
+LOOPING_SENTENCE = ("People are all standing together in front of a statue of an animal, and they are all wearing "
+                    "cool-weather clothing.")
 
 
 def free_port() -> int:

@@ -9,6 +9,7 @@ import shutil
 import numpy as np
 import pytest
 import torch
+from app_server import LOOPING_SENTENCE
 
 from explorer import handlers as h
 from explorer.advice import advice, confidence_chips, mean_logprob, token_probs
@@ -39,8 +40,7 @@ def test_a_caption_gets_no_warning_and_its_pieces_carry_their_probabilities():
 
 @needs_en_de
 def test_a_loop_is_named_with_what_to_try():
-    a = shown("People are all standing together in front of a statue of an animal, and they are all wearing "
-              "cool-weather clothing.")  # "tragen alle alle alle Kleidung"
+    a = shown(LOOPING_SENTENCE)  # "tragen alle alle alle Kleidung"
     words = advice(a)
     assert any("repeats “alle” 3 times" in w and "beam search" in w for w in words), words
     assert "repetition loop" in h.tokens_html(a)

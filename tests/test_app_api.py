@@ -9,7 +9,7 @@ from pathlib import Path
 import httpx
 import numpy as np
 import pytest
-from app_server import MODEL, SENTENCE, launch
+from app_server import LOOPING_SENTENCE, MODEL, SENTENCE, launch
 from gradio_client import Client
 
 from explorer import exports, limits
@@ -393,8 +393,7 @@ def test_repetition_options_through_the_api(client):
     from model.translator import load_pretrained
 
     tok = load_pretrained(MODEL).tokenizer
-    looping = ("People are all standing together in front of a statue of an animal, and they are all wearing "
-               "cool-weather clothing.")
+    looping = LOOPING_SENTENCE
     plain = client.predict(looping, api_name="/translate")
     assert find_loop(tok.encode(plain)) is not None  # the model's own loop: "alle alle alle"
     for kw in (dict(no_repeat_ngram_size=2), dict(repetition_penalty=1.5)):

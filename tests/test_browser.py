@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from app_server import MODEL, SENTENCE, launch
+from app_server import LOOPING_SENTENCE, MODEL, SENTENCE, launch
 
 pw = pytest.importorskip("playwright.sync_api")
 CHROMIUM = "/usr/bin/chromium"
@@ -854,8 +854,7 @@ def test_repetition_options_stop_a_loop_and_the_page_warns_about_it(page):
 
     tok = load_pretrained(MODEL).tokenizer
     settled(page)
-    looping = ("People are all standing together in front of a statue of an animal, and they are all wearing "
-               "cool-weather clothing.")
+    looping = LOOPING_SENTENCE
     out = translate(page, looping)
     assert find_loop(tok.encode(out)) is not None
     page.wait_for_function("() => document.body.innerText.includes('repetition loop')", timeout=30_000)

@@ -4,6 +4,7 @@ import gzip
 
 import pytest
 import torch
+from app_server import LOOPING_SENTENCE
 
 from conftest import random_ids, tiny_model
 from model.decoding import beam_search, constrain, greedy, sample
@@ -11,10 +12,7 @@ from model.loops import find_loop
 from model.translator import DecodeOptions, available, load_pretrained
 
 # val sentences whose greedy translation loops ("Schneehehehe…", "alle alle alle", "Hababab")
-LOOPING = ["A person on a snowmobile in mid jump.",
-           "People are all standing together in front of a statue of an animal, and they are all wearing "
-           "cool-weather clothing.",
-           "A man in a white shirt is making shish kabob."]
+LOOPING = ["A person on a snowmobile in mid jump.", LOOPING_SENTENCE, "A man in a white shirt is making shish kabob."]
 NORMAL_GERMAN = ["Ein Hund rennt im Schnee.", "Zwei Männer stehen am Strand und sehen sich das Meer an.",
                  "Eine Frau mit einem roten Regenschirm geht an einem kleinen Café vorbei.",
                  "Ein kleines Mädchen klettert in ein Spielhaus aus Holz.", "Kinder spielen Fußball am Strand."]
