@@ -43,6 +43,7 @@ def main() -> None:
         "rollout": dict(method="rollout"),
         "saliency": dict(method="saliency"),
         "input_x_gradient": dict(method="input_x_gradient"),
+        "occlusion": dict(method="occlusion"),
         "integrated_gradients, 32 steps": dict(method="integrated_gradients", steps=32),
         "integrated_gradients, 64 steps": dict(method="integrated_gradients", steps=64),
     }

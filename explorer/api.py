@@ -222,7 +222,7 @@ def attribute(text: str, method: str = "greedy", beam_size: int = 4, length_pena
               contrast: str = "", steps: int = 32, layer: int = -1,
               no_repeat_ngram_size: int = 0, repetition_penalty: float = 1.0) -> tuple[str, dict]:
     """Attribution of every output token over the source and the German prefix (rollout, saliency,
-    input_x_gradient, integrated_gradients), beside cross-attention of `layer` (heads averaged), with the agreement
+    input_x_gradient, integrated_gradients, occlusion), beside cross-attention of `layer` (heads averaged), with the agreement
     (Spearman per token). `target` forces a German output; `contrast` explains log p(token) - log p(contrast)."""
     req = request(text, method, beam_size, length_penalty, temperature, top_k, top_p, seed, max_len, model,
                   no_repeat_ngram_size, repetition_penalty)

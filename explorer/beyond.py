@@ -17,7 +17,7 @@ from model.attribution import METHODS
 from model.names import act_name
 from viz.ablation import effect_summary
 from viz.attention import side_by_side
-from viz.attribution import METHOD_NAMES, agreement, agreement_text, attribution_figure
+from viz.attribution import METHOD_NAMES, SIGNED, agreement, agreement_text, attribution_figure
 from viz.patching import patching_figure, patching_summary
 from viz.tokens import readable
 from viz.whatif import edit_effect, next_token_figure, prefix_attention_figure
@@ -103,8 +103,7 @@ def attribution(req: Request, method: Any, target: Any = None, contrast: Any = N
     label = f"layer {n_layer}, heads averaged"
     rho = agreement(r.source, w)
     reading = ("How to read it: each row is one German word; a coloured cell says how much that input word mattered "
-               "for it" + (" (red: pushed it up, blue: pushed it down)" if m in ("input_x_gradient",
-                                                                             "integrated_gradients") else "") + ". ")
+               "for it" + (" (red: pushed it up, blue: pushed it down)" if m in SIGNED else "") + ". ")
     text = reading + agreement_text(rho, r.out_tokens, m, label)
     if r.completeness_error is not None:
         worst = int(np.argmax(r.row_gaps))

@@ -22,6 +22,13 @@ The inputs are the token embeddings after the sqrt(d_model) scaling (hook points
   integrand is rough at a small scale (each feed-forward ReLU that switches along the path makes the gradient
   jump), so the gaps shrink with more steps rather than vanishing: they are reported, never hidden.
 
+``occlusion`` (erasure: Zeiler & Fergus, 2014; Li et al., 2016) needs no gradient and no baseline: each input piece
+in turn becomes padding, which every attention ignores (the others keep their positions), and the row holds
+f_t(x) - f_t(x without that piece). It is a measurement rather than an estimate, the reference the others can be
+held against; it is not additive (erasing two pieces is not the sum of erasing each). The target side erases a
+decoder input; f_t never depends on inputs after t (0 there), and the first output's BOS is its only key, so
+that cell is 0 too.
+
 ``rollout`` (Abnar & Zuidema, 2020) ignores the output token: it follows attention back to the
 inputs. Each attention's head-mean A is mixed with the residual identity, 0.5 A + 0.5 I. The encoder
 rolls out to R_ss (S, S). Each decoder layer then carries a row over the target inputs (R_tt) and over
@@ -42,8 +49,10 @@ from model.decoding import blocked_ids
 from model.hooks import capture, intervene
 from model.names import act_name
 
-METHODS = ("rollout", "saliency", "input_x_gradient", "integrated_gradients")
-LINEAR = ("input_x_gradient", "integrated_gradients")  # attribution(f - g) = attribution(f) - attribution(g)
+METHODS = ("rollout", "saliency", "input_x_gradient", "integrated_gradients", "occlusion")
+GRADIENT = ("saliency", "input_x_gradient", "integrated_gradients")
+# attribution(f - g) = attribution(f) - attribution(g)
+LINEAR = ("input_x_gradient", "integrated_gradients", "occlusion")
 
 
 @dataclass
@@ -162,8 +171,8 @@ def gradient_attribution(model, src_ids: list[int], tgt_ids: list[int], score_id
                          steps: int = 32) -> dict[str, np.ndarray]:
     """The gradient methods on raw ids: src_ids (S,), tgt_ids (T,) = BOS + output, score_ids (T,) = output + EOS.
     -> {"source": (T, S), "target": (T, T), "scores": (T,)[, "baseline_scores", "completeness"]}."""
-    if method not in METHODS[1:]:
-        raise ValueError(f"gradient method must be one of {METHODS[1:]}, not {method!r}")
+    if method not in GRADIENT:
+        raise ValueError(f"gradient method must be one of {GRADIENT}, not {method!r}")
     if len(score_ids) != len(tgt_ids):
         raise ValueError(f"{len(score_ids)} scored tokens for {len(tgt_ids)} decoder positions")
     src, tgt = torch.tensor([src_ids]), torch.tensor([tgt_ids])  # (1, S), (1, T)
@@ -246,3 +255,35 @@ def rollout_ids(model, src_ids: list[int], tgt_ids: list[int]) -> tuple[np.ndarr
     with capture(names) as cache:
         model(torch.tensor([src_ids]), torch.tensor([tgt_ids]))
     return rollout(cache, model.cfg.n_encoder_layers, model.cfg.n_decoder_layers)
+
+
+@torch.no_grad()
+def occlusion(model, src_ids: list[int], tgt_ids: list[int], score_ids: list[int],
+              contrast_ids: list[int] | None = None, batch: int = 32) -> dict[str, np.ndarray]:
+    """Erase each source piece and each decoder input in turn (it becomes padding) and measure f's fall.
+
+    src_ids (S,), tgt_ids (T,) = BOS + output, score_ids (T,) = output + EOS.
+    -> {"source": (T, S), "target": (T, T), "scores": (T,)}; source[t, j] = f_t(x) - f_t(x, piece j erased).
+    """
+    if len(score_ids) != len(tgt_ids):
+        raise ValueError(f"{len(score_ids)} scored tokens for {len(tgt_ids)} decoder positions")
+    pad = model.cfg.pad_id
+    src, tgt = torch.tensor([src_ids]), torch.tensor([tgt_ids])  # (1, S), (1, T)
+    s, t = src.size(1), tgt.size(1)
+    # row 0: nothing erased; rows 1..S: source piece j erased; rows S+1..S+T: decoder input j erased
+    srcs = src.repeat(1 + s + t, 1)  # (1+S+T, S)
+    tgts = tgt.repeat(1 + s + t, 1)  # (1+S+T, T)
+    srcs[1 + torch.arange(s), torch.arange(s)] = pad
+    tgts[1 + s + torch.arange(t), torch.arange(t)] = pad
+    score = torch.tensor(score_ids)
+    contrast = None if contrast_ids is None else torch.tensor(contrast_ids)
+    f = []
+    for i in range(0, srcs.size(0), batch):
+        memory, src_mask = model.encode(srcs[i:i + batch])
+        h = model.decode(tgts[i:i + batch], memory, src_mask)  # (b, T, D)
+        f.append(_scores_and_slopes(model, h, score, contrast)[0])  # (b, T)
+    f = torch.cat(f).double()  # (1+S+T, T)
+    drop = f[0][None] - f[1:]  # (S+T, T): row k erases input k
+    source, target = drop[:s].T, drop[s:].T.tril()  # (T, S), (T, T): f_t cannot see decoder inputs after t
+    target[0, 0] = 0.0  # erasing BOS leaves the first output nothing to attend to (its row is undefined)
+    return {"source": source.float().numpy(), "target": target.float().numpy(), "scores": f[0].float().numpy()}

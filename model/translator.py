@@ -268,6 +268,11 @@ class Translator:
             source, tgt_part = attr.rollout_ids(self.model, src_ids, tgt_ids)
             return attr.Attribution(method, source, tgt_part, **common)
         contrast_ids = None if contrast is None else self._contrast_ids(contrast, out)
+        if method == "occlusion":
+            with torch.inference_mode():
+                r = attr.occlusion(self.model, src_ids, tgt_ids, score_ids, contrast_ids)
+            return attr.Attribution(method, r["source"], r["target"], **common, scores=r["scores"],
+                                    contrast_tokens=tok.pieces(contrast_ids) if contrast_ids else [])
         r = attr.gradient_attribution(self.model, src_ids, tgt_ids, score_ids, contrast_ids, method, steps)
         return attr.Attribution(method, r["source"], r["target"], **common,
                                 contrast_tokens=tok.pieces(contrast_ids) if contrast_ids else [],

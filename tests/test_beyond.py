@@ -39,7 +39,7 @@ def test_spearman_matches_pearson_of_ranks_and_handles_ties():
     assert np.isnan(spearman([1, 1, 1], [1, 2, 3]))
 
 
-@pytest.mark.parametrize("method", ["rollout", "saliency", "input_x_gradient", "integrated_gradients"])
+@pytest.mark.parametrize("method", ["rollout", "saliency", "input_x_gradient", "integrated_gradients", "occlusion"])
 def test_attribution_view_holds_the_models_attribution_and_the_shown_cross_attention(tr, req, method):
     from explorer.store import analysis
 

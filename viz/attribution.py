@@ -12,8 +12,9 @@ from viz.style import ATTENTION_SCALE, DIVERGING_SCALE, axis_id, base_layout, gr
 from viz.tokens import readable
 
 METHOD_NAMES = {"rollout": "attention rollout", "saliency": "saliency (gradient norm)",
-                "input_x_gradient": "input × gradient", "integrated_gradients": "integrated gradients"}
-SIGNED = ("input_x_gradient", "integrated_gradients")  # attributions with a sign; the others are >= 0
+                "input_x_gradient": "input × gradient", "integrated_gradients": "integrated gradients",
+                "occlusion": "occlusion (erase one word)"}
+SIGNED = ("input_x_gradient", "integrated_gradients", "occlusion")  # attributions with a sign; the others are >= 0
 
 
 def ranks(x) -> np.ndarray:
@@ -119,6 +120,8 @@ def attribution_figure(source, target, attention, src_tokens: list[str], tgt_tok
     n = max(len(src_tokens), n_out)
     what = METHOD_NAMES[method] + (": log p(token) − log p(contrast)" if contrast else ": log p of each output token"
                                    if method != "rollout" else ": attention of every layer, with the residual")
+    if method == "occlusion":
+        what += ", how much it falls when that input is erased"
     return base_layout(fig, f"Attribution, {html.escape(what, quote=False)}<br><sup>rows: the output token explained; "
                             "beside it cross-attention for the same rows, and their rank agreement</sup>",
                        height=int(min(900, max(460, 22 * n + 240))), width=1400)

@@ -1,0 +1,115 @@
+"""Which attribution method agrees with erasing the input? Every method held against occlusion, row by row.
+
+    python scripts/attribution_vs_occlusion.py --checkpoint toy-reverse
+    python scripts/attribution_vs_occlusion.py --checkpoint en-de [--split val] [--n 50] [--data-dir DIR]
+
+Occlusion erases one source piece at a time (it becomes padding) and measures how much the log-probability of
+each output token falls: a measurement, not an estimate. For every output token of the model's own greedy
+translation (EOS excluded) and every method (cross-attention of the last layer, heads averaged, included as a
+method), over the source pieces:
+- ``top-1``: how often the method's largest value is on the piece whose erasure lowers the token most;
+- ``Spearman``: the mean rank correlation between the method's row and occlusion's row;
+- ``on EOS``: how often the method's largest value is on the source's EOS.
+On toy-reverse (its own examples) it also counts how often each method's largest value is the mirror letter, the
+one the output copies. en-de reads ``--n`` sentences evenly spaced through the split (val by default: nothing is
+chosen on a test set).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from model.attribution import METHODS  # noqa: E402
+from model.names import act_name  # noqa: E402
+from model.translator import load_pretrained  # noqa: E402
+from viz.attribution import spearman  # noqa: E402
+
+COMPARED = ("cross_attention",) + tuple(m for m in METHODS if m != "occlusion")
+
+
+def rows(tr, text: str, steps: int) -> dict[str, np.ndarray]:
+    """Every method's source rows (n, S) for the n output pieces of the greedy translation (EOS excluded)."""
+    _, out_ids = tr._target_ids(text, None)  # the greedy translation's pieces, as attribute explains them
+    occ = tr.attribute(text, "occlusion", target=out_ids)
+    n = len(occ.out_tokens) - 1
+    out = {"occlusion": occ.source[:n]}
+    _, cache = tr.forced(text, out_ids)
+    last = tr.cfg.n_decoder_layers - 1
+    out["cross_attention"] = cache[act_name("cross", last, "weights")][0].mean(0).numpy()[:n]  # (H, T, S) -> (n, S)
+    for m in COMPARED[1:]:
+        out[m] = tr.attribute(text, m, target=out_ids, steps=steps).source[:n]
+    return out
+
+
+def compare(tr, texts: list[str], steps: int = 32, mirror: bool = False) -> dict[str, dict[str, float]]:
+    """Per method: top-1 agreement with occlusion, mean Spearman with it, share of rows peaking on EOS (and, with
+    ``mirror``, share peaking on the mirror letter) over every output row of every text."""
+    tally = {m: {"top1": [], "rho": [], "eos": [], "mirror": []} for m in COMPARED + ("occlusion",)}
+    for text in texts:
+        r = rows(tr, text, steps)
+        occ = r["occlusion"]
+        n, s = occ.shape
+        for m, a in r.items():
+            if a.shape != occ.shape:
+                raise ValueError(f"{m}: rows {a.shape} do not match occlusion's {occ.shape} on {text!r}")
+            for t in range(n):
+                tally[m]["top1"].append(a[t].argmax() == occ[t].argmax())
+                tally[m]["rho"].append(spearman(a[t], occ[t]))
+                tally[m]["eos"].append(a[t].argmax() == s - 1)
+                if mirror:
+                    tally[m]["mirror"].append(a[t].argmax() == n - 1 - t)
+    return {m: {k: float(np.nanmean(v)) for k, v in d.items() if v} | {"rows": len(d["top1"])}
+            for m, d in tally.items()}
+
+
+def table(result: dict[str, dict[str, float]]) -> str:
+    mirror = "mirror" in next(iter(result.values()))
+    head = f"{'method':22s} {'top-1':>7s} {'Spearman':>9s} {'on EOS':>7s}" + (f" {'mirror':>7s}" if mirror else "")
+    lines = [head]
+    for m, d in result.items():
+        lines.append(f"{m:22s} {d['top1']:7.1%} {d['rho']:+9.2f} {d['eos']:7.1%}"
+                     + (f" {d['mirror']:7.1%}" if mirror else ""))
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--checkpoint", default="toy-reverse", help="a name under checkpoints/ or a checkpoint folder")
+    p.add_argument("--split", default="val")
+    p.add_argument("--data-dir", default=None, help="folder with <split>.en.gz (default: ../shared/data/multi30k)")
+    p.add_argument("--n", type=int, default=50, help="how many sentences, evenly spaced through the split")
+    p.add_argument("--steps", type=int, default=32, help="integrated gradients' steps")
+    p.add_argument("--threads", type=int, default=2)
+    args = p.parse_args(argv)
+    torch.set_num_threads(args.threads)
+    tr = load_pretrained(args.checkpoint)
+    toy = tr.training.get("task") == "reverse"
+    if toy:
+        texts = list(tr.task.examples)
+    else:
+        from model.data import read_split
+        try:
+            src, _ = read_split(args.data_dir, args.split)
+        except (FileNotFoundError, ValueError) as e:
+            print(f"error: {e}", file=sys.stderr)
+            return 2
+        texts = [src[i] for i in np.linspace(0, len(src) - 1, min(args.n, len(src))).round().astype(int)]
+    t0 = time.perf_counter()
+    result = compare(tr, texts, args.steps, mirror=toy)
+    rows_n = result["occlusion"]["rows"]
+    print(f"{tr.name}: {len(texts)} sentences, {rows_n} output tokens, integrated gradients with {args.steps} steps "
+          f"({time.perf_counter() - t0:.0f} s)")
+    print(table(result))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
