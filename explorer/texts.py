@@ -77,16 +77,16 @@ COMPARE_B = "The animal didn't cross the street because it was too wide."
 BEYOND = """**Attention weights are not explanations on their own.** A weight says where a head *reads*; what it
 reads still passes through the value vectors, W_O, the residual stream, the feed-forward layers and every later
 layer. So test it: **attribution** asks which inputs the output's probability actually depends on. **Occlusion**
-measures it: erase one input word and see how far each output word's log-probability falls. The others estimate
-it: saliency (how sensitive), input × gradient (a first-order share), integrated gradients (the shares along a path
-from a blank input, which add up to the whole change in log-probability) and rollout (attention of every layer
-multiplied through, with the residual, so it inherits attention's habits). On en-de, over 702 words of 50
-validation sentences, the input each method ranks first is the one whose erasure hurts most for 76% of the words
-with integrated gradients, 62% with cross-attention, 58% with rollout and 32% with input × gradient. On
-toy-reverse, rollout ranks the end mark [EOS] first almost everywhere: every letter reads the sentence's length
-from it, and rollout multiplies that through. The agreement column is the rank correlation between cross-attention
-and each row's attribution: where it is low, attention points somewhere the output does not depend on.
-**Activation patching** runs a second, *corrupted* sentence and copies one head's output at a time from the clean
-run into it: the heads that bring the clean word back carry the difference. **What-if** lets you force a German
-beginning, or change one English word, and see what the model does."""
+intervenes: it erases one input piece at a time and shows how far each output word's log-probability falls (two
+pieces that can stand in for each other each look unimportant). The others estimate it: saliency (how sensitive),
+input × gradient (a first-order share), integrated gradients (the shares along a path from a blank input, which
+add up to the whole change in log-probability) and rollout (attention of every layer multiplied through, with the
+residual, so it inherits attention's habits). Held against occlusion on the English–German model, integrated
+gradients most often ranks first the piece whose erasure matters most (README: "Held against occlusion"). On the
+letter-reversing toy, rollout ranks the end mark [EOS] first almost everywhere, because every letter's attention
+leans on [EOS]; occlusion ranks the mirror letter first in most rows. The agreement column is the rank correlation
+between cross-attention and each row's attribution: where it is low, attention points somewhere the output does
+not depend on. **Activation patching** runs a second, *corrupted* sentence and copies one head's output at a time
+from the clean run into it: the heads that bring the clean word back carry the difference. **What-if** lets you
+force a German beginning, or change one English word, and see what the model does."""
 

@@ -1,4 +1,4 @@
-"""Which input tokens an output token depends on: attention rollout and three gradient methods.
+"""Which input tokens an output token depends on: attention rollout, three gradient methods and occlusion.
 
 For every output token t (the pieces of the translation, then EOS) the attribution is a row over the
 source tokens (``source``, (T_out, S)) and a row over the decoder's inputs, BOS and the target prefix
@@ -24,10 +24,12 @@ The inputs are the token embeddings after the sqrt(d_model) scaling (hook points
 
 ``occlusion`` (erasure: Zeiler & Fergus, 2014; Li et al., 2016) needs no gradient and no baseline: each input piece
 in turn becomes padding, which every attention ignores (the others keep their positions), and the row holds
-f_t(x) - f_t(x without that piece). It is a measurement rather than an estimate, the reference the others can be
-held against; it is not additive (erasing two pieces is not the sum of erasing each). The target side erases a
-decoder input; f_t never depends on inputs after t (0 there), and the first output's BOS is its only key, so
-that cell is 0 too.
+f_t(x) - f_t(x without that piece): the effect of erasing one input at a time, an intervention rather than an
+estimate, and so the reference the others are held against (scripts/attribution_vs_occlusion.py). It is not
+additive, and it misses redundancy: two inputs that stand in for each other each look unimportant. The target
+side erases a decoder input; f_t never depends on inputs after t (0 there). Erasing BOS leaves the first output's
+self-attention with no key at all (the attention then spreads evenly over every key, later ones included), so that
+one cell is not measurable: NaN.
 
 ``rollout`` (Abnar & Zuidema, 2020) ignores the output token: it follows attention back to the
 inputs. Each attention's head-mean A is mixed with the residual identity, 0.5 A + 0.5 I. The encoder
@@ -64,7 +66,7 @@ class Attribution:
     tgt_tokens: list[str] = field(default_factory=list)  # BOS + output pieces (the decoder's inputs)
     out_tokens: list[str] = field(default_factory=list)  # output pieces + EOS (what is explained)
     contrast_tokens: list[str] = field(default_factory=list)  # per output position; empty without a contrast
-    scores: np.ndarray | None = None  # (T_out,) f_t at the input (gradient methods)
+    scores: np.ndarray | None = None  # (T_out,) f_t at the input (gradient methods, occlusion)
     baseline_scores: np.ndarray | None = None  # (T_out,) f_t at the baseline (integrated gradients)
     completeness: np.ndarray | None = None  # (T_out,) relative completeness gap per row (integrated gradients)
     steps: int = 0
@@ -97,20 +99,30 @@ class Attribution:
         return None if self.completeness is None else float(np.max(self.completeness))
 
 
+def _log_probs(model, h: torch.Tensor) -> torch.Tensor:
+    """Decoder output h (B, T, D) -> log p (B, T, V), pad and BOS never produced, as in decoding."""
+    logits = model.project(h)  # (B, T, V)
+    logits[..., blocked_ids(model.cfg)] = float("-inf")
+    return F.log_softmax(logits, dim=-1)
+
+
+def _scores(logp: torch.Tensor, score_ids: torch.Tensor, contrast_ids: torch.Tensor | None) -> torch.Tensor:
+    """log p (B, T, V) -> f (B, T): log p of score_ids[t] at position t (minus log p of contrast_ids[t])."""
+    f = logp[..., score_ids].diagonal(dim1=1, dim2=2)  # (B, T, T) -> (B, T)
+    if contrast_ids is not None:
+        f = f - logp[..., contrast_ids].diagonal(dim1=1, dim2=2)
+    return f
+
+
 def _scores_and_slopes(model, h: torch.Tensor, score_ids: torch.Tensor, contrast_ids: torch.Tensor | None):
     """Decoder output h (B, T, D) -> f (B, T): log p of score_ids[t] (minus log p of contrast_ids[t]),
     and d f / d h (B, T, D): W[y] - sum_v p_v W[v] (W the tied output matrix; minus the same for c)."""
-    cfg, w = model.cfg, model.embedding.weight  # (V, D)
-    logits = model.project(h)  # (B, T, V)
-    logits[..., blocked_ids(cfg)] = float("-inf")  # never produced, as in decoding
-    logp = F.log_softmax(logits, dim=-1)
-    expected = logp.exp() @ w  # (B, T, V) x (V, D) -> (B, T, D)
-    f = logp[..., score_ids].diagonal(dim1=1, dim2=2)  # (B, T, T) -> (B, T): position t, token score_ids[t]
-    g = w[score_ids][None] - expected  # (B, T, D)
+    w = model.embedding.weight  # (V, D)
+    logp = _log_probs(model, h)
+    f = _scores(logp, score_ids, contrast_ids)
     if contrast_ids is not None:
-        f = f - logp[..., contrast_ids].diagonal(dim1=1, dim2=2)
-        g = w[score_ids][None] - w[contrast_ids][None]  # the expectations cancel
-    return f, g
+        return f, w[score_ids][None] - w[contrast_ids][None]  # the expectations cancel
+    return f, w[score_ids][None] - logp.exp() @ w  # (B, T, D): (B, T, V) x (V, D)
 
 
 def _embeddings(model, ids: torch.Tensor) -> torch.Tensor:
@@ -208,7 +220,7 @@ def path_scores(model, src, tgt, score_ids, contrast_ids, alphas: torch.Tensor) 
     with intervene(hooks):
         memory, src_mask = model.encode(src.expand(k, -1))
         h = model.decode(tgt.expand(k, -1), memory, src_mask)  # (K, T, D)
-    return _scores_and_slopes(model, h, score_ids, contrast_ids)[0]
+    return _scores(_log_probs(model, h), score_ids, contrast_ids)
 
 
 def adaptive_nodes(f_grid: torch.Tensor, grid: torch.Tensor, steps: int) -> tuple[torch.Tensor, torch.Tensor]:
@@ -263,27 +275,32 @@ def occlusion(model, src_ids: list[int], tgt_ids: list[int], score_ids: list[int
     """Erase each source piece and each decoder input in turn (it becomes padding) and measure f's fall.
 
     src_ids (S,), tgt_ids (T,) = BOS + output, score_ids (T,) = output + EOS.
-    -> {"source": (T, S), "target": (T, T), "scores": (T,)}; source[t, j] = f_t(x) - f_t(x, piece j erased).
+    -> {"source": (T, S), "target": (T, T), "scores": (T,)}; source[t, j] = f_t(x) - f_t(x, piece j erased);
+    target[0, 0] is NaN (erasing BOS leaves the first output no key to attend to).
     """
     if len(score_ids) != len(tgt_ids):
         raise ValueError(f"{len(score_ids)} scored tokens for {len(tgt_ids)} decoder positions")
     pad = model.cfg.pad_id
     src, tgt = torch.tensor([src_ids]), torch.tensor([tgt_ids])  # (1, S), (1, T)
     s, t = src.size(1), tgt.size(1)
-    # row 0: nothing erased; rows 1..S: source piece j erased; rows S+1..S+T: decoder input j erased
-    srcs = src.repeat(1 + s + t, 1)  # (1+S+T, S)
-    tgts = tgt.repeat(1 + s + t, 1)  # (1+S+T, T)
+    # variant 0: nothing erased; 1..S: source piece j erased; S+1..S+T: decoder input j erased
+    srcs = src.repeat(1 + s, 1)  # (1+S, S): the target-side variants share variant 0's source
     srcs[1 + torch.arange(s), torch.arange(s)] = pad
+    tgts = tgt.repeat(1 + s + t, 1)  # (1+S+T, T)
     tgts[1 + s + torch.arange(t), torch.arange(t)] = pad
+    encoded = [model.encode(srcs[i:i + batch]) for i in range(0, 1 + s, batch)]
+    memory = torch.cat([m for m, _ in encoded])  # (1+S, S, D)
+    src_mask = torch.cat([k for _, k in encoded])  # (1+S, 1, 1, S)
+    memory = torch.cat([memory, memory[:1].expand(t, -1, -1)])  # (1+S+T, S, D)
+    src_mask = torch.cat([src_mask, src_mask[:1].expand(t, -1, -1, -1)])  # (1+S+T, 1, 1, S)
     score = torch.tensor(score_ids)
     contrast = None if contrast_ids is None else torch.tensor(contrast_ids)
     f = []
-    for i in range(0, srcs.size(0), batch):
-        memory, src_mask = model.encode(srcs[i:i + batch])
-        h = model.decode(tgts[i:i + batch], memory, src_mask)  # (b, T, D)
-        f.append(_scores_and_slopes(model, h, score, contrast)[0])  # (b, T)
+    for i in range(0, tgts.size(0), batch):
+        h = model.decode(tgts[i:i + batch], memory[i:i + batch], src_mask[i:i + batch])  # (b, T, D)
+        f.append(_scores(_log_probs(model, h), score, contrast))  # (b, T)
     f = torch.cat(f).double()  # (1+S+T, T)
     drop = f[0][None] - f[1:]  # (S+T, T): row k erases input k
     source, target = drop[:s].T, drop[s:].T.tril()  # (T, S), (T, T): f_t cannot see decoder inputs after t
-    target[0, 0] = 0.0  # erasing BOS leaves the first output nothing to attend to (its row is undefined)
+    target[0, 0] = float("nan")  # erasing BOS leaves the first output nothing to attend to: not measurable
     return {"source": source.float().numpy(), "target": target.float().numpy(), "scores": f[0].float().numpy()}

@@ -74,8 +74,8 @@ def attention(
     d_k = q.size(-1)
     scores = q @ k.transpose(-2, -1) / math.sqrt(d_k)  # (..., Tq, d_k) x (..., d_k, Tk) -> (..., Tq, Tk)
     if mask is not None:
-        # finfo.min, not -inf: a masked key gets exactly 0 weight, and a row with no key left
-        # (never produced by our masks) would give a uniform row instead of NaN.
+        # finfo.min, not -inf: a masked key gets exactly 0 weight, and a row with no key left (decoding never
+        # makes one; occlusion's erased BOS does, and leaves that cell unmeasured) gives a uniform row, not NaN.
         scores = scores.masked_fill(~mask, torch.finfo(scores.dtype).min)
     if on_scores is not None:
         scores = on_scores(scores)

@@ -264,7 +264,7 @@ class Translator:
         if method == "rollout":
             if contrast is not None:
                 raise ValueError("rollout follows attention and does not depend on the output token: a contrast "
-                                 "applies to the gradient methods")
+                                 "applies to the gradient methods and occlusion")
             source, tgt_part = attr.rollout_ids(self.model, src_ids, tgt_ids)
             return attr.Attribution(method, source, tgt_part, **common)
         contrast_ids = None if contrast is None else self._contrast_ids(contrast, out)

@@ -4,11 +4,14 @@
     python scripts/attribution_vs_occlusion.py --checkpoint en-de [--split val] [--n 50] [--data-dir DIR]
 
 Occlusion erases one source piece at a time (it becomes padding) and measures how much the log-probability of
-each output token falls: a measurement, not an estimate. For every output token of the model's own greedy
-translation (EOS excluded) and every method (cross-attention of the last layer, heads averaged, included as a
-method), over the source pieces:
-- ``top-1``: how often the method's largest value is on the piece whose erasure lowers the token most;
+each output token falls: the effect of one intervention, not an estimate. For every output token of the model's
+own greedy translation (EOS excluded) and every method (cross-attention of the last layer, heads averaged,
+included as a method), over the source pieces, by size (|value|: attention, rollout and saliency have no sign,
+and a piece whose erasure raises the token matters too):
+- ``top-1``: how often the method's largest value is on the piece whose erasure moves the token most;
 - ``Spearman``: the mean rank correlation between the method's row and occlusion's row;
+- ``signed top-1`` (signed methods only): how often the method's largest signed value is on the piece whose
+  erasure lowers the token most;
 - ``on EOS``: how often the method's largest value is on the source's EOS.
 On toy-reverse (its own examples) it also counts how often each method's largest value is the mirror letter, the
 one the output copies. en-de reads ``--n`` sentences evenly spaced through the split (val by default: nothing is
@@ -30,7 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from model.attribution import METHODS  # noqa: E402
 from model.names import act_name  # noqa: E402
 from model.translator import load_pretrained  # noqa: E402
-from viz.attribution import spearman  # noqa: E402
+from viz.attribution import SIGNED, spearman  # noqa: E402
 
 COMPARED = ("cross_attention",) + tuple(m for m in METHODS if m != "occlusion")
 
@@ -50,9 +53,10 @@ def rows(tr, text: str, steps: int) -> dict[str, np.ndarray]:
 
 
 def compare(tr, texts: list[str], steps: int = 32, mirror: bool = False) -> dict[str, dict[str, float]]:
-    """Per method: top-1 agreement with occlusion, mean Spearman with it, share of rows peaking on EOS (and, with
-    ``mirror``, share peaking on the mirror letter) over every output row of every text."""
-    tally = {m: {"top1": [], "rho": [], "eos": [], "mirror": []} for m in COMPARED + ("occlusion",)}
+    """Per method, over every output row of every text: top-1 agreement with occlusion and mean Spearman with it
+    (by size), signed top-1 (signed methods), the share of rows peaking on EOS and, with ``mirror``, on the mirror
+    letter."""
+    tally = {m: {"top1": [], "rho": [], "signed": [], "eos": [], "mirror": []} for m in COMPARED + ("occlusion",)}
     for text in texts:
         r = rows(tr, text, steps)
         occ = r["occlusion"]
@@ -61,22 +65,27 @@ def compare(tr, texts: list[str], steps: int = 32, mirror: bool = False) -> dict
             if a.shape != occ.shape:
                 raise ValueError(f"{m}: rows {a.shape} do not match occlusion's {occ.shape} on {text!r}")
             for t in range(n):
-                tally[m]["top1"].append(a[t].argmax() == occ[t].argmax())
-                tally[m]["rho"].append(spearman(a[t], occ[t]))
-                tally[m]["eos"].append(a[t].argmax() == s - 1)
+                top = int(np.abs(a[t]).argmax())
+                tally[m]["top1"].append(top == int(np.abs(occ[t]).argmax()))
+                tally[m]["rho"].append(spearman(np.abs(a[t]), np.abs(occ[t])))
+                if m in SIGNED:
+                    tally[m]["signed"].append(a[t].argmax() == occ[t].argmax())
+                tally[m]["eos"].append(top == s - 1)
                 if mirror:
-                    tally[m]["mirror"].append(a[t].argmax() == n - 1 - t)
-    return {m: {k: float(np.nanmean(v)) for k, v in d.items() if v} | {"rows": len(d["top1"])}
+                    tally[m]["mirror"].append(top == n - 1 - t)
+    return {m: {k: float(np.nanmean(v)) if v else float("nan") for k, v in d.items()} | {"rows": len(d["top1"])}
             for m, d in tally.items()}
 
 
 def table(result: dict[str, dict[str, float]]) -> str:
-    mirror = "mirror" in next(iter(result.values()))
-    head = f"{'method':22s} {'top-1':>7s} {'Spearman':>9s} {'on EOS':>7s}" + (f" {'mirror':>7s}" if mirror else "")
+    mirror = not np.isnan(next(iter(result.values()))["mirror"])
+    pct = lambda x: "      —" if np.isnan(x) else f"{x:7.1%}"  # noqa: E731
+    head = (f"{'method':22s} {'top-1':>7s} {'Spearman':>9s} {'signed top-1':>13s} {'on EOS':>7s}"
+            + (f" {'mirror':>7s}" if mirror else ""))
     lines = [head]
     for m, d in result.items():
-        lines.append(f"{m:22s} {d['top1']:7.1%} {d['rho']:+9.2f} {d['eos']:7.1%}"
-                     + (f" {d['mirror']:7.1%}" if mirror else ""))
+        lines.append(f"{m:22s} {pct(d['top1'])} {d['rho']:+9.2f} {pct(d['signed']):>13s} {pct(d['eos'])}"
+                     + (f" {pct(d['mirror'])}" if mirror else ""))
     return "\n".join(lines)
 
 

@@ -59,6 +59,13 @@ def test_attribution_view_holds_the_models_attribution_and_the_shown_cross_atten
     np.testing.assert_allclose(np.array(bars.x, dtype=float), np.nan_to_num(rho), atol=1e-12)
     assert f"{np.nanmean(rho):+.2f}" in text and "Spearman" in text
     assert ("should add up to how much its log-probability changes" in text) == (method == "integrated_gradients")
+    unmeasured = [t for t in fig.data if t.type == "heatmap" and "not measurable" in (t.hovertemplate or "")]
+    if method == "occlusion":  # erasing BOS leaves the first output nothing to read: that cell alone is grey
+        z = np.array(unmeasured[0].z, dtype=float)
+        assert len(unmeasured) == 1 and z[0, 0] == 1 and np.isnan(np.delete(z.ravel(), 0)).all()
+        assert np.isnan(r.target[0, 0]) and fig.layout.coloraxis.colorbar.title.text == "fall (nats)"
+    else:
+        assert not unmeasured and np.isfinite(r.target).all()
     if method == "integrated_gradients":
         rows = r.source.astype(np.float64).sum(1) + r.target.astype(np.float64).sum(1)
         change = r.scores.astype(np.float64) - r.baseline_scores  # (T_out,)

@@ -25,13 +25,13 @@ def causal(n_q: int, n_k: int) -> np.ndarray:
     return np.arange(n_k)[None, :] > np.arange(n_q)[:, None]
 
 
-def masked_trace(mask: np.ndarray, **where) -> go.Heatmap:
+def masked_trace(mask: np.ndarray, hover: str = MASKED_HOVER, **where) -> go.Heatmap:
     """Grey cells where ``mask`` is True (nothing elsewhere), named in the hover; drawn over the weights,
     whose own cells there are gaps."""
     z = np.where(mask, 1.0, np.nan)
     return go.Heatmap(z=z, x=list(range(mask.shape[1])), y=list(range(mask.shape[0])), zmin=0, zmax=1,
                       colorscale=[[0, MASKED], [1, MASKED]], showscale=False, hoverongaps=False,
-                      hovertemplate=f"query #%{{y}}, key #%{{x}}<br>{MASKED_HOVER}<extra></extra>", **where)
+                      hovertemplate=f"query #%{{y}}, key #%{{x}}<br>{hover}<extra></extra>", **where)
 
 
 def subtitle(kind: str, source: str = "English", target: str = "German") -> str:

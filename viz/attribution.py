@@ -13,8 +13,9 @@ from viz.tokens import readable
 
 METHOD_NAMES = {"rollout": "attention rollout", "saliency": "saliency (gradient norm)",
                 "input_x_gradient": "input × gradient", "integrated_gradients": "integrated gradients",
-                "occlusion": "occlusion (erase one word)"}
+                "occlusion": "occlusion (erase one input)"}
 SIGNED = ("input_x_gradient", "integrated_gradients", "occlusion")  # attributions with a sign; the others are >= 0
+UNMEASURED_HOVER = "not measurable: with [BOS] erased the first output has nothing left to read"
 
 
 def ranks(x) -> np.ndarray:
@@ -84,7 +85,7 @@ def attribution_figure(source, target, attention, src_tokens: list[str], tgt_tok
         layout[f"xaxis{axis_id(i)}"]["domain"] = list(frac)
         layout["annotations"][i]["x"] = sum(frac) / 2
     signed = method in SIGNED
-    span = max(float(np.abs(np.concatenate([src.ravel(), tgt.ravel()])).max()), 1e-9)
+    span = max(float(np.nanmax(np.abs(np.concatenate([src.ravel(), tgt.ravel()])), initial=0.0)), 1e-9)
     traces = []
     mask = causal(n_out, len(tgt_tokens))  # (T_out, T_out): j > t
     for i, (z, keys, title) in enumerate(((src, src_tokens, "source token"), (tgt, tgt_tokens, "decoder input"))):
@@ -99,6 +100,9 @@ def attribution_figure(source, target, attention, src_tokens: list[str], tgt_tok
         layout[f"xaxis{a}"].update(token_axis(keys, title), tickangle=-60)
         layout[f"yaxis{a}"].update(row_axis("output token" if i == 0 else "", i == 0))
     traces.append(masked_trace(mask, xaxis="x2", yaxis="y2"))
+    unmeasured = np.isnan(tgt) & ~mask  # occlusion's first output with BOS erased: it has nothing left to read
+    if unmeasured.any():
+        traces.append(masked_trace(unmeasured, UNMEASURED_HOVER, xaxis="x2", yaxis="y2"))
     traces.append(go.Heatmap(
         z=w, x=list(range(len(src_tokens))), y=list(range(n_out)), coloraxis="coloraxis2", xaxis="x3", yaxis="y3",
         customdata=[[f"{row_labels[t]} ← {html.escape(readable(k), quote=False)}" for k in src_tokens]
@@ -113,7 +117,8 @@ def attribution_figure(source, target, attention, src_tokens: list[str], tgt_tok
     layout["yaxis4"].update(row_axis("", False))
     layout["coloraxis"] = (dict(colorscale=DIVERGING_SCALE, reversescale=True, cmin=-span, cmax=span, cmid=0)
                            if signed else dict(colorscale="Greens", cmin=0, cmax=span))
-    layout["coloraxis"]["colorbar"] = dict(title=dict(text="attribution"), x=1.02, len=0.9)
+    layout["coloraxis"]["colorbar"] = dict(title=dict(text="fall (nats)" if method == "occlusion" else "attribution"),
+                                           x=1.02, len=0.9)
     layout["coloraxis2"] = dict(colorscale=ATTENTION_SCALE, cmin=0, cmax=1,
                                 colorbar=dict(title=dict(text="weight"), x=1.12, len=0.9))
     fig = go.Figure(data=traces, layout=layout)
