@@ -159,7 +159,7 @@ def test_beyond_attention_endpoints(client):
     text, plot = client.predict(*dec(), "occlusion", "", "Katze", 32, -1, api_name="/attribute")
     want = tr.attribute(SENTENCE, "occlusion", target=a.out_ids[:-1], contrast="Katze")
     np.testing.assert_allclose(array(figure(plot)["data"][0]["z"]), want.source, rtol=1e-3, atol=1e-5)
-    assert "Occlusion (erase one word)" in text and "not “Katze”" in text
+    assert "Occlusion (erase one input)" in text and "not “Katze”" in text
     text, plot = client.predict(*dec(), corrupted=SENTENCE.replace("dog", "cat"), api_name="/patch")
     p = tr.patch(SENTENCE, SENTENCE.replace("dog", "cat"))
     assert f"{p.clean_logp:.2f}" in text and len(figure(plot)["data"]) == 5  # 3 attention kinds, 2 layer stacks
