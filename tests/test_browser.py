@@ -862,8 +862,9 @@ def test_repetition_options_stop_a_loop_and_the_page_warns_about_it(page):
     box = page.locator("#no-repeat input[type=number]")
     box.fill("2")
     box.press("Enter")
+    box.blur()  # a Number reports its change on Enter or on blur: both, so a busy page cannot miss it
     page.wait_for_function("() => document.querySelector('#status').innerText.includes('Not translated yet')",
-                           timeout=10_000)
+                           timeout=30_000)
     page.locator("#translate").click()
     page.wait_for_function("(old) => document.querySelector('#translation textarea').value !== old", arg=out,
                            timeout=60_000)
