@@ -11,6 +11,8 @@ import os
 import random
 from pathlib import Path
 
+import numpy as np
+
 DATA_ENV = "ATTENTION_EXPLORER_DATA"
 DEFAULT_DATA_DIR = Path(
     os.environ.get(DATA_ENV) or Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "multi30k"
@@ -49,6 +51,13 @@ def read_split(data_dir: str | Path | None, split: str, src: str = "en", tgt: st
     if len(out[0]) != len(out[1]):
         raise ValueError(f"{split}: {len(out[0])} {src} lines but {len(out[1])} {tgt} lines")
     return out[0], out[1]
+
+
+def spaced_sources(data_dir: str | Path | None, split: str, n: int) -> list[str]:
+    """``n`` source sentences evenly spaced through a split, the first and the last included: a sample for a
+    measurement that takes nothing from one corner of the file."""
+    src, _ = read_split(data_dir, split)
+    return [src[i] for i in np.linspace(0, len(src) - 1, min(n, len(src))).round().astype(int)]
 
 
 def token_batches(

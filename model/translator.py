@@ -268,16 +268,14 @@ class Translator:
             source, tgt_part = attr.rollout_ids(self.model, src_ids, tgt_ids)
             return attr.Attribution(method, source, tgt_part, **common)
         contrast_ids = None if contrast is None else self._contrast_ids(contrast, out)
+        common["contrast_tokens"] = tok.pieces(contrast_ids) if contrast_ids else []
         if method == "occlusion":
-            with torch.inference_mode():
-                r = attr.occlusion(self.model, src_ids, tgt_ids, score_ids, contrast_ids)
-            return attr.Attribution(method, r["source"], r["target"], **common, scores=r["scores"],
-                                    contrast_tokens=tok.pieces(contrast_ids) if contrast_ids else [])
+            r = attr.occlusion(self.model, src_ids, tgt_ids, score_ids, contrast_ids)
+            return attr.Attribution(method, r["source"], r["target"], **common, scores=r["scores"])
         r = attr.gradient_attribution(self.model, src_ids, tgt_ids, score_ids, contrast_ids, method, steps)
-        return attr.Attribution(method, r["source"], r["target"], **common,
-                                contrast_tokens=tok.pieces(contrast_ids) if contrast_ids else [],
-                                scores=r["scores"], baseline_scores=r.get("baseline_scores"),
-                                completeness=r.get("completeness"), steps=steps if method == "integrated_gradients" else 0)
+        return attr.Attribution(method, r["source"], r["target"], **common, scores=r["scores"],
+                                baseline_scores=r.get("baseline_scores"), completeness=r.get("completeness"),
+                                steps=steps if method == "integrated_gradients" else 0)
 
     def patch(self, clean: str, corrupt: str, position: int | None = None) -> Patching:
         """Activation patching from the clean sentence's run into the corrupted one's (model/patching.py), on the

@@ -31,6 +31,7 @@ import torch
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from model.attribution import METHODS  # noqa: E402
+from model.data import spaced_sources  # noqa: E402
 from model.names import act_name  # noqa: E402
 from model.translator import load_pretrained  # noqa: E402
 from viz.attribution import SIGNED, spearman  # noqa: E402
@@ -40,14 +41,11 @@ COMPARED = ("cross_attention",) + tuple(m for m in METHODS if m != "occlusion")
 
 def rows(tr, text: str, steps: int) -> dict[str, np.ndarray]:
     """Every method's source rows (n, S) for the n output pieces of the greedy translation (EOS excluded)."""
-    _, out_ids = tr._target_ids(text, None)  # the greedy translation's pieces, as attribute explains them
-    occ = tr.attribute(text, "occlusion", target=out_ids)
-    n = len(occ.out_tokens) - 1
-    out = {"occlusion": occ.source[:n]}
-    _, cache = tr.forced(text, out_ids)
+    a = tr.analyze(text)  # the greedy translation and its pass's attention
+    out_ids, n = a.out_ids[:-1], len(a.out_ids) - 1  # the output pieces, EOS left out
     last = tr.cfg.n_decoder_layers - 1
-    out["cross_attention"] = cache[act_name("cross", last, "weights")][0].mean(0).numpy()[:n]  # (H, T, S) -> (n, S)
-    for m in COMPARED[1:]:
+    out = {"cross_attention": a.cache[act_name("cross", last, "weights")][0].mean(0).numpy()[:n]}  # (H, T, S) -> (n, S)
+    for m in COMPARED[1:] + ("occlusion",):
         out[m] = tr.attribute(text, m, target=out_ids, steps=steps).source[:n]
     return out
 
@@ -101,16 +99,11 @@ def main(argv: list[str] | None = None) -> int:
     torch.set_num_threads(args.threads)
     tr = load_pretrained(args.checkpoint)
     toy = tr.training.get("task") == "reverse"
-    if toy:
-        texts = list(tr.task.examples)
-    else:
-        from model.data import read_split
-        try:
-            src, _ = read_split(args.data_dir, args.split)
-        except (FileNotFoundError, ValueError) as e:
-            print(f"error: {e}", file=sys.stderr)
-            return 2
-        texts = [src[i] for i in np.linspace(0, len(src) - 1, min(args.n, len(src))).round().astype(int)]
+    try:
+        texts = list(tr.task.examples) if toy else spaced_sources(args.data_dir, args.split, args.n)
+    except (FileNotFoundError, ValueError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
     t0 = time.perf_counter()
     result = compare(tr, texts, args.steps, mirror=toy)
     rows_n = result["occlusion"]["rows"]

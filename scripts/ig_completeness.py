@@ -22,7 +22,7 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from model.data import read_split  # noqa: E402
+from model.data import spaced_sources  # noqa: E402
 from model.translator import load_pretrained  # noqa: E402
 
 
@@ -37,23 +37,22 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     torch.set_num_threads(args.threads)
     try:
-        src, _ = read_split(args.data_dir, args.split)
+        texts = spaced_sources(args.data_dir, args.split, args.n)
     except (FileNotFoundError, ValueError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     tr = load_pretrained(args.checkpoint)
-    picked = np.linspace(0, len(src) - 1, min(args.n, len(src))).round().astype(int)
     whole, worst_rel, worst_nats = [], [], []
     t0 = time.perf_counter()
-    for k, i in enumerate(picked, 1):
-        a = tr.attribute(src[i], "integrated_gradients", steps=args.steps)
+    for k, text in enumerate(texts, 1):
+        a = tr.attribute(text, "integrated_gradients", steps=args.steps)
         whole.append(a.completeness_error)
         worst_rel.append(a.worst_row_completeness_error)
         worst_nats.append(float(a.row_gaps.max()))
         if k % 10 == 0:
-            print(f"  {k}/{len(picked)} sentences, {time.perf_counter() - t0:.0f} s", file=sys.stderr, flush=True)
+            print(f"  {k}/{len(texts)} sentences, {time.perf_counter() - t0:.0f} s", file=sys.stderr, flush=True)
     whole, worst_rel, worst_nats = map(np.array, (whole, worst_rel, worst_nats))
-    print(f"{tr.name}: {len(picked)} {args.split} sentences, integrated gradients with {args.steps} steps "
+    print(f"{tr.name}: {len(texts)} {args.split} sentences, integrated gradients with {args.steps} steps "
           f"({time.perf_counter() - t0:.0f} s)")
     print(f"all rows (completeness_error): max {whole.max():.2%}, median {np.median(whole):.2%}, "
           f"over 1%: {(whole > 0.01).sum()}")
