@@ -5,6 +5,8 @@ from __future__ import annotations
 import random
 
 ALPHABET = "abcdefghijklmnopqrstuvwxyz"
+# the examples the shipped toy shows (its config.json "task"); also used for a toy trained without them
+EXAMPLES = ("a b c d e", "h e l l o", "t r a n s f o r m e r", "d o g s", "a t t e n t i o n")
 
 
 def make_pairs(task: str, n: int, seed: int, min_len: int = 3, max_len: int = 12,

@@ -1,6 +1,7 @@
 """Which attribution method agrees with erasing the input? Every method held against occlusion, row by row.
 
     python scripts/attribution_vs_occlusion.py --checkpoint toy-reverse
+    python scripts/attribution_vs_occlusion.py --checkpoint runs/toy-copy     # a copying toy, trained as README says
     python scripts/attribution_vs_occlusion.py --checkpoint en-de [--split val] [--n 50] [--data-dir DIR]
 
 Occlusion erases one source piece at a time (it becomes padding) and measures how much the log-probability of
@@ -13,9 +14,10 @@ and a piece whose erasure raises the token matters too):
 - ``signed top-1`` (signed methods only): how often the method's largest signed value is on the piece whose
   erasure lowers the token most;
 - ``on EOS``: how often the method's largest value is on the source's EOS.
-On toy-reverse (its own examples) it also counts how often each method's largest value is the mirror letter, the
-one the output copies. en-de reads ``--n`` sentences evenly spaced through the split (val by default: nothing is
-chosen on a test set).
+On a toy (toy-reverse, or a copying toy trained with ``--task copy``; the toy's own examples) it also counts how
+often each method's largest value is the aligned letter, the one the output copies (the mirror letter when
+reversing), over the whole source and over the letters alone (EOS left out). en-de reads ``--n`` sentences evenly
+spaced through the split (val by default: nothing is chosen on a test set).
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from model.attribution import METHODS  # noqa: E402
 from model.data import spaced_sources  # noqa: E402
 from model.names import act_name  # noqa: E402
+from model.toy import EXAMPLES  # noqa: E402
 from model.translator import load_pretrained  # noqa: E402
 from viz.attribution import SIGNED, spearman  # noqa: E402
 
@@ -50,11 +53,14 @@ def rows(tr, text: str, steps: int) -> dict[str, np.ndarray]:
     return out
 
 
-def compare(tr, texts: list[str], steps: int = 32, mirror: bool = False) -> dict[str, dict[str, float]]:
+def compare(tr, texts: list[str], steps: int = 32, toy: str | None = None) -> dict[str, dict[str, float]]:
     """Per method, over every output row of every text: top-1 agreement with occlusion and mean Spearman with it
-    (by size), signed top-1 (signed methods), the share of rows peaking on EOS and, with ``mirror``, on the mirror
-    letter."""
-    tally = {m: {"top1": [], "rho": [], "signed": [], "eos": [], "mirror": []} for m in COMPARED + ("occlusion",)}
+    (by size), signed top-1 (signed methods), the share of rows peaking on EOS and, for a ``toy`` ("reverse" or
+    "copy"), on the aligned letter, over the whole source ("aligned") and over the letters alone ("letters")."""
+    if toy not in (None, "reverse", "copy"):
+        raise ValueError(f"toy must be 'reverse', 'copy' or None, not {toy!r}")
+    keys = ("top1", "rho", "signed", "eos", "aligned", "letters")
+    tally = {m: {k: [] for k in keys} for m in COMPARED + ("occlusion",)}
     for text in texts:
         r = rows(tr, text, steps)
         occ = r["occlusion"]
@@ -69,21 +75,23 @@ def compare(tr, texts: list[str], steps: int = 32, mirror: bool = False) -> dict
                 if m in SIGNED:
                     tally[m]["signed"].append(a[t].argmax() == occ[t].argmax())
                 tally[m]["eos"].append(top == s - 1)
-                if mirror:
-                    tally[m]["mirror"].append(top == n - 1 - t)
+                if toy is not None:
+                    aligned = n - 1 - t if toy == "reverse" else t
+                    tally[m]["aligned"].append(top == aligned)
+                    tally[m]["letters"].append(int(np.abs(a[t, :s - 1]).argmax()) == aligned)  # EOS left out
     return {m: {k: float(np.nanmean(v)) if v else float("nan") for k, v in d.items()} | {"rows": len(d["top1"])}
             for m, d in tally.items()}
 
 
 def table(result: dict[str, dict[str, float]]) -> str:
-    mirror = not np.isnan(next(iter(result.values()))["mirror"])
+    toy = not np.isnan(next(iter(result.values()))["aligned"])
     pct = lambda x: "      —" if np.isnan(x) else f"{x:7.1%}"  # noqa: E731
     head = (f"{'method':22s} {'top-1':>7s} {'Spearman':>9s} {'signed top-1':>13s} {'on EOS':>7s}"
-            + (f" {'mirror':>7s}" if mirror else ""))
+            + (f" {'aligned':>8s} {'aligned, letters only':>22s}" if toy else ""))
     lines = [head]
     for m, d in result.items():
         lines.append(f"{m:22s} {pct(d['top1'])} {d['rho']:+9.2f} {pct(d['signed']):>13s} {pct(d['eos'])}"
-                     + (f" {pct(d['mirror'])}" if mirror else ""))
+                     + (f" {pct(d['aligned']):>8s} {pct(d['letters']):>22s}" if toy else ""))
     return "\n".join(lines)
 
 
@@ -98,14 +106,14 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     torch.set_num_threads(args.threads)
     tr = load_pretrained(args.checkpoint)
-    toy = tr.training.get("task") == "reverse"
+    toy = tr.training.get("task") if tr.training.get("task") in ("reverse", "copy") else None
     try:
-        texts = list(tr.task.examples) if toy else spaced_sources(args.data_dir, args.split, args.n)
+        texts = list(tr.task.examples or EXAMPLES) if toy else spaced_sources(args.data_dir, args.split, args.n)
     except (FileNotFoundError, ValueError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     t0 = time.perf_counter()
-    result = compare(tr, texts, args.steps, mirror=toy)
+    result = compare(tr, texts, args.steps, toy=toy)
     rows_n = result["occlusion"]["rows"]
     print(f"{tr.name}: {len(texts)} sentences, {rows_n} output tokens, integrated gradients with {args.steps} steps "
           f"({time.perf_counter() - t0:.0f} s)")
