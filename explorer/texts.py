@@ -84,10 +84,11 @@ add up to the whole change in log-probability) and rollout (attention of every l
 residual, so it inherits attention's habits). Held against occlusion on the English–German model, integrated
 gradients most often ranks first the piece whose erasure matters most (README: "Held against occlusion"). On the
 letter-reversing toy, rollout ranks the end mark [EOS] first almost everywhere, because every letter's attention
-leans on [EOS] (which the toy needs: erase it and most reversals go wrong); occlusion ranks the mirror letter
-first in most rows.
-The agreement column is the rank correlation between cross-attention and each row's attribution: where it is low,
-attention points somewhere the output does not depend on. **Activation patching** runs a second, *corrupted*
+leans on [EOS]. The toy does need [EOS] (erase it and most reversals go wrong in the later letters), but each
+output letter depends most on its mirror letter, which occlusion ranks first in most rows; a copying toy leans on
+[EOS] as much, so rollout over-counts it (README: "Known limit of rollout"). The agreement column is the rank
+correlation between cross-attention and each row's attribution: where it is low, attention points somewhere the
+output does not depend on. **Activation patching** runs a second, *corrupted*
 sentence and copies one head's output at a time from the clean run into it: the heads that bring the clean word
 back carry the difference. **What-if** lets you force a German beginning, or change one English word, and see what
 the model does."""

@@ -33,9 +33,11 @@ import torch
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from model.attribution import METHODS  # noqa: E402
+from model.batch import pad_batch  # noqa: E402
 from model.data import spaced_sources  # noqa: E402
+from model.decoding import greedy  # noqa: E402
 from model.names import act_name  # noqa: E402
-from model.toy import EXAMPLES  # noqa: E402
+from model.toy import EXAMPLES, make_pairs  # noqa: E402
 from model.translator import load_pretrained  # noqa: E402
 from viz.attribution import SIGNED, spearman  # noqa: E402
 
@@ -65,6 +67,8 @@ def compare(tr, texts: list[str], steps: int = 32, toy: str | None = None) -> di
         r = rows(tr, text, steps)
         occ = r["occlusion"]
         n, s = occ.shape
+        if toy is not None and n != s - 1:  # a wrong output has no aligned letter for every row
+            raise ValueError(f"{text!r}: {n} output letters for {s - 1} source letters; the toy got it wrong")
         for m, a in r.items():
             if a.shape != occ.shape:
                 raise ValueError(f"{m}: rows {a.shape} do not match occlusion's {occ.shape} on {text!r}")
@@ -76,11 +80,40 @@ def compare(tr, texts: list[str], steps: int = 32, toy: str | None = None) -> di
                     tally[m]["signed"].append(a[t].argmax() == occ[t].argmax())
                 tally[m]["eos"].append(top == s - 1)
                 if toy is not None:
-                    aligned = n - 1 - t if toy == "reverse" else t
+                    aligned = s - 2 - t if toy == "reverse" else t  # the source holds s - 1 letters, then EOS
                     tally[m]["aligned"].append(top == aligned)
                     tally[m]["letters"].append(int(np.abs(a[t, :s - 1]).argmax()) == aligned)  # EOS left out
     return {m: {k: float(np.nanmean(v)) if v else float("nan") for k, v in d.items()} | {"rows": len(d["top1"])}
             for m, d in tally.items()}
+
+
+@torch.no_grad()
+def erase_eos(tr, toy: str, n: int = 200, seed: int = 99) -> dict[str, int]:
+    """Greedy outputs for n letter strings (``make_pairs`` with ``seed``; the toys were trained on seed 1234) with
+    the source's EOS intact and erased (it becomes padding): how many are exactly right, how many have every letter
+    right but may run on past the end, and how many have the first letter right."""
+    cfg = tr.cfg
+    src, tgt = make_pairs(toy, n, seed)
+    want = [tr.tokenizer.encode(t) for t in tgt]
+    intact = [tr.tokenizer.encode(s) + [cfg.eos_id] for s in src]
+    limit = 2 * max(map(len, want)) + 10  # room to run on past the end, as the app's default allows
+    out = {}
+    for name, batch in (("intact", intact), ("erased", [ids[:-1] + [cfg.pad_id] for ids in intact])):
+        got, _ = greedy(tr.model, pad_batch(batch, cfg.pad_id), max_len=limit)
+        out[f"{name} exact"] = sum(g == w for g, w in zip(got, want))
+        out[f"{name} letters"] = sum(g[:len(w)] == w for g, w in zip(got, want))
+        out[f"{name} first"] = sum(g[:1] == w[:1] for g, w in zip(got, want))
+    return out
+
+
+@torch.no_grad()
+def eos_share(tr, texts: list[str]) -> tuple[float, float]:
+    """The least and most attention (heads averaged) any letter sends to EOS in the first encoder layer."""
+    shares = []
+    for text in texts:
+        w = tr.analyze(text).cache[act_name("encoder", 0, "weights")][0].mean(0)  # (H, S, S) -> (S, S)
+        shares.extend(w[:-1, -1].tolist())  # every letter's row, the EOS column
+    return min(shares), max(shares)
 
 
 def table(result: dict[str, dict[str, float]]) -> str:
@@ -118,6 +151,13 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{tr.name}: {len(texts)} sentences, {rows_n} output tokens, integrated gradients with {args.steps} steps "
           f"({time.perf_counter() - t0:.0f} s)")
     print(table(result))
+    if toy:
+        lo, hi = eos_share(tr, texts)
+        e = erase_eos(tr, toy)
+        print(f"first encoder layer: every letter sends {lo:.0%}-{hi:.0%} of its attention to EOS (heads averaged)")
+        print(f"200 letter strings (seed 99), greedy: intact {e['intact exact']} exactly right; EOS erased "
+              f"{e['erased exact']} exactly right, {e['erased letters']} with every letter right (maybe running on), "
+              f"{e['erased first']} with the first letter right")
     return 0
 
 

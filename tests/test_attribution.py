@@ -437,6 +437,13 @@ def test_the_occlusion_comparison_script_counts_rows_as_the_methods_give_them():
     assert got["occlusion"]["top1"] == 1.0 and got["occlusion"]["rho"] == pytest.approx(1.0)
     assert got["rollout"]["top1"] < got["cross_attention"]["top1"]  # the EOS sink, as the README table says
     assert "occlusion" in script.table(got) and "letters only" in script.table(got)
+    # the copy alignment, counted on the same rows: the aligned letter is the one at the output's own position
+    copy = script.compare(tr, examples[:2], steps=2, toy="copy")
+    hand = [int(np.abs(tr.attribute(e, "rollout").source[t]).argmax()) == t
+            for e in examples[:2] for t in range(len(e.split()))]
+    assert copy["rollout"]["aligned"] == pytest.approx(np.mean(hand))
+    with pytest.raises(ValueError, match="toy must be"):
+        script.compare(tr, examples[:1], steps=2, toy="rev")
 
 
 # -- rollout -----------------------------------------------------------------------------------------------
@@ -511,11 +518,11 @@ def test_toy_reverse_last_cross_attention_argmax_is_the_mirror_position():
 
 
 def test_toy_reverse_needs_eos_to_reverse():
-    """Rollout credits EOS in almost every toy row (the xfail below): EOS is an input the toy does need, not only
-    a place to park attention. Erase it (it becomes padding, which every attention ignores) and the first output
-    letter, the last source letter, stays right, but exact reversal of fresh letter strings collapses: reversing
-    needs to know where the sentence ends. The letters are drawn with seed 99 (the toy was trained on seed 1234 and
-    validated on 1235)."""
+    """Rollout credits EOS in almost every toy row (the xfail below), and EOS is an input the toy does need. Erase
+    it (it becomes padding, which every attention ignores) and the first output letter, the last source letter,
+    stays right, but exact reversal collapses (plausibly the toy reads where the sentence ends from EOS; an input it
+    never saw in training may also throw it off). The letters are drawn with seed 99 (the toy was trained on seed
+    1234 and validated on 1235; a few short strings recur)."""
     tr = load_pretrained("toy-reverse")
     cfg = tr.cfg
     src, tgt = make_pairs("reverse", 200, seed=99)
