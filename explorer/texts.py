@@ -88,8 +88,7 @@ leans on [EOS]. The toy does need [EOS] (erase it and most reversals go wrong in
 output letter depends most on its mirror letter, which occlusion ranks first in most rows; a copying toy leans on
 [EOS] as much, so rollout over-counts it (README: "Known limit of rollout"). The agreement column is the rank
 correlation between cross-attention and each row's attribution: where it is low, attention points somewhere the
-output does not depend on. **Activation patching** runs a second, *corrupted*
-sentence and copies one head's output at a time from the clean run into it: the heads that bring the clean word
-back carry the difference. **What-if** lets you force a German beginning, or change one English word, and see what
-the model does."""
+output does not depend on. **Activation patching** runs a second, *corrupted* sentence and copies one head's
+output at a time from the clean run into it: the heads that bring the clean word back carry the difference.
+**What-if** lets you force a German beginning, or change one English word, and see what the model does."""
 

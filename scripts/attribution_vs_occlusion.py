@@ -139,7 +139,8 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     torch.set_num_threads(args.threads)
     tr = load_pretrained(args.checkpoint)
-    toy = tr.training.get("task") if tr.training.get("task") in ("reverse", "copy") else None
+    task = tr.training.get("task")
+    toy = task if task in ("reverse", "copy") else None
     try:
         texts = list(tr.task.examples or EXAMPLES) if toy else spaced_sources(args.data_dir, args.split, args.n)
     except (FileNotFoundError, ValueError) as e:
