@@ -24,7 +24,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from model.data import DEFAULT_DATA_DIR  # noqa: E402
+from training.data import DEFAULT_DATA_DIR  # noqa: E402
 
 HELLO = """import gradio as gr
 with gr.Blocks() as demo:

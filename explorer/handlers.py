@@ -326,14 +326,23 @@ def model_card(name: Any) -> str:
     settings = " · ".join(f"`{k}` {v}" for k, v in cfg.to_dict().items())
     bleu = m.get("bleu", {})
     pipe = lambda text: str(text).replace("|", "\\|")  # a sacreBLEU signature is full of table separators
-    bleu_rows = [f"| {k} | {v['bleu']} | {v.get('bleu_lowercase', '')} | {pipe(v['signature'])} |"
-                 for k, v in sorted(bleu.items())]
+    bleu_rows = [f"| {html.escape(k)} | {v['bleu']} | {v.get('chrf', '')} | {v.get('bleu_lowercase', '')} | "
+                 f"{pipe(v['signature'])} |" for k, v in sorted(bleu.items())]
     parts = [f"### {html.escape(name)}: {tr.model.num_parameters():,} parameters",
              f"Trained for {m.get('training_minutes', '?')} minutes on {html.escape(str(m.get('hardware', '?')))}.",
              f"**Configuration:** {settings}"]
+    data = [d for d in m.get("data", []) if isinstance(d, dict)]
+    if data:
+        parts.append("**Trained on:** " + "; ".join(
+            f"{html.escape(str(d.get('credit', d.get('corpus', '?'))))} ({_count(d.get('train_pairs'))} pairs"
+            f"{', twice an epoch' if d.get('repeats_per_epoch') == 2 else ''})" for d in data))
     if bleu_rows:
-        parts.append("| evaluation | sacreBLEU | lowercased | signature |\n|---|---|---|---|\n" + "\n".join(bleu_rows))
+        parts.append("| evaluation | sacreBLEU | chrF | lowercased | signature |\n|---|---|---|---|---|\n" + "\n".join(bleu_rows))
     return "\n\n".join(parts)
+
+
+def _count(n: Any) -> str:
+    return f"{n:,}" if isinstance(n, int) else "?"
 
 
 def training_figures(name: Any):

@@ -8,7 +8,7 @@ the next one (-1.2 flagged 2.9% of val for the previous en-de, 1.4% for the curr
 records the SHA-256 of the weights it was measured on, and is ignored for any other weights (a model retrained or
 compressed into the same folder) until it is measured again.
 
-    python -m model.evaluate --checkpoint en-de --split val --calibrate-confidence
+    python -m training.evaluate --checkpoint en-de --split val --calibrate-confidence
 """
 
 from __future__ import annotations

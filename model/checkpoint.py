@@ -77,7 +77,7 @@ def save_checkpoint(
     save_file(state, str(folder / WEIGHTS), metadata={"format": "pt"})
     tokenizer.save(folder / SPM)
     config = {"model": model.cfg.to_dict(), "training": training or {}}
-    if (folder / CONFIG).is_file():  # rewriting a checkpoint (model.compress): its task (languages, examples) stays
+    if (folder / CONFIG).is_file():  # rewriting a checkpoint (training.compress): its task (languages, examples) stays
         try:
             task = json.loads((folder / CONFIG).read_text()).get("task")
         except (json.JSONDecodeError, AttributeError):

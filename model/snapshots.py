@@ -1,7 +1,7 @@
 """Snapshots of the weights during training, to watch attention form: denser early (by default steps 50, 150, 400,
-1000, 2500, 5000 and the final model), each int8 like the shipped model (a quarter of float32), each with its
+1000, 2500, 5000, 10000, 20000 and the final model), each int8 like the shipped model (a quarter of float32), each with its
 validation loss. ``<checkpoint>/snapshots/snapshots.json`` lists them with the SHA-256 of each file, and
-``python -m model.evaluate --snapshots --split val`` adds each one's val BLEU."""
+``python -m training.evaluate --snapshots --split val`` adds each one's val BLEU."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from model.config import ModelConfig
 from model.transformer import Transformer
 
 FOLDER, INDEX = "snapshots", "snapshots.json"
-DEFAULT_STEPS = (50, 150, 400, 1000, 2500, 5000)
+DEFAULT_STEPS = (50, 150, 400, 1000, 2500, 5000, 10000, 20000)
 
 
 def save_snapshot(out: Path, model: Transformer, step: int, epoch: int, val_loss: float, final: bool = False) -> None:
@@ -34,7 +34,7 @@ def save_snapshot(out: Path, model: Transformer, step: int, epoch: int, val_loss
 
 
 def record_bleu(out: Path, file: str, split: str, score: float) -> None:
-    """Write a snapshot's sacreBLEU on ``split`` into the index (``"bleu": {split: score}``): model.evaluate
+    """Write a snapshot's sacreBLEU on ``split`` into the index (``"bleu": {split: score}``): training.evaluate
     --snapshots scores each snapshot after training, so training itself stays fast."""
     index = list_snapshots(out)
     for s in index:

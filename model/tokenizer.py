@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import io
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -32,25 +31,6 @@ class Tokenizer:
         except OSError as e:
             raise ValueError(f"{path}: cannot read the SentencePiece model ({e.strerror})") from None
         return cls(data, str(path))
-
-    @classmethod
-    def train(cls, sentences: Iterable[str], vocab_size: int = 8000) -> Tokenizer:
-        """Train a cased BPE model. Identity normalisation and byte fallback make decode(encode(x)) == x."""
-        buf = io.BytesIO()
-        spm.SentencePieceTrainer.train(
-            sentence_iterator=iter(sentences),
-            model_writer=buf,
-            model_type="bpe",
-            vocab_size=vocab_size,
-            character_coverage=1.0,
-            normalization_rule_name="identity",  # no NFKC: what the user typed is what the pieces spell
-            remove_extra_whitespaces=False,
-            byte_fallback=True,  # unseen characters become byte pieces instead of <unk>
-            pad_id=PAD, unk_id=UNK, bos_id=BOS, eos_id=EOS,
-            num_threads=2,
-            minloglevel=2,
-        )
-        return cls(buf.getvalue())
 
     def save(self, path: str | Path) -> None:
         Path(path).write_bytes(self.sp.serialized_model_proto())

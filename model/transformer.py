@@ -121,9 +121,12 @@ class Transformer(nn.Module):
     def new_cache(self) -> KVCache:
         return KVCache()
 
-    def forward(self, src: torch.Tensor, tgt: torch.Tensor) -> torch.Tensor:
+    def forward(self, src: torch.Tensor, tgt: torch.Tensor, rows: torch.Tensor | None = None) -> torch.Tensor:
+        """Logits (B, T, V); with ``rows`` (B, T) bool, only the selected positions' logits (N, V): training
+        projects the real target tokens alone, not the padding (the projection is a third of a step)."""
         memory, src_mask = self.encode(src)
-        return self.project(self.decode(tgt, memory, src_mask))
+        h = self.decode(tgt, memory, src_mask)  # (B, T, D)
+        return self.project(h if rows is None else h[rows])  # (B, T, V), or (N, D) -> (N, V)
 
     def num_parameters(self) -> int:
         return sum(p.numel() for p in self.parameters())

@@ -34,11 +34,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from model.attribution import METHODS  # noqa: E402
 from model.batch import pad_batch  # noqa: E402
-from model.data import spaced_sources  # noqa: E402
 from model.decoding import greedy  # noqa: E402
 from model.names import act_name  # noqa: E402
-from model.toy import EXAMPLES, make_pairs  # noqa: E402
 from model.translator import load_pretrained  # noqa: E402
+from training.data import spaced_sources  # noqa: E402
+from training.toy import EXAMPLES, make_pairs  # noqa: E402
 from viz.attribution import SIGNED, spearman  # noqa: E402
 
 COMPARED = ("cross_attention",) + tuple(m for m in METHODS if m != "occlusion")

@@ -1,12 +1,13 @@
 """Choose how many final epochs to average, on the validation split only.
 
-    python scripts/choose_average.py runs/en-de --last 1,3,5,8                 # a table: val loss and val BLEU
+    python scripts/choose_average.py runs/en-de --last 1,3,5,8                 # a table: val loss, BLEU and chrF
     python scripts/choose_average.py runs/en-de --write 5 --out runs/en-de-avg5  # that average as a checkpoint
                                              # (with the run's train_log, snapshots (final = this average), metrics)
     python scripts/choose_average.py runs/en-de --like checkpoints/en-de         # a run not finished yet
 
 A training run keeps the weights of its last ``--average`` epochs in ``<run>/work/``; each candidate averages the
-last K of them. Test sets are never read here.
+last K of them. Each corpus the run was trained on (its --mix; --corpora to choose) is scored on its own val split.
+Test sets are never read here.
 """
 
 from __future__ import annotations
@@ -22,17 +23,19 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from model.checkpoint import METRICS, load_checkpoint, load_config, save_checkpoint  # noqa: E402
-from model.data import read_split  # noqa: E402
-from model.evaluate import bleu  # noqa: E402
+from model.checkpoint import METRICS, load_checkpoint, load_config, save_checkpoint, seal  # noqa: E402
 from model.snapshots import FOLDER as SNAPSHOTS  # noqa: E402
 from model.snapshots import save_snapshot  # noqa: E402
 from model.tokenizer import Tokenizer  # noqa: E402
-from model.train_data import encode_pairs  # noqa: E402
-from model.train_eval import validation_loss  # noqa: E402
-from model.train_state import average_epochs  # noqa: E402
 from model.transformer import Transformer  # noqa: E402
 from model.translator import Translator  # noqa: E402
+from training.batches import encode_pairs  # noqa: E402
+from training.data import read_split  # noqa: E402
+from training.evaluate import bleu, chrf  # noqa: E402
+from training.mixing import Mix  # noqa: E402
+from training.state import average_epochs  # noqa: E402
+from training.task_card import task_card  # noqa: E402
+from training.validation import validation_loss  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -42,7 +45,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--write", type=int, default=0, help="write the average of the last K epochs as a checkpoint")
     p.add_argument("--out", default="", help="where --write puts it")
     p.add_argument("--like", default="", help="for a run without config.json yet: a checkpoint of the same shape")
-    p.add_argument("--data-dir", default=None)
+    p.add_argument("--data-dir", default=None, help="Multi30k folder")
+    p.add_argument("--tatoeba-dir", default=None, help="Tatoeba folder")
+    p.add_argument("--corpora", default="", help="val splits to score, e.g. tatoeba,multi30k (default: the run's mix)")
     p.add_argument("--threads", type=int, default=2)
     args = p.parse_args(argv)
     torch.set_num_threads(args.threads)
@@ -56,6 +61,10 @@ def main(argv: list[str] | None = None) -> int:
         cfg, _ = load_config(Path(args.like))
         model, tok, training = Transformer(cfg), Tokenizer.load(run / "work" / "spm.model"), {}
     epochs = sorted((run / "work").glob("epoch_*.safetensors"))
+    mix = Mix.parse(args.corpora or training.get("mix") or _mix_of(run) or "multi30k")
+    dirs = {"multi30k": args.data_dir, "tatoeba": args.tatoeba_dir}
+    vals = {name: read_split(dirs[name], "val", corpus=name) for name in mix.weights}
+    joined = ([s for v in vals.values() for s in v[0]], [r for v in vals.values() for r in v[1]])
     if args.write:
         if not args.out:
             p.error("--write needs --out")
@@ -68,22 +77,28 @@ def main(argv: list[str] | None = None) -> int:
         if (run / SNAPSHOTS).is_dir() and run.resolve() != out.resolve():  # the run's snapshots, to watch it learn
             shutil.rmtree(out / SNAPSHOTS, ignore_errors=True)
             shutil.copytree(run / SNAPSHOTS, out / SNAPSHOTS)
-        src, refs = read_split(args.data_dir, "val")
         with torch.no_grad():
-            loss = validation_loss(model, encode_pairs(tok, src, refs, model.cfg.max_len), training.get("max_tokens", 2500))
+            loss = validation_loss(model, encode_pairs(tok, *joined, model.cfg.max_len), training.get("max_tokens", 2500))
         training = dict(training, average=args.write, averaged=[e.stem for e in epochs[-args.write:]],
                         val_loss_averaged=loss)
         save_checkpoint(out, model.eval(), tok, training)  # keeps --out's "task" section if it has one
+        config = json.loads((out / "config.json").read_text())
+        if "task" not in config:
+            config["task"] = task_card(mix)
+            (out / "config.json").write_text(json.dumps(config, indent=2) + "\n")
+            seal(out)
         if (out / SNAPSHOTS).is_dir():  # the final snapshot is the model written here, not the run's own average
             save_snapshot(out, model, training.get("steps", 0), training.get("epochs_run", 0), loss, final=True)
         metrics = json.loads((run / METRICS).read_text()) if (run / METRICS).is_file() else {}
+        metrics = {k: v for k, v in metrics.items() if k in ("parameters", "training_minutes", "hardware", "data")}
         (out / METRICS).write_text(json.dumps(dict(metrics, val_loss=loss), indent=2) + "\n")  # no BLEU of another model
         print(f"wrote {out}: the average of {', '.join(e.stem for e in epochs[-args.write:])}")
         return 0
-    src, refs = read_split(args.data_dir, "val")
-    val_pairs = encode_pairs(tok, src, refs, model.cfg.max_len)
+    val_pairs = encode_pairs(tok, *joined, model.cfg.max_len)
     print(f"{run}: {len(epochs)} epochs kept ({epochs[0].stem} .. {epochs[-1].stem}); val only")
-    print("| last K epochs averaged | val loss | val BLEU (greedy) | lowercased |\n|---|---|---|---|")
+    names = list(vals)
+    print("| last K epochs averaged | val loss | " + " | ".join(f"{n} val BLEU / chrF (greedy)" for n in names) + " |\n|---|---|"
+          + "---|" * len(names))
     for k in [int(x) for x in args.last.split(",")]:
         if k > len(epochs):
             continue
@@ -92,10 +107,20 @@ def main(argv: list[str] | None = None) -> int:
         model.eval()
         with torch.no_grad():
             loss = validation_loss(model, val_pairs, training.get("max_tokens", 2500))
-        res = bleu(Translator(model, tok).translate_batch(src), refs)
-        print(f"| {k} | {loss:.4f} | {res['bleu']} | {res['bleu_lowercase']} |  ({time.time() - t0:.0f} s)", flush=True)
+        cells = []
+        for src, refs in vals.values():
+            hyps = Translator(model, tok).translate_batch(src)
+            res = bleu(hyps, refs)
+            cells.append(f"{res['bleu']} / {chrf(hyps, refs)['chrf']}")
+        print(f"| {k} | {loss:.4f} | {' | '.join(cells)} |  ({time.time() - t0:.0f} s)", flush=True)
     print(json.dumps({"signature": res["signature"]}))
     return 0
+
+
+def _mix_of(run: Path) -> str:
+    """The --mix of a run still going, from the arguments it keeps in work/run.json: '' when unknown."""
+    path = run / "work" / "run.json"
+    return json.loads(path.read_text()).get("training", {}).get("mix", "") if path.is_file() else ""
 
 
 if __name__ == "__main__":

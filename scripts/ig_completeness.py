@@ -22,8 +22,8 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from model.data import spaced_sources  # noqa: E402
 from model.translator import load_pretrained  # noqa: E402
+from training.data import spaced_sources  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -121,10 +121,10 @@ def test_a_calibration_counts_only_for_the_weights_it_was_measured_on(tmp_path):
 
 
 def test_calibrate_confidence_from_the_command_line(tmp_path, capsys):
-    """model.evaluate --calibrate-confidence on a copy of toy-reverse and 150 made-up val sentences of its task:
+    """training.evaluate --calibrate-confidence on a copy of toy-reverse and 150 made-up val sentences of its task:
     the floor lands in metrics.json (other keys kept) with the weights' SHA-256; test splits, --beam and a bad
     quantile are refused; --no-write writes nothing."""
-    from model import evaluate
+    from training import evaluate
 
     folder, data = _toy_copy(tmp_path), tmp_path / "data"
     data.mkdir()
@@ -182,7 +182,7 @@ def test_a_malformed_calibration_is_refused_naming_metrics_json(tmp_path, broken
 def test_the_shipped_floor_is_the_5_percent_quantile_of_val_by_an_independent_pass():
     """Recomputed without the greedy traces: each val sentence's greedy output scored in one teacher-forced pass
     (log_softmax of the full forward, pad and BOS excluded), then the quantile counted by hand."""
-    from model.data import DEFAULT_DATA_DIR
+    from training.data import DEFAULT_DATA_DIR
 
     path = DEFAULT_DATA_DIR / "val.en.gz"
     if not path.is_file():

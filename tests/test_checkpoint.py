@@ -11,9 +11,9 @@ import pytest
 import torch
 
 from model.checkpoint import CONFIG, SPM, WEIGHTS, CheckpointError, load_checkpoint
-from model.data import DEFAULT_DATA_DIR, read_split
-from model.train import main as train_main
 from model.translator import DecodeOptions, Translator, load_pretrained
+from training.data import DEFAULT_DATA_DIR, read_split
+from training.train import main as train_main
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -41,7 +41,7 @@ def _made_up_pairs(n: int, seed: int) -> tuple[list[str], list[str]]:
 
 
 def _write_data(folder: Path, n: int = 300) -> None:
-    """A few hundred real Multi30k pairs when the data folder is there (model.data), else made-up ones."""
+    """A few hundred real Multi30k pairs when the data folder is there (training.data), else made-up ones."""
     folder.mkdir()
     if DEFAULT_DATA_DIR.is_dir():
         train, val = read_split(None, "train"), read_split(None, "val")
@@ -58,7 +58,8 @@ def tiny_ckpt(tmp_path_factory) -> Path:
     base = tmp_path_factory.mktemp("ckpt")
     _write_data(base / "data")
     out = base / "tiny"
-    rc = train_main(["--data-dir", str(base / "data"), "--out", str(out), "--vocab-size", "400", "--d-model", "32",
+    rc = train_main(["--mix", "multi30k", "--data-dir", str(base / "data"), "--out", str(out), "--vocab-size", "400",
+                     "--d-model", "32",
                      "--n-heads", "2", "--d-ff", "64", "--layers", "1", "--epochs", "2", "--max-tokens", "600",
                      "--average", "2", "--threads", "1", "--log-every", "1000", "--max-len", "128"])
     assert rc == 0
@@ -86,7 +87,8 @@ def test_trained_checkpoint_loads_back_and_translates(tiny_ckpt):
 def test_resume_continues_where_it_stopped(tiny_ckpt, tmp_path):
     out = tmp_path / "resumed"
     shutil.copytree(tiny_ckpt, out)
-    args = ["--data-dir", str(tiny_ckpt.parent / "data"), "--out", str(out), "--vocab-size", "400", "--d-model", "32",
+    args = ["--mix", "multi30k", "--data-dir", str(tiny_ckpt.parent / "data"), "--out", str(out), "--vocab-size", "400",
+            "--d-model", "32",
             "--n-heads", "2", "--d-ff", "64", "--layers", "1", "--epochs", "3", "--max-tokens", "600", "--average", "2",
             "--threads", "1", "--log-every", "1000", "--max-len", "128", "--resume"]
     assert train_main(args) == 0
@@ -229,12 +231,12 @@ def test_int8_without_scales_is_refused(tiny_ckpt, tmp_path):
 
 
 def test_compress_keeps_the_task_and_reseals(tiny_ckpt, tmp_path):
-    """model.compress rewrites config.json: the task (languages, examples) must survive and the seal must match."""
+    """training.compress rewrites config.json: the task (languages, examples) must survive and the seal must match."""
     import json
     import shutil
 
     from model.checkpoint import load_task
-    from model.compress import main as compress_main
+    from training.compress import main as compress_main
 
     folder = tmp_path / "c"
     shutil.copytree(tiny_ckpt, folder)
@@ -254,7 +256,7 @@ def test_compress_after_retraining_uses_the_new_weights(tiny_ckpt, tmp_path):
     import shutil
 
     from model.checkpoint import save_checkpoint
-    from model.compress import main as compress_main
+    from training.compress import main as compress_main
 
     folder = tmp_path / "c"
     shutil.copytree(tiny_ckpt, folder)

@@ -44,7 +44,7 @@ def test_the_detector_flags_the_reported_loops_and_no_normal_sentence():
 def test_no_human_reference_of_multi30k_is_flagged():
     """False-positive rate on human translations: 0 of 1,014 val and 0 of 1,000 test_2016 references (when the
     data is beside the repo; the rule was chosen on val)."""
-    from model.data import DEFAULT_DATA_DIR
+    from training.data import DEFAULT_DATA_DIR
 
     tok = load_pretrained("en-de").tokenizer
     found = 0

@@ -6,11 +6,11 @@ import pytest
 import torch
 
 from model.checkpoint import load_checkpoint
-from model.toy import make_pairs
 from model.translator import load_pretrained
+from training.toy import make_pairs
 
 CKPT = Path(__file__).resolve().parent.parent / "checkpoints"
-TRAIN_SEED = 1234  # the seed model.train used to generate toy-reverse's training pairs
+TRAIN_SEED = 1234  # the seed training.train used to generate toy-reverse's training pairs
 
 
 def test_toy_reverse_reverses_fresh_sequences():

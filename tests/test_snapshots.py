@@ -20,7 +20,7 @@ ARGS = ["--task", "reverse", "--train-limit", "1500", "--vocab-size", "313", "--
 @pytest.fixture(scope="module")
 def trained(tmp_path_factory):
     out = tmp_path_factory.mktemp("snap") / "toy"
-    proc = subprocess.run([sys.executable, "-m", "model.train", *ARGS, "--out", str(out)], cwd=ROOT,
+    proc = subprocess.run([sys.executable, "-m", "training.train", *ARGS, "--out", str(out)], cwd=ROOT,
                           capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stdout[-1500:] + proc.stderr[-1500:]
     return out
@@ -40,9 +40,9 @@ def test_each_snapshot_loads_and_is_what_its_step_was(trained):
     import torch
 
     from model.tokenizer import Tokenizer
-    from model.toy import make_pairs
-    from model.train_data import encode_pairs
-    from model.train_eval import validation_loss
+    from training.batches import encode_pairs
+    from training.toy import make_pairs
+    from training.validation import validation_loss
 
     cfg, _ = load_config(trained)
     tok = Tokenizer.load(trained / "spm.model")

@@ -33,7 +33,7 @@ TEXT = "hello world"
 def checkpoints(tmp_path_factory):
     """A folder of checkpoints holding one tiny reverse model trained with snapshots."""
     root = tmp_path_factory.mktemp("ckpts")
-    proc = subprocess.run([sys.executable, "-m", "model.train", *ARGS, "--out", str(root / "toy")], cwd=ROOT,
+    proc = subprocess.run([sys.executable, "-m", "training.train", *ARGS, "--out", str(root / "toy")], cwd=ROOT,
                           capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stdout[-1500:] + proc.stderr[-1500:]
     return root
@@ -148,14 +148,14 @@ def test_user_text_is_escaped_in_the_table_and_titles(served):
 
 
 def test_each_snapshot_gets_its_val_bleu_and_the_view_shows_it(served, tmp_path):
-    """model.evaluate --snapshots scores every snapshot and records it; the view's table then shows it. Here the val
+    """training.evaluate --snapshots scores every snapshot and records it; the view's table then shows it. Here the val
     split is 60 fresh letter sequences and their reversals, so BLEU can only rise as the toy learns to reverse."""
-    from model.toy import make_pairs
+    from training.toy import make_pairs
 
     src, tgt = make_pairs("reverse", 60, 999)
     (tmp_path / "val.en").write_text("\n".join(src) + "\n")
     (tmp_path / "val.de").write_text("\n".join(tgt) + "\n")
-    proc = subprocess.run([sys.executable, "-m", "model.evaluate", "--checkpoint", str(served), "--split", "val",
+    proc = subprocess.run([sys.executable, "-m", "training.evaluate", "--checkpoint", str(served), "--split", "val",
                            "--data-dir", str(tmp_path), "--snapshots", "--threads", "1"], cwd=ROOT,
                           capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stdout[-1500:] + proc.stderr[-1500:]

@@ -4,8 +4,9 @@ from pathlib import Path
 
 import pytest
 
-from model.data import DEFAULT_DATA_DIR, read_split
 from model.tokenizer import BOS, EOS, PAD, UNK, Tokenizer
+from training.data import DEFAULT_DATA_DIR, read_split
+from training.tokenizer import train_tokenizer
 
 SHIPPED = Path(__file__).resolve().parent.parent / "checkpoints" / "en-de" / "spm.model"
 
@@ -25,7 +26,7 @@ TEXTS = [
 def tok() -> Tokenizer:
     if SHIPPED.is_file():
         return Tokenizer.load(SHIPPED)
-    return Tokenizer.train(["A dog runs.", "Ein Hund läuft."] * 200, vocab_size=300)
+    return train_tokenizer(["A dog runs.", "Ein Hund läuft."] * 200, vocab_size=300)
 
 
 @pytest.mark.parametrize("text", TEXTS)

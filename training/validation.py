@@ -5,10 +5,10 @@ from __future__ import annotations
 import torch
 import torch.nn.functional as F
 
-from model.data import token_batches
 from model.tokenizer import PAD
-from model.train_data import batch_tensors
 from model.transformer import Transformer
+from training.batches import batch_tensors
+from training.data import token_batches
 
 
 @torch.no_grad()

@@ -1,8 +1,9 @@
 """Score a checkpoint with sacreBLEU (cased, detokenized) and write the result into its metrics.json.
 
-    python -m model.evaluate --checkpoint checkpoints/en-de --split test_2016_flickr [--beam 5]
-    python -m model.evaluate --checkpoint checkpoints/en-de --split val --snapshots   # each training snapshot
-    python -m model.evaluate --checkpoint checkpoints/en-de --split val --calibrate-confidence   # "unsure" floor
+    python -m training.evaluate --checkpoint checkpoints/en-de --table   # Tatoeba val, Multi30k val, test_2016
+    python -m training.evaluate --checkpoint checkpoints/en-de --split test_2016_flickr [--beam 5]
+    python -m training.evaluate --checkpoint checkpoints/en-de --split val --snapshots   # each training snapshot
+    python -m training.evaluate --checkpoint checkpoints/en-de --split val --calibrate-confidence   # "unsure" floor
 """
 
 from __future__ import annotations
@@ -17,9 +18,9 @@ import torch
 
 from model import calibration
 from model.checkpoint import METRICS, CheckpointError, weights_sha256
-from model.data import read_split
 from model.snapshots import record_bleu
 from model.translator import DecodeOptions, load_pretrained, resolve
+from training.data import read_split
 
 
 def bleu(hyps: list[str], refs: list[str]) -> dict:
@@ -32,11 +33,55 @@ def bleu(hyps: list[str], refs: list[str]) -> dict:
             "detail": str(c)}
 
 
+TABLE = (("tatoeba", "val"), ("multi30k", "val"), ("multi30k", "test_2016_flickr"))  # chosen on the vals
+
+
+def chrf(hyps: list[str], refs: list[str]) -> dict:
+    metric = sacrebleu.metrics.CHRF()
+    return {"chrf": round(metric.corpus_score(hyps, [refs]).score, 2), "chrf_signature": str(metric.get_signature())}
+
+
+def quality_table(tr, dirs: dict[str, str | None], limit: int = 0, only=TABLE) -> dict[str, dict]:
+    """Greedy BLEU and chrF on every (corpus, split) of ``only`` whose files are there:
+    {"<corpus>/<split>.greedy": {...}}."""
+    rows = {}
+    for corpus, split in only:
+        try:
+            src, refs = read_split(dirs.get(corpus), split, corpus=corpus)
+        except FileNotFoundError as e:
+            print(f"skipped {corpus}/{split}: {e}", file=sys.stderr)
+            continue
+        if limit:
+            src, refs = src[:limit], refs[:limit]
+        t0 = time.time()
+        hyps = tr.translate_batch(src)
+        res = {k: v for k, v in bleu(hyps, refs).items() if k != "detail"}
+        res.update(chrf(hyps, refs), sentences=len(src), seconds=round(time.time() - t0, 1), decoding="greedy")
+        rows[f"{corpus}/{split}.greedy" + (f".first{limit}" if limit else "")] = res
+    return rows
+
+
+def print_table(rows: dict[str, dict], name: str) -> None:
+    print(f"{name}, greedy decoding, cased detokenized sacreBLEU and chrF:")
+    print(f"{'corpus/split':34} {'sentences':>9} {'BLEU':>6} {'chrF':>6}")
+    for key, r in rows.items():
+        print(f"{key:34} {r['sentences']:>9} {r['bleu']:>6.2f} {r['chrf']:>6.2f}")
+    if rows:
+        first = next(iter(rows.values()))
+        print(f"BLEU signature: {first['signature']}\nchrF signature: {first['chrf_signature']}")
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--checkpoint", default="en-de", help="folder, or a name under checkpoints/")
     p.add_argument("--split", default="test_2016_flickr")
-    p.add_argument("--data-dir", default=None)
+    p.add_argument("--data-dir", default=None, help="Multi30k folder (or the --corpus folder)")
+    p.add_argument("--tatoeba-dir", default=None, help="Tatoeba folder (default ../shared/data/tatoeba)")
+    p.add_argument("--corpus", default="multi30k", choices=["multi30k", "tatoeba", "all"],
+                   help="corpus of --split (all: Tatoeba's and Multi30k's, one after the other; for "
+                        "--calibrate-confidence and --snapshots)")
+    p.add_argument("--table", action="store_true",
+                   help="greedy BLEU and chrF on Tatoeba val, Multi30k val and test_2016 in one table")
     p.add_argument("--beam", type=int, default=0, help="beam size; 0 or 1 = greedy")
     p.add_argument("--length-penalty", type=float, default=1.0, help="GNMT alpha (1.0 chosen on val)")
     p.add_argument("--limit", type=int, default=0, help="score only the first N sentences")
@@ -49,9 +94,17 @@ def main(argv: list[str] | None = None) -> int:
                    f"and write the 'unsure' floor (that quantile, default {calibration.QUANTILE}) into metrics.json")
     args = p.parse_args(argv)
     torch.set_num_threads(args.threads)
+    dirs = {"multi30k": args.data_dir, "tatoeba": args.tatoeba_dir}
+    if args.corpus == "tatoeba" and args.data_dir:
+        dirs["tatoeba"] = args.data_dir
     try:
         tr = load_pretrained(args.checkpoint)
-        src, refs = read_split(args.data_dir, args.split)
+        if args.table:
+            return write_table(tr, args, dirs)
+        src, refs = [], []
+        for corpus in (("tatoeba", "multi30k") if args.corpus == "all" else (args.corpus,)):
+            s, r = read_split(dirs[corpus], args.split, corpus=corpus)
+            src, refs = src + s, refs + r
     except (CheckpointError, FileNotFoundError, ValueError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
@@ -70,7 +123,12 @@ def main(argv: list[str] | None = None) -> int:
     hyps = tr.translate_batch(src, opts)
     secs = time.time() - t0
     res = bleu(hyps, refs)
-    key = f"{args.split}.{'beam' + str(beam) if beam else 'greedy'}" + (f".first{args.limit}" if args.limit else "")
+    if args.corpus == "all":
+        print("error: --corpus all is for --calibrate-confidence and --snapshots; --table scores each corpus",
+              file=sys.stderr)
+        return 2
+    prefix = "" if args.corpus == "multi30k" else f"{args.corpus}/"
+    key = f"{prefix}{args.split}.{'beam' + str(beam) if beam else 'greedy'}" + (f".first{args.limit}" if args.limit else "")
     res.update(sentences=len(src), seconds=round(secs, 1),
                decoding="greedy" if not beam else f"beam {beam}, length penalty {args.length_penalty}")
     print(f"{key}: BLEU {res['bleu']} (lowercased {res['bleu_lowercase']}) on {len(src)} sentences in {secs:.0f} s")
@@ -80,6 +138,21 @@ def main(argv: list[str] | None = None) -> int:
         path = resolve(args.checkpoint) / METRICS
         metrics = json.loads(path.read_text()) if path.is_file() else {}
         metrics.setdefault("bleu", {})[key] = {k: v for k, v in res.items() if k != "detail"}
+        path.write_text(json.dumps(metrics, indent=2) + "\n")
+        print(f"wrote {path}")
+    return 0
+
+
+def write_table(tr, args, dirs) -> int:
+    rows = quality_table(tr, dirs, args.limit)
+    if not rows:
+        print("error: none of the corpora was found", file=sys.stderr)
+        return 2
+    print_table(rows, tr.name)
+    if not args.no_write:
+        path = resolve(args.checkpoint) / METRICS
+        metrics = json.loads(path.read_text()) if path.is_file() else {}
+        metrics.setdefault("bleu", {}).update(rows)
         path.write_text(json.dumps(metrics, indent=2) + "\n")
         print(f"wrote {path}")
     return 0

@@ -1,9 +1,9 @@
 """Rewrite a checkpoint's weights in a smaller storage type, keeping the full-precision file aside.
 
-    python -m model.compress --checkpoint checkpoints/en-de --dtype int8
+    python -m training.compress --checkpoint checkpoints/en-de --dtype int8
 
 The original goes to work/model.float32.safetensors (ignored by git), so the choice can be undone
-or compared with `python -m model.evaluate`. Weights that are float32 now are the original: they replace any
+or compared with `python -m training.evaluate`. Weights that are float32 now are the original: they replace any
 copy kept from an earlier compression (a model retrained into the same folder), so only a folder already
 compressed falls back on the kept copy.
 """

@@ -1,6 +1,6 @@
 """Training on several processes with PyTorch's own engine (DistributedDataParallel).
 
-    torchrun --nproc_per_node=N -m model.train ...        (gloo on CPU, nccl on GPUs)
+    torchrun --nproc_per_node=N -m training.train ...        (gloo on CPU, nccl on GPUs)
 
 Every rank builds the same global batches (same seed); rank r trains on sentences r, r+N, r+2N, ... of each.
 The loss of a rank is its share of the global batch's token-mean loss, times N, because DDP averages the

@@ -1,0 +1,66 @@
+"""Mixing corpora: both are read, each repeated as the mix says, the tokenizer sees each once, and a pair of files
+with different line counts is refused with both files named (by the reader and by the training command)."""
+
+from pathlib import Path
+
+import pytest
+
+from training.batches import load_texts
+from training.data import MisalignedPairs
+from training.mixing import Mix, read_corpora
+from training.train import main as train_main
+from training.train import parse_args
+
+
+def _corpus(folder: Path, prefix: str, n_train: int, n_val: int, gz: bool = False) -> Path:
+    folder.mkdir(parents=True)
+    for split, n in (("train", n_train), ("val", n_val)):
+        (folder / f"{split}.en").write_text("".join(f"{prefix} english {split} {i} .\n" for i in range(n)))
+        (folder / f"{split}.de").write_text("".join(f"{prefix} deutsch {split} {i} .\n" for i in range(n)))
+    return folder
+
+
+@pytest.fixture
+def dirs(tmp_path):
+    return {"multi30k": _corpus(tmp_path / "m", "caption", 30, 5), "tatoeba": _corpus(tmp_path / "t", "everyday", 70, 8)}
+
+
+def test_mix_reads_both_corpora_and_repeats_as_asked(dirs):
+    mix = Mix.parse("multi30k:2,tatoeba:1")
+    splits = read_corpora(mix, dirs)
+    src, tgt, origin = splits.joined("train", mix)
+    assert len(src) == len(tgt) == 2 * 30 + 70
+    assert origin.count("multi30k") == 60 and origin.count("tatoeba") == 70
+    assert all(s.startswith("caption") == (o == "multi30k") for s, o in zip(src, origin))
+    assert all(s.split()[2:] == t.split()[2:] for s, t in zip(src, tgt))  # line N still translates line N
+    assert len(splits.joined("val")[0]) == 5 + 8  # validation: each corpus once
+    args = parse_args(["--out", "x", "--data-dir", str(dirs["multi30k"]), "--tatoeba-dir", str(dirs["tatoeba"])])
+    texts = load_texts(args, mix)
+    assert len(texts["train"][0]) == 130 and len(texts["tokenizer"]) == 2 * (30 + 70)  # tokenizer: each pair once
+
+
+@pytest.mark.parametrize("spec, words", [("", "names no corpus"), ("wikipedia:1", "unknown corpus"),
+                                         ("tatoeba:0", "1 to 20"), ("tatoeba:x", "whole number"),
+                                         ("tatoeba,tatoeba", "twice")])
+def test_a_bad_mix_is_refused_in_words(spec, words):
+    with pytest.raises(ValueError, match=words):
+        Mix.parse(spec)
+
+
+def test_misaligned_pair_file_is_refused_naming_it(dirs, tmp_path, capsys):
+    bad = dirs["tatoeba"] / "train.de"
+    bad.write_text(bad.read_text() + "eine Zeile zu viel .\n")
+    with pytest.raises(MisalignedPairs) as e:
+        read_corpora(Mix.parse("multi30k:1,tatoeba:1"), dirs)
+    assert str(dirs["tatoeba"] / "train.en") in str(e.value) and str(bad) in str(e.value)
+    assert "70" in str(e.value) and "71" in str(e.value)
+    rc = train_main(["--out", str(tmp_path / "run"), "--data-dir", str(dirs["multi30k"]),
+                     "--tatoeba-dir", str(dirs["tatoeba"]), "--epochs", "1"])
+    assert rc == 2 and str(bad) in capsys.readouterr().err
+
+
+def test_missing_tatoeba_says_where_to_get_it(dirs, tmp_path, capsys):
+    rc = train_main(["--out", str(tmp_path / "run"), "--data-dir", str(dirs["multi30k"]),
+                     "--tatoeba-dir", str(tmp_path / "nowhere")])
+    err = capsys.readouterr().err
+    assert rc == 2 and "tatoeba data folder" in err and "manythings.org/anki" in err
