@@ -109,7 +109,7 @@ def build() -> gr.Blocks:
         # the public API first, so that its names are taken before the page's private events are registered
         for name, fn in api.PUBLIC.items():  # README's names; each works called alone, defaults filled in
             gr.api(fn, api_name=name, **({} if name in api.LIGHT else TRANSLATE_WORK if name == "translate" else MODEL_WORK))
-        gr.Markdown(texts.INTRO)
+        gr.Markdown(texts.intro(task.hint))
         with gr.Row():
             text = gr.Textbox(label=input_label(task), value=examples_text[0], max_length=limits.MAX_CHARS, scale=4,
                               elem_id="sentence", info=input_info(task))

@@ -1,9 +1,9 @@
 """What a learner should be told about a translation before trusting it: a repetition loop, low confidence.
 
-The model has only seen short image captions (Multi30k). Outside that world it still writes fluent-looking German,
-so the page says when the model itself was unsure (a mean log-probability of its own output tokens below the floor
-measured for that model on its validation split, model/calibration.py; a model never calibrated gets no such
-warning) and when the output repeats itself (model/loops.py), with what to try.
+A model knows only the kind of text it was trained on (its task card's hint says which). Outside that world it
+still writes fluent-looking German, so the page says when the model itself was unsure (a mean log-probability of
+its own output tokens below the floor measured for that model on its validation split, model/calibration.py; a
+model never calibrated gets no such warning) and when the output repeats itself (model/loops.py), with what to try.
 """
 
 from __future__ import annotations

@@ -138,7 +138,7 @@ def empty_output_reason(req: Request) -> str:
     why = ("beam search kept the hypothesis that ends at once: its score (sum of log-probabilities, "
            "divided by the length penalty) beat every longer one" if req.method == "beam"
            else "the most likely first token was the end of the sentence")
-    return (f"The model produced no words: {why}. This happens when the input is far from the image captions it "
+    return (f"The model produced no words: {why}. This happens when the input is far from the sentences it "
             "was trained on (emoji, symbols, other languages). Try greedy decoding, a smaller beam, a length penalty "
             "closer to 2, or a plain English sentence.")
 

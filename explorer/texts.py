@@ -1,10 +1,12 @@
 """The few lines for a learner that open every tab: what is shown, the formula, one thing to try."""
 
-INTRO = """# Attention Explorer
-Type an English sentence. A small Transformer (the encoder-decoder of *Attention Is All You Need*,
-trained here on Multi30k image captions) translates it into German, and every tab below shows one
-step inside it. The model knows the world of short picture descriptions best: people, animals, streets, sports.
+def intro(hint: str) -> str:
+    """The page's opening lines; ``hint`` is the shown model's own line on what it was trained on (its task card)."""
+    return f"""# Attention Explorer
+Type an English sentence. A small Transformer of our own (the encoder-decoder of *Attention Is All You Need*)
+translates it into German, and every tab below shows one step inside it. {hint}
 """
+
 
 ATTEND = """**What you see:** how much each *query* token looks at each *key* token, for one layer and head.
 In cross-attention each row is a decoder position: the row labelled *Ein* is where the model picks the
