@@ -46,3 +46,14 @@ def test_resume_after_interruptions_gives_the_same_weights(tmp_path, precision):
     assert train_main(args + ["--out", str(fresh), "--seed", "7"]) == 0
     other = load_file(str(fresh / "model.safetensors"))
     assert any(not whole[k].equal(other[k]) for k in whole)
+
+
+def test_a_sitting_with_other_settings_is_refused_naming_them(tmp_path, capsys):
+    out = str(tmp_path / "run")
+    assert train_main(TINY + ["--out", out, "--stop-after-steps", "5"]) == 0
+    lr = TINY.index("--warmup") + 1
+    other = TINY[:lr] + ["30"] + TINY[lr + 1:]
+    assert train_main(other + ["--out", out, "--resume"]) == 2
+    err = capsys.readouterr().err
+    assert "--warmup 20, this command 30" in err and "--epochs" not in err
+    assert train_main(TINY + ["--out", out, "--resume", "--epochs", "3", "--stop-after-steps", "9"]) == 0  # free

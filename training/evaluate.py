@@ -82,6 +82,8 @@ def main(argv: list[str] | None = None) -> int:
                         "--calibrate-confidence and --snapshots)")
     p.add_argument("--table", action="store_true",
                    help="greedy BLEU and chrF on Tatoeba val, Multi30k val and test_2016 in one table")
+    p.add_argument("--val-only", action="store_true",
+                   help="the table without test_2016 (a model still being chosen never sees the test set)")
     p.add_argument("--beam", type=int, default=0, help="beam size; 0 or 1 = greedy")
     p.add_argument("--length-penalty", type=float, default=1.0, help="GNMT alpha (1.0 chosen on val)")
     p.add_argument("--limit", type=int, default=0, help="score only the first N sentences")
@@ -144,7 +146,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def write_table(tr, args, dirs) -> int:
-    rows = quality_table(tr, dirs, args.limit)
+    rows = quality_table(tr, dirs, args.limit, [t for t in TABLE if t[1] == "val"] if args.val_only else TABLE)
     if not rows:
         print("error: none of the corpora was found", file=sys.stderr)
         return 2

@@ -109,6 +109,16 @@ def make_tokenizer(args, texts, work: Path) -> Tokenizer:
     return Tokenizer.load(spm_path)
 
 
+# may differ between the sittings of one run: when to stop and what to write at the end
+FREE_BETWEEN_SITTINGS = {"epochs", "time_budget", "average", "save_dtype", "snapshots", "processes"}
+
+
+def changed_settings(before: dict, now: dict) -> list[str]:
+    """The settings of a run that a resumed sitting would change ("--lr 0.001, this command 0.0005")."""
+    return [f"--{k.replace('_', '-')} {before[k]}, this command {now.get(k)}" for k in sorted(before)
+            if k not in FREE_BETWEEN_SITTINGS and before[k] != now.get(k)]
+
+
 def drop_log_rows_after(path: Path, step: int) -> None:
     """A run killed between two resume points logged steps it will train again: drop those rows, so that the log
     of the resumed run reads as one run."""
@@ -255,6 +265,13 @@ def main(argv: list[str] | None = None) -> int:
     if args.task != "translate":
         training.pop("mix")
     training["processes"] = dist.world()
+    if args.resume and (work / "run.json").is_file():
+        changed = changed_settings(json.loads((work / "run.json").read_text()).get("training", {}), training)
+        if changed:
+            print(f"error: {work} was trained with other settings; resume with the run's own "
+                  f"({'; '.join(changed)}), or train into another --out", file=sys.stderr)
+            dist.finish()
+            return 2
     if dist.is_main():  # what the run was started with, for whoever continues it (and scripts/choose_average.py)
         (work / "run.json").write_text(json.dumps({"command": "python -m training.train " + " ".join(
             argv if argv is not None else sys.argv[1:]), "training": training}, indent=1) + "\n")
