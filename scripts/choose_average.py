@@ -24,9 +24,10 @@ import torch
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from model.checkpoint import METRICS, load_checkpoint, load_config, save_checkpoint, seal  # noqa: E402
+from model.config import ModelConfig  # noqa: E402
 from model.snapshots import FOLDER as SNAPSHOTS  # noqa: E402
 from model.snapshots import save_snapshot  # noqa: E402
-from model.tokenizer import Tokenizer  # noqa: E402
+from model.tokenizer import BOS, EOS, PAD, Tokenizer  # noqa: E402
 from model.transformer import Transformer  # noqa: E402
 from model.translator import Translator  # noqa: E402
 from training.batches import encode_pairs  # noqa: E402
@@ -34,7 +35,7 @@ from training.data import read_split  # noqa: E402
 from training.evaluate import bleu, chrf  # noqa: E402
 from training.mixing import Mix  # noqa: E402
 from training.state import average_epochs  # noqa: E402
-from training.task_card import task_card  # noqa: E402
+from training.task_card import data_credit, task_card  # noqa: E402
 from training.validation import validation_loss  # noqa: E402
 
 
@@ -54,12 +55,20 @@ def main(argv: list[str] | None = None) -> int:
     run = Path(args.run)
     if (run / "config.json").is_file():
         model, tok, training = load_checkpoint(run)
-    else:  # a run still going (or stopped to resume later): its shape from --like, its own tokenizer
-        if not args.like:
-            p.error(f"{run} has no config.json yet (training not finished): name a checkpoint of the same shape "
-                    "with --like")
-        cfg, _ = load_config(Path(args.like))
-        model, tok, training = Transformer(cfg), Tokenizer.load(run / "work" / "spm.model"), {}
+    else:  # a run still going (or stopped to resume later): its settings from work/run.json (else --like's shape)
+        tok, training = Tokenizer.load(run / "work" / "spm.model"), _training_of(run)
+        if "d_model" in training:
+            cfg = ModelConfig(
+                vocab_size=tok.vocab_size, d_model=training["d_model"], n_heads=training["n_heads"],
+                d_ff=training["d_ff"], n_encoder_layers=training["layers"], n_decoder_layers=training["layers"],
+                dropout=training["dropout"], attention_dropout=training["attention_dropout"],
+                max_len=training["max_len"], norm_first=training["norm_first"], positional=training["positional"],
+                pad_id=PAD, bos_id=BOS, eos_id=EOS)
+        elif args.like:
+            cfg, _ = load_config(Path(args.like))
+        else:
+            p.error(f"{run} has neither config.json nor work/run.json: name a checkpoint of the same shape with --like")
+        model = Transformer(cfg)
     epochs = sorted((run / "work").glob("epoch_*.safetensors"))
     mix = Mix.parse(args.corpora or training.get("mix") or _mix_of(run) or "multi30k")
     dirs = {"multi30k": args.data_dir, "tatoeba": args.tatoeba_dir}
@@ -91,6 +100,12 @@ def main(argv: list[str] | None = None) -> int:
             save_snapshot(out, model, training.get("steps", 0), training.get("epochs_run", 0), loss, final=True)
         metrics = json.loads((run / METRICS).read_text()) if (run / METRICS).is_file() else {}
         metrics = {k: v for k, v in metrics.items() if k in ("parameters", "training_minutes", "hardware", "data")}
+        metrics.setdefault("parameters", model.num_parameters())
+        if "training_minutes" not in metrics and training.get("elapsed_s"):
+            metrics["training_minutes"] = round(training["elapsed_s"] / 60, 1)
+        if "data" not in metrics:  # a run still going: the credit of every corpus it trains on
+            pairs = {n: len(read_split(dirs[n], "train", corpus=n)[0]) for n in mix.weights}
+            metrics["data"] = data_credit(mix, pairs)
         (out / METRICS).write_text(json.dumps(dict(metrics, val_loss=loss), indent=2) + "\n")  # no BLEU of another model
         print(f"wrote {out}: the average of {', '.join(e.stem for e in epochs[-args.write:])}")
         return 0
@@ -115,6 +130,16 @@ def main(argv: list[str] | None = None) -> int:
         print(f"| {k} | {loss:.4f} | {' | '.join(cells)} |  ({time.time() - t0:.0f} s)", flush=True)
     print(json.dumps({"signature": res["signature"]}))
     return 0
+
+
+def _training_of(run: Path) -> dict:
+    """A run still going: its settings (work/run.json) and how far it got (work/resume.json)."""
+    work = run / "work"
+    training = json.loads((work / "run.json").read_text()).get("training", {}) if (work / "run.json").is_file() else {}
+    if (work / "resume.json").is_file():
+        state = json.loads((work / "resume.json").read_text())
+        training.update(epochs_run=state.get("epoch", 0), steps=state.get("step", 0), elapsed_s=state.get("elapsed_s"))
+    return training
 
 
 def _mix_of(run: Path) -> str:
