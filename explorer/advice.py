@@ -12,7 +12,7 @@ import html
 import math
 
 from model.calibration import mean_logprob as calibrated_mean
-from model.loops import find_loop
+from model.loops import find_loop, is_punctuation
 from model.translator import Analysis
 from viz.tokens import readable
 
@@ -32,7 +32,7 @@ def mean_logprob(a: Analysis) -> float | None:
 def advice(a: Analysis) -> list[str]:
     """Plain-language warnings about this translation (empty when there is nothing to say)."""
     out = []
-    loop = find_loop(a.out_ids[:-1])
+    loop = find_loop(a.out_ids[:-1], quiet={i for i, p in zip(a.out_ids, a.out_tokens) if is_punctuation(p)})
     if loop is not None:
         unit = "".join(a.out_tokens[loop.start : loop.start + loop.period]).replace("▁", " ").strip()
         out.append(f"The translation repeats “{unit}” {loop.repeats} times in a row: a repetition loop, a known "

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import platform
 import shutil
 import sys
 import time
@@ -103,6 +104,10 @@ def main(argv: list[str] | None = None) -> int:
         metrics.setdefault("parameters", model.num_parameters())
         if "training_minutes" not in metrics and training.get("elapsed_s"):
             metrics["training_minutes"] = round(training["elapsed_s"] / 60, 1)
+        if "hardware" not in metrics:  # a run still going: where this sitting runs (earlier ones: their logs)
+            metrics["hardware"] = (f"{platform.machine()}, {training.get('processes', 1)} process(es) x "
+                                   f"{torch.get_num_threads()} CPU threads, torch {torch.__version__}, "
+                                   f"{training.get('precision', 'float32')} autocast")
         if "data" not in metrics:  # a run still going: the credit of every corpus it trains on
             pairs = {n: len(read_split(dirs[n], "train", corpus=n)[0]) for n in mix.weights}
             metrics["data"] = data_credit(mix, pairs)

@@ -14,7 +14,7 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from model.loops import find_loop  # noqa: E402
+from model.loops import find_loop_in  # noqa: E402
 from model.translator import DecodeOptions, load_pretrained  # noqa: E402
 from training.data import read_split  # noqa: E402
 
@@ -33,7 +33,7 @@ def main(argv: list[str] | None = None) -> int:
         for i in range(0, len(src), 64):
             chunk = src[i : i + 64]
             for text, (ids, _) in zip(chunk, tr.greedy_batch(chunk, [DecodeOptions()] * len(chunk))):
-                loop = find_loop(list(ids))
+                loop = find_loop_in(tr.tokenizer, list(ids))
                 if loop:
                     found += 1
                     print(f"{corpus} val: {text}\n  -> {tr.tokenizer.decode(ids)}  ({loop.repeats} x {loop.period} pieces)")

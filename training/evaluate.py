@@ -118,7 +118,12 @@ def main(argv: list[str] | None = None) -> int:
         if args.beam > 1:
             print("error: the confidence floor is measured on greedy decoding; leave --beam out", file=sys.stderr)
             return 2
-        return calibrate_confidence(tr, src, args.split, args.calibrate_confidence, write=not args.no_write)
+        label = f"Tatoeba {args.split} + Multi30k {args.split}" if args.corpus == "all" else (
+            args.split if args.corpus == "multi30k" else f"{args.corpus} {args.split}")
+        if args.split.startswith("test"):
+            print(f"error: calibrate on val, not on a test split ({args.split})", file=sys.stderr)
+            return 2
+        return calibrate_confidence(tr, src, label, args.calibrate_confidence, write=not args.no_write)
     beam = args.beam if args.beam > 1 else 0
     opts = DecodeOptions("beam", beam_size=beam, length_penalty=args.length_penalty) if beam else DecodeOptions()
     t0 = time.time()
