@@ -8,9 +8,12 @@ from pathlib import Path
 CKPT = Path(__file__).resolve().parent.parent / "checkpoints"
 MODEL = "en-de" if (CKPT / "en-de" / "model.safetensors").is_file() else "toy-reverse"
 SENTENCE = "A dog is running in the snow." if MODEL == "en-de" else "a b c d e"
-# a val sentence whose greedy en-de translation loops: "... tragen alle alle alle Kleidung"
-LOOPING_SENTENCE = ("People are all standing together in front of a statue of an animal, and they are all wearing "
-                    "cool-weather clothing.")
+# a Multi30k val sentence whose greedy en-de translation loops: "... steht auf einer Straße mit anderen anderen anderen
+# in Europa." (scripts/val_loops.py lists them)
+LOOPING_SENTENCE = "A man in a brightly-colored ski jacket stands with others on a European street."
+# sentences whose greedy en-de translation falls below the model's "unsure" floor (-0.935; these: -1.31 and -2.20)
+UNSURE_SENTENCES = ("The stock market fell sharply after the announcement.",
+                    "Quantum chromodynamics describes the strong interaction.")
 
 
 def free_port() -> int:

@@ -393,16 +393,16 @@ def test_static_files_come_whole_and_the_same_every_time(server):
 @pytest.mark.skipif(MODEL != "en-de", reason="English sentences")
 def test_repetition_options_through_the_api(client):
     """no_repeat_ngram_size / repetition_penalty (off by default) reach the decoder from every endpoint."""
-    from model.loops import find_loop
+    from model.loops import find_loop_in
     from model.translator import load_pretrained
 
     tok = load_pretrained(MODEL).tokenizer
     looping = LOOPING_SENTENCE
     plain = client.predict(looping, api_name="/translate")
-    assert find_loop(tok.encode(plain)) is not None  # the model's own loop: "alle alle alle"
+    assert find_loop_in(tok, tok.encode(plain)) is not None  # the model's own loop: "alle alle alle"
     for kw in (dict(no_repeat_ngram_size=2), dict(repetition_penalty=1.5)):
         fixed = client.predict(looping, **kw, api_name="/translate")
-        assert find_loop(tok.encode(fixed)) is None, (kw, fixed)
+        assert find_loop_in(tok, tok.encode(fixed)) is None, (kw, fixed)
         translation, pieces, *_ = client.predict(looping, **kw, api_name="/analyze")
         assert translation == fixed and "repetition loop" not in pieces
     assert "repetition loop" in client.predict(looping, api_name="/analyze")[1]  # the page's warning, escaped HTML
