@@ -860,11 +860,17 @@ def test_repetition_options_stop_a_loop_and_the_page_warns_about_it(page):
     out = translate(page, looping)
     assert find_loop_in(tok, tok.encode(out)) is not None
     page.wait_for_function("() => document.body.innerText.includes('repetition loop')", timeout=30_000)
+    idle(page)  # the translation's chain of events ends by writing the options back: typing before it is overwritten
     page.get_by_role("button", name="Decoding options").click()
     box = page.locator("#no-repeat input[type=number]")
-    box.fill("2")
-    box.press("Enter")
-    box.blur()  # a Number reports its change on Enter or on blur: both, so a busy page cannot miss it
+    box.wait_for(state="visible")
+    for _ in range(5):  # the accordion's content may mount again as it opens, with the server's value: type again
+        box.fill("2")
+        box.press("Enter")
+        box.blur()  # a Number reports its change on Enter or on blur: both, so a busy page cannot miss it
+        page.wait_for_timeout(500)
+        if box.input_value() == "2":
+            break
     page.wait_for_function("() => document.querySelector('#status').innerText.includes('Not translated yet')",
                            timeout=30_000)
     page.locator("#translate").click()
