@@ -57,3 +57,14 @@ def test_a_sitting_with_other_settings_is_refused_naming_them(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "--warmup 20, this command 30" in err and "--epochs" not in err
     assert train_main(TINY + ["--out", out, "--resume", "--epochs", "3", "--stop-after-steps", "9"]) == 0  # free
+
+
+def test_a_torn_resume_point_is_refused_in_words(tmp_path, capsys):
+    """The resume point is three files (none over 50 MB in git); parts from different steps are refused."""
+    out = tmp_path / "run"
+    assert train_main(TINY + ["--out", str(out), "--stop-after-steps", "5"]) == 0
+    old = (out / "work" / "resume.exp_avg.safetensors").read_bytes()
+    assert train_main(TINY + ["--out", str(out), "--resume", "--stop-after-steps", "9"]) == 0
+    (out / "work" / "resume.exp_avg.safetensors").write_bytes(old)  # as if killed between two renames
+    assert train_main(TINY + ["--out", str(out), "--resume"]) == 2
+    assert "different steps [9, 5, 9]" in capsys.readouterr().err

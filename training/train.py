@@ -278,7 +278,12 @@ def main(argv: list[str] | None = None) -> int:
     state = {"epoch": 0, "batch": 0, "step": 0, "elapsed_s": 0.0, "val_losses": [], "run_loss": 0.0, "run_tok": 0,
              "lr": 0.0}
     if args.resume and (work / "resume.safetensors").is_file():
-        state = {**state, **load_resume(work, model, opt)}
+        try:
+            state = {**state, **load_resume(work, model, opt)}
+        except (FileNotFoundError, ValueError) as e:
+            print(f"error: {e}", file=sys.stderr)
+            dist.finish()
+            return 2
         if dist.is_main():
             print(f"resumed at epoch {state['epoch'] + 1}, batch {state['batch']}, step {state['step']}", flush=True)
             drop_log_rows_after(out / TRAIN_LOG, state["step"])
