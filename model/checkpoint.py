@@ -63,8 +63,10 @@ def save_checkpoint(
     tokenizer: Tokenizer,
     training: dict[str, Any] | None = None,
     dtype: str = "float32",
+    task: dict[str, Any] | None = None,
 ) -> None:
-    """dtype: "float32", "float16" / "bfloat16" (half the size) or "int8" (a quarter; per-row scales)."""
+    """dtype: "float32", "float16" / "bfloat16" (half the size) or "int8" (a quarter; per-row scales). ``task``: the
+    task card for a folder that has none yet (a card already in the folder, perhaps edited by hand, stays)."""
     if dtype not in ("float32", "float16", "bfloat16", "int8"):
         raise ValueError(f"unknown storage type {dtype!r}")
     folder = Path(folder)
@@ -77,6 +79,8 @@ def save_checkpoint(
     save_file(state, str(folder / WEIGHTS), metadata={"format": "pt"})
     tokenizer.save(folder / SPM)
     config = {"model": model.cfg.to_dict(), "training": training or {}}
+    if task is not None:
+        config["task"] = task
     if (folder / CONFIG).is_file():  # rewriting a checkpoint (training.compress): its task (languages, examples) stays
         try:
             task = json.loads((folder / CONFIG).read_text()).get("task")

@@ -24,7 +24,7 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from model.checkpoint import METRICS, load_checkpoint, load_config, save_checkpoint, seal  # noqa: E402
+from model.checkpoint import METRICS, load_checkpoint, load_config, save_checkpoint  # noqa: E402
 from model.config import ModelConfig  # noqa: E402
 from model.snapshots import FOLDER as SNAPSHOTS  # noqa: E402
 from model.snapshots import save_snapshot  # noqa: E402
@@ -71,7 +71,7 @@ def main(argv: list[str] | None = None) -> int:
             p.error(f"{run} has neither config.json nor work/run.json: name a checkpoint of the same shape with --like")
         model = Transformer(cfg)
     epochs = sorted((run / "work").glob("epoch_*.safetensors"))
-    mix = Mix.parse(args.corpora or training.get("mix") or _mix_of(run) or "multi30k")
+    mix = Mix.parse(args.corpora or training.get("mix") or "multi30k")
     dirs = {"multi30k": args.data_dir, "tatoeba": args.tatoeba_dir}
     vals = {name: read_split(dirs[name], "val", corpus=name) for name in mix.weights}
     joined = ([s for v in vals.values() for s in v[0]], [r for v in vals.values() for r in v[1]])
@@ -91,12 +91,7 @@ def main(argv: list[str] | None = None) -> int:
             loss = validation_loss(model, encode_pairs(tok, *joined, model.cfg.max_len), training.get("max_tokens", 2500))
         training = dict(training, average=args.write, averaged=[e.stem for e in epochs[-args.write:]],
                         val_loss_averaged=loss)
-        save_checkpoint(out, model.eval(), tok, training)  # keeps --out's "task" section if it has one
-        config = json.loads((out / "config.json").read_text())
-        if "task" not in config:
-            config["task"] = task_card(mix)
-            (out / "config.json").write_text(json.dumps(config, indent=2) + "\n")
-            seal(out)
+        save_checkpoint(out, model.eval(), tok, training, task=task_card(mix))  # --out's own card stays
         if (out / SNAPSHOTS).is_dir():  # the final snapshot is the model written here, not the run's own average
             save_snapshot(out, model, training.get("steps", 0), training.get("epochs_run", 0), loss, final=True)
         metrics = json.loads((run / METRICS).read_text()) if (run / METRICS).is_file() else {}
@@ -145,12 +140,6 @@ def _training_of(run: Path) -> dict:
         state = json.loads((work / "resume.json").read_text())
         training.update(epochs_run=state.get("epoch", 0), steps=state.get("step", 0), elapsed_s=state.get("elapsed_s"))
     return training
-
-
-def _mix_of(run: Path) -> str:
-    """The --mix of a run still going, from the arguments it keeps in work/run.json: '' when unknown."""
-    path = run / "work" / "run.json"
-    return json.loads(path.read_text()).get("training", {}).get("mix", "") if path.is_file() else ""
 
 
 if __name__ == "__main__":

@@ -48,9 +48,7 @@ CORPORA = {
         "Tatoeba Project (tatoeba.org), pairs exported by manythings.org/anki, CC BY 2.0",
     ),
 }
-DATA_ENV = CORPORA["multi30k"].env
 DEFAULT_DATA_DIR = CORPORA["multi30k"].default_dir
-WHERE_TO_GET = CORPORA["multi30k"].where_to_get
 
 
 def find_data_dir(data_dir: str | Path | None, corpus: str = "multi30k") -> Path:

@@ -28,7 +28,7 @@ import torch
 import torch.nn.functional as F
 from safetensors.torch import save_file
 
-from model.checkpoint import CONFIG, METRICS, TRAIN_LOG, save_checkpoint, seal
+from model.checkpoint import METRICS, TRAIN_LOG, save_checkpoint
 from model.config import ModelConfig
 from model.schedule import lr_at
 from model.snapshots import DEFAULT_STEPS, save_snapshot
@@ -367,12 +367,8 @@ def finalize(args, model, tok, training, state, val_pairs, out: Path, n_params: 
                     val_loss_averaged=averaged_val, train_pairs=n_train)
     if snapshots:
         save_snapshot(out, model, state["step"], state["epoch"], averaged_val, final=True)
-    save_checkpoint(out, model, tok, training, dtype=args.save_dtype)
-    if args.task == "translate":
-        config = json.loads((out / CONFIG).read_text())
-        config.setdefault("task", task_card(Mix.parse(args.mix)))  # a card edited by hand stays
-        (out / CONFIG).write_text(json.dumps(config, indent=2) + "\n")
-        seal(out)
+    save_checkpoint(out, model, tok, training, dtype=args.save_dtype,
+                    task=task_card(Mix.parse(args.mix)) if args.task == "translate" else None)
     metrics_path = out / METRICS
     metrics = json.loads(metrics_path.read_text()) if metrics_path.is_file() else {}
     metrics.update(
