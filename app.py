@@ -25,6 +25,7 @@ from starlette.middleware import Middleware  # noqa: E402
 from explorer import api, limits, memory, texts, ui  # noqa: E402
 from explorer.beyond import METHOD_NAMES, suggested_corruption  # noqa: E402
 from explorer.blocks import ExplorerBlocks  # noqa: E402
+from explorer.edges import Edges  # noqa: E402
 from explorer.handlers import (  # noqa: E402
     AVERAGE,
     KIND_LABELS,
@@ -109,7 +110,7 @@ def build() -> gr.Blocks:
         # the public API first, so that its names are taken before the page's private events are registered
         for name, fn in api.PUBLIC.items():  # README's names; each works called alone, defaults filled in
             gr.api(fn, api_name=name, **({} if name in api.LIGHT else TRANSLATE_WORK if name == "translate" else MODEL_WORK))
-        gr.Markdown(texts.intro(task.hint))
+        gr.Markdown(texts.INTRO)
         with gr.Row():
             text = gr.Textbox(label=input_label(task), value=examples_text[0], max_length=limits.MAX_CHARS, scale=4,
                               elem_id="sentence", info=input_info(task))
@@ -373,7 +374,10 @@ def serve(demo: gr.Blocks, **kwargs):
     """Queue and launch as `python app.py` does (tests and benchmarks call this too)."""
     memory.limit_arenas()
     app_kwargs = dict(kwargs.pop("app_kwargs", None) or {})
-    app_kwargs["middleware"] = [*app_kwargs.get("middleware", []), Middleware(StaticCache)]  # see static_cache.py
+    public = [fn.api_name for fn in demo.fns.values() if fn.api_name and fn.api_visibility != "private"]
+    app_kwargs["middleware"] = [*app_kwargs.get("middleware", []),
+                                Middleware(Edges, names=public),  # requests the app never needs: 4xx (edges.py)
+                                Middleware(StaticCache)]  # see static_cache.py
     # queue positions are sent every STATUS_EVERY_S seconds, not to every waiting event at every job start
     # ("auto": with a class waiting that is quadratic in messages)
     demo.queue(default_concurrency_limit=limits.MODEL_SLOTS, max_size=limits.QUEUE_SIZE,

@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import html
 import os
 from copy import copy
 from typing import Any
@@ -65,6 +66,28 @@ def _label(block: Any, i: int) -> str:
     return str(info.get("title") or f"argument {i + 1}")
 
 
+def _expected(block: Any) -> str:
+    """What a component takes, in words (a slider's range, a menu's choices), for a message about a value it refused."""
+    choices = getattr(block, "choices", None)
+    if choices:
+        names = [str(c[1] if isinstance(c, (tuple, list)) else c) for c in choices]
+        return "one of: " + ", ".join(names[:12]) + (", …" if len(names) > 12 else "")
+    lo, hi = getattr(block, "minimum", None), getattr(block, "maximum", None)
+    if lo is not None and hi is not None:
+        return f"a number from {lo:g} to {hi:g}"
+    return "a value of its kind"
+
+
+def refused(block: Any, i: int, value: Any) -> gr.Error:
+    """A value a component would not take -> one short message that names the field and what it takes; escaped (a
+    toast renders HTML, and the value came from a request) and not logged with a traceback (it is the caller's
+    error, not ours)."""
+    text = str(value)
+    quoted = repr(text[:30] + ("…" if len(text) > 30 else ""))
+    return gr.Error(html.escape(f"{_label(block, i)}: {quoted} is not a valid value; it takes {_expected(block)}.",
+                                quote=False), print_exception=False)
+
+
 class ExplorerBlocks(gr.Blocks):
     @property
     def state_holder(self) -> StateHolder:
@@ -88,15 +111,15 @@ class ExplorerBlocks(gr.Blocks):
     async def preprocess_data(self, block_fn, inputs, state, explicit_call: bool = False):
         try:
             return await super().preprocess_data(block_fn, inputs, state, explicit_call)
-        except gr.Error:
-            raise
-        except Exception as err:  # find the input that failed and name it
+        except Exception as err:  # find the input that failed and name it (Gradio's own message quotes the value
+            # unescaped, "Value: <a href=...> is not in the list of choices", and a toast renders it as markup)
             for i, (block, value) in enumerate(zip(block_fn.inputs, inputs)):
                 try:
                     if block_fn.preprocess and hasattr(block, "preprocess"):
                         block.preprocess(value)
-                except Exception as e:
-                    raise gr.Error(f"{_label(block, i)}: {str(value)[:30]!r} is not a valid value ({e}).",
-                                   print_exception=False) from None
+                except Exception:
+                    raise refused(block, i, value) from None
+            if isinstance(err, gr.Error):
+                raise gr.Error(html.escape(str(err.message), quote=False), print_exception=False) from None
             raise gr.Error(f"The request's arguments could not be read ({type(err).__name__}).",
                            print_exception=False) from None

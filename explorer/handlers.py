@@ -390,9 +390,14 @@ def export_html(req: Request, kind: Any, layer: Any, head: Any) -> bytes:
             "</head><body>" + "".join(parts) + "</body></html>").encode("utf-8")
 
 
-@functools.lru_cache(maxsize=16)
-def model_page(name: str):
+def model_page(name: Any):
     """Model card and training figures: they depend only on the model, so they are made once per model."""
+    model_for(name)  # an unknown name or a list is refused here, naming the field, before the cache hashes it
+    return _model_page(name)
+
+
+@functools.lru_cache(maxsize=16)
+def _model_page(name: str):
     from viz.compact import plot_value
 
     curves, lr = training_figures(name)

@@ -110,8 +110,9 @@ def clean_text(text: Any) -> str:
     if bad:
         raise UserError(f"The sentence contains a character that is not valid Unicode text (U+{ord(bad[0]):04X}, "
                         "half of a surrogate pair); remove it and try again.")
-    # control characters (NUL, bell, ...) carry no meaning for the model: drop them, keep tabs as spaces
-    text = "".join(" " if c in "\t\n\r" else c for c in text if c in "\t\n\r" or unicodedata.category(c) != "Cc")
+    # control characters (NUL, bell, tabs, newlines) carry no meaning for the model: each becomes a space, as the page
+    # reads them (views.js), so "dog\0runs" is "dog runs" on both sides
+    text = "".join(" " if unicodedata.category(c) == "Cc" else c for c in text)
     if not text.strip():
         raise UserError("Type an English sentence first.")
     return text.strip()
@@ -120,22 +121,29 @@ def clean_text(text: Any) -> str:
 def number(value: Any, name: str, lo: float, hi: float, integer: bool = False, lo_open: bool = False) -> Any:
     """A number in [lo, hi] (or (lo, hi]) from whatever arrived; the message names the field."""
     if isinstance(value, bool) or value is None or isinstance(value, (list, dict)):
-        raise UserError(f"{name} must be a number, not {str(value)[:20]!r}.")
+        raise UserError(f"{name} must be a number, not {shown(value)!r}.")
     try:
         x = float(value)
     except (TypeError, ValueError):
-        raise UserError(f"{name} must be a number, not {str(value)[:20]!r}.") from None
+        raise UserError(f"{name} must be a number, not {shown(value)!r}.") from None
     if math.isnan(x) or (x <= lo if lo_open else x < lo) or x > hi:
         bound = f"greater than {lo:g}" if lo_open else f"at least {lo:g}"
-        raise UserError(f"{name} must be {bound} and at most {hi:g}; got {str(value)[:20]}.")
+        raise UserError(f"{name} must be {bound} and at most {hi:g}; got {shown(value)}.")
     if integer and x != int(x):
-        raise UserError(f"{name} must be a whole number; got {str(value)[:20]}.")
+        raise UserError(f"{name} must be a whole number; got {shown(value)}.")
     return int(x) if integer else x
+
+
+def shown(value: Any, n: int = 20) -> str:
+    """A value as a message quotes it: at most n characters, and "…" where it was cut (a number that long is not
+    one the user typed by hand, but they must see that what is quoted is not all of it)."""
+    text = str(value)
+    return text if len(text) <= n else text[:n] + "…"
 
 
 def translator(name: Any) -> Translator:
     if not isinstance(name, str) or name not in available():
-        raise UserError(f"Unknown model {str(name)[:40]!r}. Choose one of: {', '.join(available())}.")
+        raise UserError(f"Unknown model {shown(name, 40)!r}. Choose one of: {', '.join(available())}.")
     try:
         tr = load_pretrained(name)
     except CheckpointError as e:

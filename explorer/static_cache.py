@@ -10,16 +10,19 @@ passes a response that already has a Content-Encoding through untouched.
 The page itself (GET /) is the same for every visitor too: Gradio rebuilds it each time (a deep copy of the
 config of ~280 blocks and the API description: ~40 ms of CPU) and sends its 310 KB uncompressed. It is kept as
 well, compressed, per origin the visitor used (the headers Gradio builds the page's root URL from), and only
-when Gradio set no cookie (no login).
+when Gradio set no cookie (no login). The query string does not change the page (a link's state is read by
+links.js in the browser), so every link of one origin shares one copy.
 
-Bounded by MAX_BYTES and MAX_PAGES; only GETs of those paths with status 200 are kept (others are answered as
-Gradio answered them); an If-None-Match that matches gets a 304.
+An LRU bounded by MAX_BYTES and MAX_PAGES: a new entry evicts the least recently used ones, so the cache never
+fills up and stops caching. Only GETs of those paths with status 200 are kept (others are answered as Gradio
+answered them); an If-None-Match that matches gets a 304.
 """
 
 from __future__ import annotations
 
 import gzip
 import threading
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -50,11 +53,13 @@ def _compress(body: bytes, encoding: str) -> bytes:
 class StaticCache:
     def __init__(self, app: Callable[..., Awaitable[None]]) -> None:
         self.app = app
-        self.cache: dict[tuple[str, str], tuple[int, list[tuple[bytes, bytes]], bytes]] = {}
+        # key -> (status, headers, body), least recently used first
+        self.cache: OrderedDict[tuple, tuple[int, list[tuple[bytes, bytes]], bytes]] = OrderedDict()
         self.size = 0
         self.pages = 0
         self.lock = threading.Lock()
         self.hits = 0
+        self.evicted = 0
 
     async def __call__(self, scope: Scope, receive, send) -> None:
         path = scope.get("path", "")
@@ -62,22 +67,21 @@ class StaticCache:
         if scope["type"] != "http" or scope.get("method") != "GET" or not (page or path.startswith(PREFIXES)):
             return await self.app(scope, receive, send)
         headers = {k.lower(): v for k, v in scope.get("headers", [])}
-        path_qs = path + ("?" + scope["query_string"].decode("latin-1") if scope.get("query_string") else "")
+        # a static file's query string is part of its name; the page's is a link's state, which the page reads itself
+        path_qs = path + ("?" + scope["query_string"].decode("latin-1") if scope.get("query_string") and not page else "")
         encoding = _encoding(headers.get(b"accept-encoding", b"").decode("latin-1"))
         # the page names its own URL: one copy per origin (scheme, host, proxy headers, mount path)
         origin = (scope.get("scheme"), scope.get("root_path"), *(headers.get(h) for h in ORIGIN_HEADERS)) if page else ()
         key = (path_qs, encoding, *origin)
-        entry = self.cache.get(key)
+        with self.lock:
+            entry = self.cache.get(key)
+            if entry is not None:
+                self.cache.move_to_end(key)
+                self.hits += 1
         if entry is None:
             entry, keep = await self._fetch(scope, receive, path, encoding)
-            with self.lock:
-                room = not page or self.pages < MAX_PAGES
-                if keep and room and key not in self.cache and self.size + len(entry[2]) <= MAX_BYTES:
-                    self.cache[key] = entry
-                    self.size += len(entry[2])
-                    self.pages += page
-        else:
-            self.hits += 1
+            if keep and len(entry[2]) <= MAX_BYTES:
+                self._keep(key, entry, page)
         status, out_headers, body = entry
         etag = dict(out_headers).get(b"etag")
         if etag is not None and headers.get(b"if-none-match") == etag:
@@ -87,6 +91,20 @@ class StaticCache:
         # a copy: an outer middleware may edit the list in place (Gradio's Brotli compresses a small body itself)
         await send({"type": "http.response.start", "status": status, "headers": list(out_headers)})
         await send({"type": "http.response.body", "body": body})
+
+    def _keep(self, key: tuple, entry: tuple, page: bool) -> None:
+        """Insert, then evict the least recently used entries until both bounds hold again."""
+        with self.lock:
+            if key in self.cache:
+                return
+            self.cache[key] = entry
+            self.size += len(entry[2])
+            self.pages += page
+            while self.size > MAX_BYTES or self.pages > MAX_PAGES:
+                old = next(k for k in self.cache if k != key and (self.size > MAX_BYTES or k[0] == "/"))
+                self.size -= len(self.cache.pop(old)[2])
+                self.pages -= old[0] == "/"
+                self.evicted += 1
 
     async def _fetch(self, scope: Scope, receive, path: str, encoding: str):
         """Run the request once without conditional or range headers -> ((status, headers, body), keep): a 200 is

@@ -30,7 +30,8 @@ class Files:
 
 
 def get(app, path: str, **headers: str) -> tuple[int, dict, bytes]:
-    scope = {"type": "http", "method": "GET", "path": path, "query_string": b"",
+    path, _, query = path.partition("?")
+    scope = {"type": "http", "method": "GET", "path": path, "query_string": query.encode(),
              "headers": [(k.replace("_", "-").encode(), v.encode()) for k, v in headers.items()]}
     out: dict = {}
     body: list[bytes] = []
@@ -148,6 +149,39 @@ def test_a_page_with_a_cookie_is_never_kept_and_copies_are_bounded():
     app = StaticCache(plain)
     for i in range(MAX_PAGES + 5):
         get(app, "/", host=f"h{i}.example", accept_encoding="br")
-    assert app.pages == MAX_PAGES
-    get(app, "/", host=f"h{MAX_PAGES + 1}.example", accept_encoding="br")  # beyond the bound: asked each time
-    assert plain.calls == MAX_PAGES + 6
+    assert app.pages == MAX_PAGES and app.evicted == 5 and plain.calls == MAX_PAGES + 5
+    get(app, "/", host=f"h{MAX_PAGES + 4}.example", accept_encoding="br")  # the newest origin: still kept
+    assert plain.calls == MAX_PAGES + 5
+    get(app, "/", host="h0.example", accept_encoding="br")  # the least recently used went first: asked again
+    assert plain.calls == MAX_PAGES + 6 and app.pages == MAX_PAGES
+
+
+def test_every_link_of_one_origin_shares_one_copy_of_the_page():
+    """A link's query string is read by the page itself: 40 different links cost Gradio one page build, where a
+    cache keyed on the whole URL filled up after 16 and then built the page for every new link."""
+    from urllib.parse import quote
+
+    page = Page()
+    app = StaticCache(page)
+    for i in range(40):
+        status, headers, body = get(app, f"/?text={quote(f'Dog number {i} runs.')}&tab=steps&step={i % 5}",
+                                    host="a.example", accept_encoding="br")
+        assert status == 200 and brotli.decompress(body).startswith(b"<html>root=http://a.example ")
+    assert page.calls == 1 and app.hits == 39 and app.pages == 1
+
+
+def test_static_files_are_evicted_least_recently_used_first_within_the_byte_bound(monkeypatch):
+    from explorer import static_cache
+
+    files = Files()
+    app = StaticCache(files)
+    one = len(get(app, "/assets/0.js", accept_encoding="br")[2])
+    monkeypatch.setattr(static_cache, "MAX_BYTES", one * 3)
+    for name in ("1", "2", "0", "3"):  # 0 used again before 3 arrives: 1 is the least recently used
+        get(app, f"/assets/{name}.js", accept_encoding="br")
+    assert app.size <= one * 3 and app.evicted == 1
+    calls = files.calls
+    get(app, "/assets/0.js", accept_encoding="br")
+    assert files.calls == calls  # kept
+    get(app, "/assets/1.js", accept_encoding="br")
+    assert files.calls == calls + 1  # evicted, asked again

@@ -1,0 +1,129 @@
+"""A public Space's edges: what no page of this app sends gets a short 4xx or a field-named message, never a traceback,
+markup in a message, a file left on disk, or a 500. Each case was reproduced on the app before explorer/edges.py."""
+
+import asyncio
+import http.client
+import json
+import os
+import tempfile
+from pathlib import Path
+
+import gradio as gr
+import httpx
+import pytest
+from app_server import MODEL, SENTENCE, launch
+
+from explorer.blocks import ExplorerBlocks
+from explorer.edges import MAX_URL
+
+EVIL = '<a href="https://evil.example">Session expired</a><img src=x><form><input name=pw></form>'
+
+
+@pytest.fixture(scope="module")
+def server():
+    demo, url = launch()
+    yield url, demo
+    demo.close()
+
+
+def call(url: str, name: str, data: list) -> tuple[str, object]:
+    r = httpx.post(f"{url}gradio_api/call/{name}", json={"data": data}, timeout=60)
+    r.raise_for_status()
+    event_id, event = r.json()["event_id"], None
+    with httpx.stream("GET", f"{url}gradio_api/call/{name}/{event_id}", timeout=120) as s:
+        for line in s.iter_lines():
+            if line.startswith("event:"):
+                event = line.split(":", 1)[1].strip()
+            elif line.startswith("data:") and event in ("complete", "error"):
+                return event, json.loads(line.split(":", 1)[1])
+    return event, None
+
+
+def gradio_files() -> set[Path]:
+    root = Path(os.environ.get("GRADIO_TEMP_DIR") or Path(tempfile.gettempdir()) / "gradio")
+    return {p for p in root.rglob("*") if p.is_file()} if root.exists() else set()
+
+
+def test_uploads_are_refused_and_nothing_is_stored(server):
+    url, _ = server
+    before = gradio_files()
+    for _ in range(3):
+        r = httpx.post(url + "gradio_api/upload", files={"files": ("big.bin", b"\0" * 2_000_000)}, timeout=60)
+        assert r.status_code == 403 and "no file uploads" in r.json()["error"]
+    assert not {p for p in gradio_files() - before if p.name == "big.bin"}
+
+
+def test_an_over_long_url_gets_414_with_a_short_message_and_no_traceback(server, capfd):
+    url, _ = server
+    capfd.readouterr()
+    # http.client, not httpx: httpx refuses to send a URL over 65,536 characters itself
+    host, port = url.split("//")[1].strip("/").split(":")
+    conn = http.client.HTTPConnection(host, int(port), timeout=60)
+    conn.request("GET", "/?text=" + "a" * 70_000)
+    r = conn.getresponse()
+    body = r.read().decode()
+    assert r.status == 414 and len(body) < 300 and f"{MAX_URL:,}" in body, body
+    assert httpx.get(url + "?text=A%20dog%20runs.", timeout=60).status_code == 200  # a real link still opens
+    out, err = capfd.readouterr()
+    assert "Traceback" not in out + err
+
+
+def test_an_unknown_endpoint_gets_404_naming_the_endpoints(server, capfd):
+    url, _ = server
+    capfd.readouterr()
+    r = httpx.post(url + "gradio_api/call/does_not_exist", json={"data": ["x"]}, timeout=60)
+    assert r.status_code == 404 and "does_not_exist" in r.json()["error"] and "translate" in r.json()["error"]
+    r = httpx.get(url + "gradio_api/call/does_not_exist/abc", timeout=60)
+    assert r.status_code == 404
+    out, err = capfd.readouterr()
+    assert "Traceback" not in out + err
+
+
+def test_model_info_with_a_list_names_the_model_field(server):
+    url, _ = server
+    event, payload = call(url, "model_info", [["en-de"]])
+    assert event == "error" and "Unknown model" in payload["error"], payload
+    event, payload = call(url, "model_info", [EVIL])
+    assert event == "error" and "<a " not in payload["error"] and "&lt;a" in payload["error"], payload
+
+
+def test_nul_is_a_space_on_the_server_as_on_the_page(server):
+    """The page reads "dog\\0runs" as "dog runs" (views.js); the server made it "dogruns", another sentence."""
+    if MODEL != "en-de":
+        pytest.skip("an English sentence")
+    url, _ = server
+    with_nul = call(url, "translate", ["A dog\x00runs in the snow."])
+    with_space = call(url, "translate", ["A dog runs in the snow."])
+    assert with_nul[0] == "complete" and with_nul == with_space
+
+
+def test_a_number_quoted_in_a_message_says_it_was_cut(server):
+    url, _ = server
+    event, payload = call(url, "translate", [SENTENCE, "beam", "9" * 40])
+    assert event == "error" and "9" * 20 + "…" in payload["error"], payload
+
+
+def run_preprocess(demo, dep, values):
+    fn = demo.fns[dep._id] if hasattr(dep, "_id") else list(demo.fns.values())[-1]
+    return asyncio.run(demo.preprocess_data(fn, list(values), None))
+
+
+def test_a_value_a_component_refuses_is_named_escaped_and_plain():
+    """A link once put `model=<a href=...>` into the model menu: Gradio's "Value ... is not in the list of choices"
+    toast rendered the link, an image and a password form, and `beam=NaN` answered with Python's "'<' not supported
+    between instances of 'str' and 'int'"."""
+    with ExplorerBlocks() as demo:
+        model = gr.Dropdown(["en-de", "toy-reverse"], value="en-de", label="Model")
+        beam = gr.Slider(1, 8, value=4, step=1, label="Beam size")
+        out = gr.Textbox()
+        dep = gr.Button().click(lambda m, b: m, [model, beam], out)
+    with pytest.raises(gr.Error) as err:
+        run_preprocess(demo, dep, [EVIL, 4])
+    message = err.value.message
+    assert message.startswith("Model: ") and "one of: en-de, toy-reverse" in message
+    assert "<a" not in message and "<img" not in message and "&lt;a" in message
+    assert err.value.print_exception is False
+    with pytest.raises(gr.Error) as err:
+        run_preprocess(demo, dep, ["en-de", "NaN"])
+    assert err.value.message == "Beam size: 'NaN' is not a valid value; it takes a number from 1 to 8."
+    assert run_preprocess(demo, dep, ["toy-reverse", 3]) == ["toy-reverse", 3]
