@@ -1,10 +1,9 @@
 """The few lines for a learner that open every tab: what is shown, the formula, one thing to try."""
 
-def intro(hint: str) -> str:
-    """The page's opening lines; ``hint`` is the shown model's own line on what it was trained on (its task card)."""
-    return f"""# Attention Explorer
+INTRO = """# Attention Explorer
 Type an English sentence. A small Transformer of our own (the encoder-decoder of *Attention Is All You Need*)
-translates it into German, and every tab below shows one step inside it. {hint}
+translates it into German, and every tab below shows one step inside it. What the chosen model was trained on is
+said under the text box.
 """
 
 
