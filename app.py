@@ -79,11 +79,24 @@ DRAW = """(bank, text, model, kind, layer, head, step, slayer, shead, peLen, peD
   ...AE.positional(bank, peLen, peDims), AE.peSentence(bank), AE.lens(bank)]"""
 
 
-def head_html() -> str:
-    """views.js, the examples, and the learned positional tables (if a model has one) for the page's <head>."""
+def link_rules(model: gr.Dropdown, method: gr.Radio, numbers: dict[str, gr.Slider | gr.Number]) -> dict:
+    """What a link's request fields may hold, read from the components that will take them (links.js checks each
+    value against these before it sets a component)."""
+    def rule(c):
+        if isinstance(c, gr.Number):  # the seed: Request's own range
+            return [0, 2**31 - 1, True]
+        return [c.minimum, c.maximum, float(c.step).is_integer() and float(c.minimum).is_integer()]
+    return {"models": [str(v) for _, v in model.choices], "methods": [str(v) for _, v in method.choices],
+            "numbers": {field: rule(c) for field, c in numbers.items()}}
+
+
+def head_html(rules: dict) -> str:
+    """views.js, the examples, the learned positional tables (if a model has one) and what a link may hold, for the
+    page's <head>."""
     examples = {name: examples_for(name) for name in available()}  # each model's own, clicked by index
     return (f"<script>{VIEWS_JS}\nwindow.AE_EXAMPLES = {json.dumps(examples)};\n"
             f"window.AE_PE_TABLES = {json.dumps(learned_tables(available()))};\n"
+            f"window.AE_LINK_RULES = {json.dumps(rules)};\n"
             f"window.AE_MAX_CHARS = {limits.MAX_CHARS};</script>")
 
 
@@ -285,6 +298,10 @@ def build() -> gr.Blocks:
         # analysis; no event fires on page load and reopening asks nothing.
         run_lazy = {name: gr.Button(elem_id=f"ae-run-{name}", elem_classes=["ae-hidden"]) for name in ("inside", "bertviz")}
         options = [method, beam_size, length_penalty, max_len, temperature, top_k, top_p, seed, no_repeat, rep_penalty]
+        demo.link_rules = link_rules(model, method, {  # Request's field names, as links.js names them
+            "beam_size": beam_size, "length_penalty": length_penalty, "max_len": max_len, "temperature": temperature,
+            "top_k": top_k, "top_p": top_p, "seed": seed, "no_repeat_ngram_size": no_repeat,
+            "repetition_penalty": rep_penalty})
         draw_in = [bank, text, model, kind, layer, head, step, step_layer, step_head, pe_len, pe_dims, *options]
         draw_out = [heatmap, all_heads, stats, step_plot, status, pe_table, pe_waves, pe_sim, pe_sentence, lens_plot]
 
@@ -298,7 +315,7 @@ def build() -> gr.Blocks:
         view_state = [kind, layer, head, step, step_layer, step_head]
 
         def after_translate(event):  # a shared link's view state first (once), then every view drawn
-            return (event.then(None, view_state, view_state, js="(...v) => AE.linkView(...v)", **PRIVATE)
+            return (event.then(None, [*view_state, bank], view_state, js="(...v) => AE.linkView(...v)", **PRIVATE)
                     .then(None, draw_in, draw_out, js=DRAW, **PRIVATE)
                     .then(None, shown, None, js="(s) => { AE.refreshOpen(s); }", **PRIVATE))
 
@@ -313,7 +330,8 @@ def build() -> gr.Blocks:
         # -- shareable links (explorer/static/links.js): state in the URL; a link with a text translates on opening
         link_in = [text, model, *options]
         demo.load(None, link_in, link_in, js="(...v) => AE.linkIn(...v)", **PRIVATE).then(
-            None, None, None, js="() => { AE.linkGo(); AE.figure1.highlight(); }", **PRIVATE)
+            None, [bank, text, model, *options], status,  # the status line says what the link held that was ignored
+            js="(b, t, m, ...o) => { AE.linkGo(); AE.figure1.highlight(); return AE.status(b, t, m, ...o); }", **PRIVATE)
         copy_link.click(None, [shown, *view_state], link_box, js="(...v) => AE.linkOut(...v)", **PRIVATE)
         present.click(None, None, present, js="() => AE.present.toggle()", **PRIVATE)  # present.js: no request
         attend_in = [bank, kind, layer, head]
@@ -385,7 +403,7 @@ def serve(demo: gr.Blocks, **kwargs):
     # Gradio's queue loop polls every 1 ms when it has nothing to start (idle, or every worker busy): ~80 ms of
     # CPU a second doing nothing, more with a class queued. Every 10 ms adds at most 10 ms before an event starts.
     demo._queue.sleep_when_free = limits.QUEUE_POLL_S
-    return demo.launch(head=head_html(), app_kwargs=app_kwargs, **LAUNCH, **kwargs)
+    return demo.launch(head=head_html(demo.link_rules), app_kwargs=app_kwargs, **LAUNCH, **kwargs)
 
 
 if __name__ == "__main__":

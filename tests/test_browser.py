@@ -495,6 +495,58 @@ def test_a_link_is_data_never_markup(browser, server):
     ctx.close()
 
 
+INJECTED = ('<a href="https://evil.example/login">Session expired, sign in again</a><img src=x width=300>'
+            '<form action="https://evil.example"><input name=pw type=password></form>')
+
+
+def status_text(pg) -> str:
+    return pg.locator("#status").inner_text()
+
+
+@pytest.mark.parametrize("field", ["model", "method"])
+def test_a_link_cannot_put_markup_in_a_toast_or_anywhere(browser, server, field):
+    """`/?text=...&model=<a href=...>...` made Gradio's "not in the list of choices" toast render a link, an image
+    and a password form. The value is dropped before it reaches a component, the default kept, the status line
+    says which field was ignored (as text), and the sentence is translated."""
+    from urllib.parse import quote
+
+    ctx, pg, _ = open_link(browser, server + "?text=" + quote(SENTENCE) + f"&{field}=" + quote(INJECTED))
+    pg.wait_for_function("() => document.querySelector('#status')?.innerText.includes('Every view below shows')",
+                         timeout=60_000)
+    idle(pg)
+    assert pg.locator("a[href*='evil'], form[action*='evil'], input[type=password], img[src=x]").count() == 0
+    assert pg.locator("[data-testid=toast-text]").count() == 0  # no error toast at all
+    note = status_text(pg)
+    assert "Part of this link was ignored" in note and f"{field} “<a href=" in note, note  # said, as text
+    assert pg.locator("#model input").input_value() == MODEL
+    assert translation(pg)
+    ctx.close()
+
+
+def test_a_link_with_impossible_numbers_or_a_path_for_a_model_still_translates(browser, server):
+    """`&beam=NaN&max_len=1e999` made every Translate fail with Python's "'<' not supported between instances of
+    'str' and 'int'"; `model=../../etc/passwd` left the model menu empty. Both are dropped and said."""
+    from urllib.parse import quote
+
+    ctx, pg, _ = open_link(browser, server + "?text=" + quote(SENTENCE) + "&method=beam&beam=NaN&max_len=1e999"
+                           "&model=../../etc/passwd&layer=7&head=9&kind=cross")
+    pg.wait_for_function("() => document.querySelector('#status')?.innerText.includes('Every view below shows')",
+                         timeout=60_000)
+    idle(pg)
+    note = status_text(pg)
+    for said in ("beam “NaN”", "max_len “1e999”", "model “../../etc/passwd”", "layer “7”", "head “9”"):
+        assert said in note, (said, note)
+    assert f"({MODEL}, beam 4)" in note  # beam search as the link asked, at the default beam size
+    assert pg.locator("#model input").input_value() == MODEL
+    assert pg.locator("[data-testid=toast-text]").count() == 0 and translation(pg)
+    assert heatmap_title(pg).startswith("Cross-attention, layer")  # the default layer kept
+    # the note belongs to the link: the student's next translation no longer carries it
+    pg.locator("#sentence textarea").fill(SENTENCE + " Again.")
+    pg.locator("#translate").click()
+    pg.wait_for_function("() => !document.querySelector('#status')?.innerText.includes('ignored')", timeout=60_000)
+    ctx.close()
+
+
 def test_a_link_with_a_sentence_translates_on_opening(browser, server):
     """/?text=... shows that sentence's translation and heatmap with no click (one Translate event)."""
     if MODEL != "en-de":

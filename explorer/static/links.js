@@ -14,9 +14,39 @@
   const TABS = { attend: "Translate & attend", steps: "Step by step", pe: "Positional encoding", inside: "Inside a head",
     experiments: "Experiments", beyond: "Beyond attention", compare: "Compare", model: "Model" };
   const KINDS = { cross: "Cross-attention", encoder: "Encoder self-attention", decoder: "Decoder self-attention" };
-  const link = { pending: null, go: false };
+  const link = { pending: null, go: false, ignored: [], seen: false };
+  // What a link may hold, from the page's own components (app.py: window.AE_LINK_RULES): models and methods by
+  // name, each number's range and whether it is whole. A value outside them never reaches a component (Gradio would
+  // answer with a toast that quotes it, markup included): it is dropped, the default kept, and the status line says so.
+  const rules = () => window.AE_LINK_RULES || { models: [], methods: [], numbers: {} };  // set after this file runs
+  const KNOWN = new Set([...REQUEST.map(([key]) => key), ...VIEW, "tab"]);
+  const quote = (v) => { const s = String(v); return "“" + esc(s.length > 30 ? s.slice(0, 30) + "…" : s) + "”"; };
+  const esc = (s) => String(s).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
+  const ignore = (key, value, takes) => { link.ignored.push(esc(key) + " " + quote(value) + " (" + takes + ")"); };
 
-  const number = (v) => (v === null || v === "" || isNaN(Number(v)) ? v : Number(v));
+  // -> the value to use, or undefined (and a line in link.ignored) when the page has no such value
+  function checked(field, key, raw) {
+    if (field === "text") return raw;
+    if (field === "model" || field === "method") {
+      const names = field === "model" ? rules().models : rules().methods;
+      if (names.includes(raw)) return raw;
+      return ignore(key, raw, "not one of " + names.map(esc).join(", "));
+    }
+    const rule = rules().numbers[field];
+    if (!rule) return raw;
+    const [lo, hi, whole] = rule;
+    const x = /^\s*[-+]?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?\s*$/i.test(raw) ? Number(raw) : NaN;
+    if (Number.isFinite(x) && x >= lo && x <= hi && (!whole || Number.isInteger(x))) return x;
+    return ignore(key, raw, (whole ? "a whole number" : "a number") + " from " + lo + " to " + hi);
+  }
+
+  // The status line's note on what the link held that the page could not take (empty when nothing was ignored).
+  function linkNote() {
+    if (!link.ignored.length) return "";
+    return "<div class='ae-status ae-stale'>Part of this link was ignored and the default kept: " +
+      link.ignored.join("; ") + ".</div>";
+  }
+
   const headLabel = (h) => (h === "mean" ? "all heads (mean)" : /^\d+$/.test(h) ? "head " + h : h);
   const headKey = (h) => (AE.headOf(h) === null ? "mean" : String(AE.headOf(h)));
 
@@ -25,14 +55,22 @@
   function linkIn(...values) {
     const params = new URLSearchParams(window.location.search);
     const out = values.slice();
-    REQUEST.forEach(([key], i) => {
-      if (params.has(key)) out[i] = i < 3 ? params.get(key) : number(params.get(key));
+    link.ignored = [];
+    REQUEST.forEach(([key, field], i) => {
+      if (!params.has(key)) return;
+      const value = checked(field, key, params.get(key));
+      if (value !== undefined) out[i] = value;
     });
+    [...new Set(params.keys())].filter((key) => !KNOWN.has(key)).forEach((key) => {
+      link.ignored.push("“" + esc(key.slice(0, 30)) + "” (not a field of this page's links)");
+    });
+    if (params.has("tab") && !TABS[params.get("tab")]) ignore("tab", params.get("tab"), "not one of " + Object.keys(TABS).join(", "));
     const view = {};
     VIEW.forEach((key) => { if (params.has(key)) view[key] = params.get(key); });
     if (params.has("tab") && TABS[params.get("tab")]) view.tab = params.get("tab");
     link.go = params.has("text") && params.get("text").trim() !== "";
     link.pending = link.go ? view : null;
+    link.seen = !link.go;  // the note stays until the student translates something the link did not ask for
     if (!link.go && view.tab) openTabButton(view.tab);  // a link to a tab of the default sentence
     return out;
   }
@@ -47,15 +85,40 @@
 
   // After a translation (before the views draw): the link's view state, once; else the values as they are.
   // values: [kind, layer, head, step, step_layer, step_head]
+  // values: [kind, layer, head, step, step_layer, step_head, bank]
   function linkView(...values) {
+    const bank = AE.parsed(values.pop());
     const view = link.pending;
-    if (!view) return values;
+    if (!view) {
+      if (link.seen) link.ignored = [];
+      link.seen = true;
+      return values;
+    }
     link.pending = null;
-    // a value the page cannot show (a layer "abc", a head "x") is left as it is
-    const int = (v) => (/^\d{1,3}$/.test(v || "") ? Number(v) : undefined);
-    const head = (v) => (v === "mean" || int(v) !== undefined ? headLabel(v) : undefined);
-    const wanted = [KINDS[view.kind], int(view.layer), head(view.head), int(view.step), int(view.step_layer),
-      head(view.step_head)];
+    link.seen = true;
+    // what this analysis has: layers of each attention kind, heads, decoding steps
+    const att = (bank && bank.att) || {};
+    const layers = (k) => (att[k] || []).length;
+    const heads = ((att.cross || [])[0] || []).length;
+    const steps = ((bank && bank.steps) || []).length;
+    const kind = view.kind === undefined ? undefined : KINDS[view.kind] ? view.kind : undefined;
+    const shownKind = kind || AE.kindOf(values[0]);
+    // a value the page cannot show (a layer "abc", a head 9 of 4) is dropped, the shown one kept, and said
+    const int = (key, n, takes) => {
+      const v = view[key];
+      if (v === undefined) return undefined;
+      if (/^\d{1,3}$/.test(v) && Number(v) < n) return Number(v);
+      return ignore(key, v, n ? takes + " from 0 to " + (n - 1) : "nothing to show");
+    };
+    const head = (key) => {
+      const v = view[key];
+      if (v === undefined) return undefined;
+      if (v === "mean") return headLabel(v);
+      return int(key, heads, "“mean” or a head") === undefined ? undefined : headLabel(v);
+    };
+    if (view.kind !== undefined && !kind) ignore("kind", view.kind, "not one of " + Object.keys(KINDS).join(", "));
+    const wanted = [KINDS[kind], int("layer", layers(shownKind), "a layer"), head("head"),
+      int("step", steps, "a decoding step"), int("step_layer", layers("cross"), "a layer"), head("step_head")];
     const out = values.map((v, i) => (wanted[i] === undefined ? v : wanted[i]));
     if (view.tab) setTimeout(() => openTabButton(view.tab), 0);
     return out;
@@ -102,5 +165,5 @@
     return url;
   }
 
-  Object.assign(AE, { linkIn, linkGo, linkView, linkOut, link, openTabButton, showView });
+  Object.assign(AE, { linkIn, linkGo, linkView, linkOut, linkNote, link, openTabButton, showView });
 })();

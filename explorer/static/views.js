@@ -268,7 +268,7 @@
   }
 
   function status(bank, text, model, ...options) {
-    return tooLong(text) + statusLine(bank, text, model, ...options);
+    return (AE.linkNote ? AE.linkNote() : "") + tooLong(text) + statusLine(bank, text, model, ...options);
   }
 
   // The text box holds at most AE_MAX_CHARS characters; the browser cuts a longer paste without a word: say so.
