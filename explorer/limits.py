@@ -28,6 +28,7 @@ SESSION_CAPACITY = 16  # Gradio keeps each session's last output values in memor
 ANALYSIS_CACHE = 64  # recent analyses kept so that every tab of one translation reuses one decode
 ANALYSIS_CACHE_BYTES = 96 * 2**20  # ... and at most this many bytes of captured tensors
 EXPORT_TTL_S = float(os.environ.get("ATTENTION_EXPLORER_EXPORT_TTL", "60"))  # exports are deleted after this
+EXPORT_MAX_BYTES = 128 * 2**20  # all exports on disk together (one is 1-4 MB): the oldest go first
 STATUS_EVERY_S = 1.0  # how often a waiting page hears its queue position
 QUEUE_POLL_S = 0.01  # how often Gradio's queue loop looks for an event it can start when it has none
 # Attention through training keeps each snapshot's cross-attention of every layer for this many recent requests:
