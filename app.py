@@ -26,6 +26,7 @@ from explorer import api, limits, memory, texts, ui  # noqa: E402
 from explorer.beyond import METHOD_NAMES, suggested_corruption  # noqa: E402
 from explorer.blocks import ExplorerBlocks  # noqa: E402
 from explorer.edges import Edges  # noqa: E402
+from explorer.fair_queue import LONG, FairQueue  # noqa: E402
 from explorer.handlers import (  # noqa: E402
     AVERAGE,
     KIND_LABELS,
@@ -68,6 +69,9 @@ MODEL_WORK = dict(concurrency_id="model", concurrency_limit=limits.MODEL_SLOTS) 
 # the page's Translate: more at once, so that the decodes of a class clicking together wait together and run as
 # one batch (explorer/batcher.py); the model work inside still passes the one gate (explorer/store.py)
 TRANSLATE_WORK = dict(concurrency_id="translate", concurrency_limit=limits.TRANSLATE_SLOTS)
+# long work (attribution, patching, attention through training): its own group, a few per client, dropped when
+# nobody listens (explorer/fair_queue.py), and its model work yields to short work between chunks (explorer/store.py)
+LONG_WORK = dict(concurrency_id=LONG, concurrency_limit=limits.LONG_SLOTS)
 # views that only redraw from a stored analysis: one at a time, after any running translation (explorer/priority.py)
 VIEW_WORK = dict(concurrency_id="views", concurrency_limit=1)
 PRIVATE = dict(api_visibility="private")
@@ -122,7 +126,8 @@ def build() -> gr.Blocks:
     with ExplorerBlocks(title="Attention Explorer") as demo:
         # the public API first, so that its names are taken before the page's private events are registered
         for name, fn in api.PUBLIC.items():  # README's names; each works called alone, defaults filled in
-            gr.api(fn, api_name=name, **({} if name in api.LIGHT else TRANSLATE_WORK if name == "translate" else MODEL_WORK))
+            gr.api(fn, api_name=name, **({} if name in api.LIGHT else TRANSLATE_WORK if name == "translate" else
+                                         LONG_WORK if name in api.LONG else MODEL_WORK))
         gr.Markdown(texts.INTRO)
         with gr.Row():
             text = gr.Textbox(label=input_label(task), value=examples_text[0], max_length=limits.MAX_CHARS, scale=4,
@@ -369,11 +374,11 @@ def build() -> gr.Blocks:
                            **MODEL_WORK, **PRIVATE)
         run_compare.click(ui.compare, [shown, text_b, c_kind, c_layer, c_head], compare_view, **MODEL_WORK, **PRIVATE)
         run_attr.click(ui.attribute, [shown, at_method, at_target, at_contrast, at_steps, at_layer],
-                       [attr_text, attr_plot], **MODEL_WORK, **PRIVATE)
-        run_patch.click(ui.patch, [shown, corrupt, patch_pos], [patch_text, patch_plot], **MODEL_WORK, **PRIVATE)
+                       [attr_text, attr_plot], **LONG_WORK, **PRIVATE)
+        run_patch.click(ui.patch, [shown, corrupt, patch_pos], [patch_text, patch_plot], **LONG_WORK, **PRIVATE)
         gr.on([run_prefix.click, prefix.submit], ui.next_token, [shown, prefix], [prefix_text, prefix_bars, prefix_att],
               **MODEL_WORK, **PRIVATE)
-        run_training.click(ui.training, [shown, tt_layer, tt_head], [tt_table, tt_plot], **MODEL_WORK, **PRIVATE)
+        run_training.click(ui.training, [shown, tt_layer, tt_head], [tt_table, tt_plot], **LONG_WORK, **PRIVATE)
         run_edit.click(ui.edit_source, [shown, edit_piece, edit_new], [edit_text, edit_bars, edit_att], **MODEL_WORK,
                        **PRIVATE)
         preset.input(ui.ablation_preset, [shown, preset], heads_off, **PRIVATE)  # no model: names only
@@ -403,6 +408,7 @@ def serve(demo: gr.Blocks, **kwargs):
     # Gradio's queue loop polls every 1 ms when it has nothing to start (idle, or every worker busy): ~80 ms of
     # CPU a second doing nothing, more with a class queued. Every 10 ms adds at most 10 ms before an event starts.
     demo._queue.sleep_when_free = limits.QUEUE_POLL_S
+    demo._queue.__class__ = FairQueue  # long work: a few per client, dropped when nobody listens (fair_queue.py)
     return demo.launch(head=head_html(demo.link_rules), app_kwargs=app_kwargs, **LAUNCH, **kwargs)
 
 

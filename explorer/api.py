@@ -297,4 +297,5 @@ PUBLIC = {  # api_name -> function; README's API section lists these names (call
     "edit_source": edit_source, "training": training,
 }
 LIGHT = {"model_info"}  # no model run: outside the model concurrency group
+LONG = {"attribute", "patch", "training"}  # long work: its own group and queue rules (explorer/fair_queue.py)
 assert limits.MODEL_SLOTS >= 1

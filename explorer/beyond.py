@@ -12,7 +12,7 @@ import numpy as np
 
 from explorer import limits
 from explorer.request import Request, UserError, clean_text, number, translator
-from explorer.store import analysis, require_words, run_model
+from explorer.store import analysis, long, require_words, run_model
 from model.attribution import METHODS
 from model.names import act_name
 from viz.ablation import effect_summary
@@ -69,6 +69,19 @@ def method_key(method: Any) -> str:
     raise UserError(f"Attribution method must be one of: {', '.join(METHODS)}; not {str(method)[:30]!r}.")
 
 
+def check_work(steps: int, n_src: int, n_tgt: int) -> None:
+    """Integrated gradients costs about steps x German pieces x all pieces (one backward pass per German piece and
+    step, through the whole sentence): a request over limits.MAX_IG_WORK is refused, naming what to lower."""
+    work = steps * n_tgt * (n_src + n_tgt)
+    if work <= limits.MAX_IG_WORK:
+        return
+    fits = limits.MAX_IG_WORK // (n_tgt * (n_src + n_tgt))
+    lower = f"lower Steps to {fits} or fewer, or" if fits >= 1 else "choose another method, or"
+    raise UserError(f"Integrated gradients at {steps} steps on {n_tgt} German and {n_src} English pieces is more work "
+                    f"than one request may ask of this shared server (steps × German pieces × all pieces = {work:,}; "
+                    f"the limit is {limits.MAX_IG_WORK:,}): {lower} attribute a shorter sentence.")
+
+
 def _shown(req: Request):
     a = analysis(req)
     require_words(a)
@@ -84,6 +97,7 @@ def _user(fn):
         raise UserError(str(e)[:300]) from None
 
 
+@long
 def attribution(req: Request, method: Any, target: Any = None, contrast: Any = None, steps: Any = 32,
                 layer: Any = -1):
     """-> (summary text, figure): attribution of every output token of the shown translation (or ``target``
@@ -95,6 +109,9 @@ def attribution(req: Request, method: Any, target: Any = None, contrast: Any = N
     n_layer = int(number(layer, "Layer", -1, tr.cfg.n_decoder_layers - 1, integer=True))
     n_layer = tr.cfg.n_decoder_layers - 1 if n_layer == -1 else n_layer
     out = target_text if target_text is not None else a.out_ids[:-1]  # the shown translation's own pieces
+    if m == "integrated_gradients":
+        n_out = len(tr.tokenizer.encode(" ".join(out.split()))) if isinstance(out, str) else len(out)
+        check_work(n_steps, len(a.src_ids), n_out + 1)
     r = _user(lambda: tr.attribute(req.text, m, target=out, contrast=contrast_text, steps=n_steps))
     cache = a.cache  # the shown translation's own pass; a forced one needs its own
     if target_text is not None:
@@ -123,6 +140,7 @@ def attribution(req: Request, method: Any, target: Any = None, contrast: Any = N
     return text, fig
 
 
+@long
 def patching(req: Request, corrupt: Any, position: Any = -1):
     """-> (summary, figure): activation patching from the shown sentence (clean) into ``corrupt``."""
     tr, _ = _shown(req)

@@ -10,7 +10,8 @@ Plain ASGI, outside Gradio's routes (app.serve puts it in the middleware list):
 - ``/gradio_api/call/<name>`` for a name that is not a public endpoint gets 404 naming the endpoints, where
   Gradio answered 500.
 
-Each refusal is one log line, never a traceback.
+Each refusal is one log line, never a traceback. It also counts the result streams open now
+(explorer/listeners.py), so that long work nobody listens for can be dropped before it runs.
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ import json
 import logging
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
+
+from explorer import listeners
 
 log = logging.getLogger("attention-explorer")
 
@@ -55,11 +58,20 @@ class Edges:
         self.refused = 0
 
     async def __call__(self, scope: dict[str, Any], receive, send) -> None:
-        if scope["type"] == "http":
-            why = refusal(scope.get("method", ""), scope.get("path", ""), scope.get("query_string", b""), self.names)
-            if why is not None:
-                self.refused += 1
-                status, message = why
-                log.warning("refused %s %s: %s", scope.get("method"), scope.get("path", "")[:80], message[:120])
-                return await answer(send, status, message)
-        return await self.app(scope, receive, send)
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        method, path, query = scope.get("method", ""), scope.get("path", ""), scope.get("query_string", b"")
+        why = refusal(method, path, query, self.names)
+        if why is not None:
+            self.refused += 1
+            status, message = why
+            log.warning("refused %s %s: %s", method, path[:80], message[:120])
+            return await answer(send, status, message)
+        key = listeners.stream_key(method, path, query)
+        if key is None:
+            return await self.app(scope, receive, send)
+        listeners.opened(key)  # a result stream: someone listens for this session or event until it closes
+        try:
+            return await self.app(scope, receive, send)
+        finally:
+            listeners.closed(key)

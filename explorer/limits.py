@@ -25,6 +25,14 @@ QUEUE_SIZE = MAX_STUDENTS * 4  # events waiting; a class of 100 clicking at once
 SESSION_CAPACITY = 16  # Gradio keeps each session's last output values in memory; the oldest sessions go first (the
 # page keeps its own state and every event sends what it needs, so a session evicted mid-class loses nothing)
 
+# Long work (attribution, patching, attention through training) has its own concurrency group and queue rules
+# (explorer/fair_queue.py); its model work yields to short work between chunks (explorer/store.py).
+LONG_SLOTS = MODEL_SLOTS
+LONG_PER_CLIENT = 3  # long requests one client may have waiting or running
+LONG_QUEUE = 240  # long requests waiting in all (a class of 60 pressing Attribute twice fits)
+MAX_IG_WORK = 400_000  # integrated gradients: steps x German pieces x all pieces (explorer/beyond.check_work)
+UNHEARD_GRACE_S = 5.0  # a long request posted over plain HTTP whose result nobody opened after this is dropped
+
 ANALYSIS_CACHE = 64  # recent analyses kept so that every tab of one translation reuses one decode
 ANALYSIS_CACHE_BYTES = 96 * 2**20  # ... and at most this many bytes of captured tensors
 EXPORT_TTL_S = float(os.environ.get("ATTENTION_EXPLORER_EXPORT_TTL", "60"))  # exports are deleted after this

@@ -5,12 +5,14 @@
 - Identical requests arriving together are computed once: the others wait for the first.
 - Every model computation, whichever event or endpoint asked for it, passes one gate with one slot
   per core (``limits.MODEL_SLOTS``), so a class clicking at once queues instead of oversubscribing.
+  Short work goes first; long work runs in chunks and hands its slot to short work between them (FairGate).
 - Greedy decodes waiting together run as one batch (explorer/batcher.py): the capture pass then runs
   per request.
 """
 
 from __future__ import annotations
 
+import functools
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
@@ -20,21 +22,94 @@ from typing import TypeVar
 from explorer import limits
 from explorer.batcher import GreedyBatcher
 from explorer.request import Request, UserError, translator
+from model.pause import pausing
 from model.translator import Analysis
 
 T = TypeVar("T")
 
-_GATE = threading.BoundedSemaphore(limits.MODEL_SLOTS)
+class FairGate:
+    """MODEL_SLOTS slots for model work, short work first.
+
+    Short work (a Translate, a view) takes the next free slot before any long work that waits. Long work
+    (attribution, patching, attention through training: ``long_work()``) runs in chunks, and between chunks
+    (``model.pause.between_chunks``) it hands its slot over whenever short work is waiting, then waits for a
+    slot again. So a Translate waits for at most one chunk of someone's 40-second attribution, not for all of it.
+    """
+
+    def __init__(self, slots: int) -> None:
+        self.slots = slots
+        self.free = slots
+        self.short_waiting = 0
+        self.cond = threading.Condition()
+
+    def acquire(self, long: bool) -> None:
+        with self.cond:
+            if long:
+                self.cond.wait_for(lambda: self.free > 0 and self.short_waiting == 0)
+            else:
+                self.short_waiting += 1
+                try:
+                    self.cond.wait_for(lambda: self.free > 0)
+                finally:
+                    self.short_waiting -= 1
+            self.free -= 1
+
+    def release(self) -> None:
+        with self.cond:
+            self.free += 1
+            if self.free > self.slots:
+                raise RuntimeError("model slot released twice")
+            self.cond.notify_all()
+
+    def pause(self) -> None:
+        """Between two chunks of long work that holds a slot: give it to waiting short work, then take one back."""
+        if getattr(_long, "held", 0) != 1:  # holds no slot here (or two, which it must keep): nothing to hand over
+            return
+        with self.cond:
+            if self.short_waiting == 0:
+                return
+        self.release()
+        self.acquire(long=True)
+        with _count_lock:
+            global _yields
+            _yields += 1
+
+
+_GATE = FairGate(limits.MODEL_SLOTS)
 _running = 0  # model computations inside the gate right now (for tests and benchmarks)
 _peak = 0
+_yields = 0  # times long work handed its slot to short work (for tests and benchmarks)
 _count_lock = threading.Lock()
+_long = threading.local()  # .depth > 0 while this thread runs long work
+
+
+@contextmanager
+def long_work():
+    """Around long work: its model slots are taken after short work's, and it yields them between chunks."""
+    _long.depth = getattr(_long, "depth", 0) + 1
+    try:
+        with pausing(_GATE.pause):
+            yield
+    finally:
+        _long.depth -= 1
+
+
+def long(fn: Callable[..., T]) -> Callable[..., T]:
+    """A function whose whole model work is long work (``long_work``)."""
+    @functools.wraps(fn)
+    def wrapped(*args, **kwargs):
+        with long_work():
+            return fn(*args, **kwargs)
+    return wrapped
 
 
 @contextmanager
 def model_slot():
-    """Hold one of the MODEL_SLOTS while running the model."""
+    """Hold one of the MODEL_SLOTS while running the model (long work: after waiting short work)."""
     global _running, _peak
-    with _GATE:
+    _GATE.acquire(long=getattr(_long, "depth", 0) > 0)
+    _long.held = getattr(_long, "held", 0) + 1
+    try:
         with _count_lock:
             _running += 1
             _peak = max(_peak, _running)
@@ -43,6 +118,14 @@ def model_slot():
         finally:
             with _count_lock:
                 _running -= 1
+    finally:
+        _long.held -= 1
+        _GATE.release()
+
+
+def yields() -> int:
+    with _count_lock:
+        return _yields
 
 
 def peak_concurrency(reset: bool = False) -> int:

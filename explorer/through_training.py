@@ -14,7 +14,7 @@ import numpy as np
 from explorer import limits
 from explorer.handlers import _head, _layer, _read_log
 from explorer.request import Request, UserError, translator
-from explorer.store import run_model
+from explorer.store import long, run_model
 from model.checkpoint import CheckpointError
 from model.names import act_name
 from model.translator import available
@@ -80,6 +80,7 @@ def summary(runs: tuple[dict, ...], req: Request) -> str:
             "| step | epoch | val loss | val BLEU | translation |\n|---|---|---|---|---|\n" + "\n".join(rows))
 
 
+@long
 def view(req: Request, layer: Any, head: Any, selected: Any = None) -> tuple[str, Any]:
     """The summary table and the figure (cross-attention of ``layer``/``head`` at each snapshot, slider, loss)."""
     tr = translator(req.model)

@@ -50,9 +50,18 @@ import torch.nn.functional as F
 from model.decoding import blocked_ids
 from model.hooks import capture, intervene
 from model.names import act_name
+from model.pause import between_chunks
 
 METHODS = ("rollout", "saliency", "input_x_gradient", "integrated_gradients", "occlusion")
 GRADIENT = ("saliency", "input_x_gradient", "integrated_gradients")
+# interpolation points x explained outputs x positions in one batched pass, at most: bounds memory (all 128 points of
+# a 100-piece output at once took 2.2 GB), and other work may run between chunks (model/pause.py)
+CHUNK_WORK = 8_000
+
+
+def chunk_size(k: int, n_out: int, n_pos: int) -> int:
+    """How many of k interpolation points go in one pass that explains n_out outputs over n_pos positions."""
+    return max(1, min(k, CHUNK_WORK // max(1, n_out * n_pos)))
 # attribution(f - g) = attribution(f) - attribution(g)
 LINEAR = ("input_x_gradient", "integrated_gradients", "occlusion")
 
@@ -152,29 +161,38 @@ def gradients(model, src: torch.Tensor, tgt: torch.Tensor, score_ids: torch.Tens
         f_all = torch.zeros(k, t)
         n_groups = groups or max(1, min(3, t // 5))  # 3 blocks: about 15% less work than one for 18 outputs
         bounds = np.linspace(0, t, n_groups + 1).round().astype(int)
+        # the interpolation points go a chunk at a time (chunk_size): the gradient is a weighted sum over them, so
+        # the chunks add up to the same sum
         for t0, t1 in zip(bounds[:-1], bounds[1:]):
             if t1 <= t0:
                 continue
-            x_src = (alphas[:, None, None] * e_src).requires_grad_()  # (K, S, D): e' + a (e - e') with e' = 0
-            x_tgt = (alphas[:, None, None] * e_tgt[:, :t1]).requires_grad_()  # (K, t1, D)
-            hooks = {"src_embed": lambda x, n, v=x_src: v, "tgt_embed": lambda x, n, v=x_tgt: v}
-            with torch.enable_grad(), intervene(hooks):
-                memory, src_mask = model.encode(src.expand(k, -1))
-                h = model.decode(tgt[:, :t1].expand(k, -1), memory, src_mask)  # (K, t1, D) the decoder's output
-                h = h[:, t0:t1]  # (K, n, D): only this block's outputs are explained here
-                with torch.no_grad():
-                    c = None if contrast_ids is None else contrast_ids[t0:t1]
-                    f, g = _scores_and_slopes(model, h, score_ids[t0:t1], c)  # (K, n), (K, n, D)
-                # d f_t / d h_t = g_t exactly, so h . g has f's gradient everywhere upstream, and the backward
-                # skips the (V, D) output projection
-                surrogate = (h * g).sum(-1)  # (K, n)
-                n = t1 - t0
-                go = torch.zeros(n, k, n)  # grad_outputs[i] picks position t0 + i, quadrature-weighted
-                go[torch.arange(n), :, torch.arange(n)] = weights
-                # -> (n, K, S, D), (n, K, t1, D)
-                gs, gt = torch.autograd.grad(surrogate, (x_src, x_tgt), grad_outputs=go, is_grads_batched=True)
-            grad_src[t0:t1], grad_tgt[t0:t1, :t1] = gs.sum(1), gt.sum(1)
-            f_all[:, t0:t1] = f
+            kc = chunk_size(k, t1 - t0, src.size(1) + t1)
+            for k0 in range(0, k, kc):
+                k1 = min(k, k0 + kc)
+                a, kc = alphas[k0:k1], k1 - k0
+                x_src = (a[:, None, None] * e_src).requires_grad_()  # (Kc, S, D): e' + a (e - e') with e' = 0
+                x_tgt = (a[:, None, None] * e_tgt[:, :t1]).requires_grad_()  # (Kc, t1, D)
+                hooks = {"src_embed": lambda x, n, v=x_src: v, "tgt_embed": lambda x, n, v=x_tgt: v}
+                with torch.enable_grad(), intervene(hooks):
+                    memory, src_mask = model.encode(src.expand(kc, -1))
+                    h = model.decode(tgt[:, :t1].expand(kc, -1), memory, src_mask)  # (Kc, t1, D) the decoder's output
+                    h = h[:, t0:t1]  # (Kc, n, D): only this block's outputs are explained here
+                    with torch.no_grad():
+                        c = None if contrast_ids is None else contrast_ids[t0:t1]
+                        f, g = _scores_and_slopes(model, h, score_ids[t0:t1], c)  # (Kc, n), (Kc, n, D)
+                    # d f_t / d h_t = g_t exactly, so h . g has f's gradient everywhere upstream, and the backward
+                    # skips the (V, D) output projection
+                    surrogate = (h * g).sum(-1)  # (Kc, n)
+                    n = t1 - t0
+                    go = torch.zeros(n, kc, n)  # grad_outputs[i] picks position t0 + i, quadrature-weighted
+                    go[torch.arange(n), :, torch.arange(n)] = weights[k0:k1]
+                    # -> (n, Kc, S, D), (n, Kc, t1, D)
+                    gs, gt = torch.autograd.grad(surrogate, (x_src, x_tgt), grad_outputs=go, is_grads_batched=True)
+                grad_src[t0:t1] += gs.sum(1)
+                grad_tgt[t0:t1, :t1] += gt.sum(1)
+                f_all[k0:k1, t0:t1] = f
+                del gs, gt, h, memory
+                between_chunks()
     return grad_src, grad_tgt, f_all
 
 
@@ -215,12 +233,18 @@ def gradient_attribution(model, src_ids: list[int], tgt_ids: list[int], score_id
 def path_scores(model, src, tgt, score_ids, contrast_ids, alphas: torch.Tensor) -> torch.Tensor:
     """f (K, T) at the points e' + a (e - e') of the straight path, a in ``alphas`` (K,): forward passes only."""
     e_src, e_tgt = _embeddings(model, src), _embeddings(model, tgt)  # (1, S, D), (1, T, D)
-    hooks = {"src_embed": lambda x, n: alphas[:, None, None] * e_src, "tgt_embed": lambda x, n: alphas[:, None, None] * e_tgt}
-    k = alphas.numel()
-    with intervene(hooks):
-        memory, src_mask = model.encode(src.expand(k, -1))
-        h = model.decode(tgt.expand(k, -1), memory, src_mask)  # (K, T, D)
-    return _scores(_log_probs(model, h), score_ids, contrast_ids)
+    f = []
+    kc = chunk_size(alphas.numel(), tgt.size(1), src.size(1) + tgt.size(1))  # (K, T, V) log-probabilities: ~200 MB
+    for k0 in range(0, alphas.numel(), kc):
+        a = alphas[k0:k0 + kc]
+        hooks = {"src_embed": lambda x, n, a=a: a[:, None, None] * e_src,
+                 "tgt_embed": lambda x, n, a=a: a[:, None, None] * e_tgt}
+        with intervene(hooks):
+            memory, src_mask = model.encode(src.expand(a.numel(), -1))
+            h = model.decode(tgt.expand(a.numel(), -1), memory, src_mask)  # (Kc, T, D)
+        f.append(_scores(_log_probs(model, h), score_ids, contrast_ids))  # (Kc, T)
+        between_chunks()
+    return torch.cat(f)  # (K, T)
 
 
 def adaptive_nodes(f_grid: torch.Tensor, grid: torch.Tensor, steps: int) -> tuple[torch.Tensor, torch.Tensor]:
@@ -299,6 +323,7 @@ def occlusion(model, src_ids: list[int], tgt_ids: list[int], score_ids: list[int
     for i in range(0, tgts.size(0), batch):
         h = model.decode(tgts[i:i + batch], memory[i:i + batch], src_mask[i:i + batch])  # (b, T, D)
         f.append(_scores(_log_probs(model, h), score, contrast))  # (b, T)
+        between_chunks()
     f = torch.cat(f).double()  # (1+S+T, T)
     drop = f[0][None] - f[1:]  # (S+T, T): row k erases input k
     source, target = drop[:s].T, drop[s:].T.tril()  # (T, S), (T, T): f_t cannot see decoder inputs after t

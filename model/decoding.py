@@ -8,6 +8,7 @@ import torch
 import torch.nn.functional as F
 
 from model.kv_cache import KVCache
+from model.pause import between_chunks
 from model.transformer import Transformer
 
 
@@ -321,6 +322,8 @@ def beam_search(
         scores = torch.tensor([cands[i].score for i in keep], device=src.device)
         if cache is not None:
             cache.reorder(sel_parent)
+        if t % 8 == 7:
+            between_chunks()  # a wide beam over 100 steps is long work: others may run here (model/pause.py)
     else:
         for row, s in zip(ys[:, 1:].tolist(), scores.tolist()):  # ran out of length: keep the live ones too
             finished.append(Hypothesis(row, s, s / length_penalty(len(row), alpha), False))

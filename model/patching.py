@@ -20,8 +20,10 @@ import torch.nn.functional as F
 from model.decoding import blocked_ids
 from model.hooks import capture, intervene
 from model.names import act_name
+from model.pause import between_chunks
 
 HEAD_KINDS = ("encoder", "decoder", "cross")
+ROW_CHUNK = 16  # patched runs in one batched pass
 
 
 @dataclass
@@ -71,23 +73,28 @@ def patch(model, clean_src: list[int], corrupt_src: list[int], tgt_ids: list[int
         rows += [(act_name(kind, i, "z"), h) for i in range(n) for h in range(cfg.n_heads)]
     rows += [(act_name("encoder", i, "out"), None) for i in range(cfg.n_encoder_layers)]
     rows += [(act_name("decoder", i, "out"), None) for i in range(cfg.n_decoder_layers)]
-    by_name: dict[str, list[tuple[int, int | None]]] = {}
-    for r, (name, head) in enumerate(rows):
-        by_name.setdefault(name, []).append((r, head))
+    vals = []
+    for c0 in range(0, len(rows), ROW_CHUNK):  # a chunk of patched runs at a time: bounded memory, others run between
+        chunk = rows[c0:c0 + ROW_CHUNK]
+        by_name: dict[str, list[tuple[int, int | None]]] = {}
+        for r, (name, head) in enumerate(chunk):
+            by_name.setdefault(name, []).append((r, head))
 
-    def patcher(x: torch.Tensor, name: str) -> torch.Tensor:
-        x = x.clone()
-        for r, head in by_name[name]:
-            if head is None:
-                x[r] = clean[name][0]  # (T, D): the whole layer output
-            else:
-                x[r, head] = clean[name][0, head]  # (T, d_k): one head's z
-        return x
+        def patcher(x: torch.Tensor, name: str, by_name=by_name) -> torch.Tensor:
+            x = x.clone()
+            for r, head in by_name[name]:
+                if head is None:
+                    x[r] = clean[name][0]  # (T, D): the whole layer output
+                else:
+                    x[r, head] = clean[name][0, head]  # (T, d_k): one head's z
+            return x
 
-    b = len(rows)
-    with intervene({name: patcher for name in by_name}):
-        lp = _logp(model, model(src_x.expand(b, -1), tgt.expand(b, -1)))  # (R, T, V)
-    vals = lp[:, position, out_ids[position]].numpy()  # (R,)
+        b = len(chunk)
+        with intervene({name: patcher for name in by_name}):
+            lp = _logp(model, model(src_x.expand(b, -1), tgt.expand(b, -1)))  # (b, T, V)
+        vals.append(lp[:, position, out_ids[position]])  # (b,)
+        between_chunks()
+    vals = torch.cat(vals).numpy()  # (R,)
     heads, layers, k = {}, {}, 0
     for kind in HEAD_KINDS:
         n = cfg.n_encoder_layers if kind == "encoder" else cfg.n_decoder_layers

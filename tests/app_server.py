@@ -16,6 +16,32 @@ UNSURE_SENTENCES = ("The stock market fell sharply after the announcement.",
                     "Quantum chromodynamics describes the strong interaction.")
 
 
+def api_call(url: str, name: str, data: list, session: str | None = None, timeout: float = 300) -> tuple[str, object]:
+    """A plain HTTP call, as curl would make it (POST, then read the result stream) -> (SSE event name, its data)."""
+
+    import httpx
+
+    body = {"data": data} | ({"session_hash": session} if session else {})
+    r = httpx.post(f"{url}gradio_api/call/{name}", json=body, timeout=60)
+    r.raise_for_status()
+    return api_result(url, name, r.json()["event_id"], timeout)
+
+
+def api_result(url: str, name: str, event_id: str, timeout: float = 300) -> tuple[str, object]:
+    import json
+
+    import httpx
+
+    event = None
+    with httpx.stream("GET", f"{url}gradio_api/call/{name}/{event_id}", timeout=timeout) as s:
+        for line in s.iter_lines():
+            if line.startswith("event:"):
+                event = line.split(":", 1)[1].strip()
+            elif line.startswith("data:") and event in ("complete", "error"):
+                return event, json.loads(line.split(":", 1)[1])
+    return event, None
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

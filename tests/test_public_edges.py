@@ -3,7 +3,6 @@ markup in a message, a file left on disk, or a 500. Each case was reproduced on 
 
 import asyncio
 import http.client
-import json
 import os
 import tempfile
 from pathlib import Path
@@ -12,6 +11,7 @@ import gradio as gr
 import httpx
 import pytest
 from app_server import MODEL, SENTENCE, launch
+from app_server import api_call as call
 
 from explorer.blocks import ExplorerBlocks
 from explorer.edges import MAX_URL
@@ -24,19 +24,6 @@ def server():
     demo, url = launch()
     yield url, demo
     demo.close()
-
-
-def call(url: str, name: str, data: list) -> tuple[str, object]:
-    r = httpx.post(f"{url}gradio_api/call/{name}", json={"data": data}, timeout=60)
-    r.raise_for_status()
-    event_id, event = r.json()["event_id"], None
-    with httpx.stream("GET", f"{url}gradio_api/call/{name}/{event_id}", timeout=120) as s:
-        for line in s.iter_lines():
-            if line.startswith("event:"):
-                event = line.split(":", 1)[1].strip()
-            elif line.startswith("data:") and event in ("complete", "error"):
-                return event, json.loads(line.split(":", 1)[1])
-    return event, None
 
 
 def gradio_files() -> set[Path]:

@@ -1,0 +1,171 @@
+"""A fair share of the model: short work first at the gate, long work in chunks that yield, a few long requests per
+client, long work nobody listens for dropped, one request's work capped. (bench/fair_share.py measures the
+figures: a flood of 40 and a class pressing Attribute together.)"""
+
+import threading
+import time
+
+import httpx
+import numpy as np
+import pytest
+from app_server import MODEL, launch
+from app_server import api_result as result
+
+from explorer import fair_queue, limits, store
+from model.pause import between_chunks
+
+LONG_TEXT = ("A man in a blue shirt and a woman in a red dress are walking their two dogs along the beach at sunset "
+             "while children play football near the water.")
+
+
+def test_short_work_waits_for_one_chunk_of_long_work_not_all_of_it():
+    """Every slot held by long work of 40 chunks: a short computation gets a slot after about one chunk, and the
+    long work still finishes, all of it."""
+    chunks_done = []
+    started = threading.Event()
+
+    def long_job(i):
+        with store.long_work(), store.model_slot():
+            started.set()
+            for _ in range(40):
+                time.sleep(0.02)  # one chunk
+                chunks_done.append(i)
+                between_chunks()
+
+    threads = [threading.Thread(target=long_job, args=(i,)) for i in range(limits.MODEL_SLOTS)]
+    for t in threads:
+        t.start()
+    started.wait(5)
+    time.sleep(0.1)
+    before = store.yields()
+    with store.model_slot():  # short work
+        done_when_short_ran = len(chunks_done)
+    for t in threads:
+        t.join()
+    assert done_when_short_ran < 40 * limits.MODEL_SLOTS / 2  # it did not wait for the long work to end
+    assert len(chunks_done) == 40 * limits.MODEL_SLOTS and store.yields() > before
+
+
+def test_between_chunks_does_nothing_outside_long_work_or_without_a_slot():
+    before = store.yields()
+    between_chunks()  # no long work: a no-op
+    with store.long_work():
+        between_chunks()  # long work that holds no slot: nothing to hand over
+    assert store.yields() == before
+
+
+@pytest.mark.skipif(MODEL != "en-de", reason="the en-de model")
+def test_chunked_integrated_gradients_and_patching_equal_one_pass(monkeypatch):
+    """The interpolation points and patched runs go a chunk at a time (bounded memory); the sums are the same."""
+    from model import attribution, patching
+    from model.translator import load_pretrained
+
+    tr = load_pretrained("en-de")
+    text = "Two dogs play in the snow."
+    runs = {}
+    for chunk in (10**9, 1):  # everything in one pass; one interpolation point (and two patched runs) a pass
+        monkeypatch.setattr(attribution, "CHUNK_WORK", chunk)
+        monkeypatch.setattr(patching, "ROW_CHUNK", min(chunk * 2, 1000))
+        r = tr.attribute(text, "integrated_gradients", steps=10)
+        p = tr.patch(text, "Two cats play in the snow.")
+        runs[chunk] = (r.source, r.target, p.heads["cross"], p.layers["decoder"])
+    for a, b in zip(runs[10**9], runs[1]):
+        np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-5)
+
+
+@pytest.fixture(scope="module")
+def server():
+    demo, url = launch()
+    yield url
+    demo.close()
+
+
+def post(url, name, data, session=None):
+    body = {"data": data} | ({"session_hash": session} if session else {})
+    return httpx.post(f"{url}gradio_api/call/{name}", json=body, timeout=60)
+
+
+def attribute_args(text, steps):
+    return [text, "greedy", 4, 0.6, 1.0, 0, 1.0, 0, 60, MODEL, "integrated_gradients", "", "", steps]
+
+
+@pytest.mark.skipif(MODEL != "en-de", reason="English sentences")
+def test_a_flood_from_one_client_is_capped_and_translate_answers_while_it_runs(server):
+    """One client (one gradio_client session) asks for 6 attributions at once: 3 are taken, 3 refused in words.
+    While they run, other students' Translate finishes before any of the long work does (it waited for chunks,
+    not for whole requests)."""
+    from gradio_client import Client
+
+    store.STORE.clear()
+    flooder = Client(server, verbose=False)
+    jobs = [flooder.submit(*attribute_args(f"{LONG_TEXT} Number {i}.", 64), api_name="/attribute") for i in range(6)]
+    done_at: dict[int, float] = {}
+    outcomes: dict[int, str] = {}
+
+    def wait(i, job):
+        try:
+            job.result(timeout=300)
+            outcomes[i] = "complete"
+        except Exception as e:  # noqa: BLE001 - the refusal arrives as the client's exception
+            outcomes[i] = str(e)
+        done_at[i] = time.monotonic()
+
+    threads = [threading.Thread(target=wait, args=(i, j)) for i, j in enumerate(jobs)]
+    for t in threads:
+        t.start()
+    time.sleep(1.0)
+    translated = []
+    for i in range(3):
+        event, data = result(server, "translate", post(server, "translate", [f"A cat number {i} sleeps."]).json()
+                             ["event_id"])
+        assert event == "complete", data
+        translated.append(time.monotonic())
+    for t in threads:
+        t.join()
+    taken = [i for i, o in outcomes.items() if o == "complete"]
+    refused = [o for o in outcomes.values() if o != "complete"]
+    assert len(taken) == limits.LONG_PER_CLIENT, outcomes
+    assert len(refused) == 6 - limits.LONG_PER_CLIENT and all("You already have 3 long" in o for o in refused), refused
+    assert max(translated) < min(done_at[i] for i in taken)  # Translate waited for chunks, not for a request
+    # the client's long requests are done: it may ask again
+    assert flooder.predict(*attribute_args("A dog runs.", 8), api_name="/attribute")
+
+
+@pytest.mark.skipif(MODEL != "en-de", reason="English sentences")
+def test_long_work_nobody_listens_for_is_dropped_before_it_runs(server, monkeypatch):
+    """Four attributions posted over plain HTTP and never read once burned 30 CPU-seconds."""
+    from explorer import beyond
+
+    calls = []
+    real = beyond.attribution
+    monkeypatch.setattr(beyond, "attribution", lambda *a, **k: (calls.append(a[0].text), real(*a, **k))[1])
+    monkeypatch.setattr(limits, "UNHEARD_GRACE_S", -1.0)  # nobody listening now: dropped when its turn comes
+    before = fair_queue.dropped
+    for i in range(4):
+        assert post(server, "attribute", attribute_args(f"A horse number {i} runs.", 32)).status_code == 200
+    time.sleep(2.0)
+    assert fair_queue.dropped - before == 4 and calls == []
+    monkeypatch.setattr(limits, "UNHEARD_GRACE_S", 5.0)
+    event, data = result(server, "attribute", post(server, "attribute", attribute_args("A horse runs.", 8))
+                         .json()["event_id"])
+    assert event == "complete" and calls == ["A horse runs."]  # one that is read still runs
+
+
+@pytest.mark.skipif(MODEL != "en-de", reason="English sentences")
+def test_one_requests_work_is_capped_naming_the_setting_to_lower(server, monkeypatch):
+    """A cap of 60,000 (the shipped one is limits.MAX_IG_WORK) refuses 128 steps on this sentence, names the steps
+    that fit, and that many run."""
+    from explorer.request import Request
+
+    monkeypatch.setattr(limits, "MAX_IG_WORK", 60_000)
+    a = store.analysis(Request.parse(LONG_TEXT))
+    work = 128 * len(a.out_ids) * (len(a.src_ids) + len(a.out_ids))
+    assert work > 60_000
+    event, data = result(server, "attribute", post(server, "attribute", attribute_args(LONG_TEXT, 128)).json()
+                         ["event_id"])
+    assert event == "error" and "lower Steps to" in data["error"] and f"{work:,}" in data["error"], data
+    steps = int(data["error"].split("lower Steps to ")[1].split()[0])
+    assert steps * len(a.out_ids) * (len(a.src_ids) + len(a.out_ids)) <= 60_000 < (steps + 1) * work // 128
+    event, data = result(server, "attribute", post(server, "attribute", attribute_args(LONG_TEXT, steps)).json()
+                         ["event_id"])
+    assert event == "complete", data  # the number it names is one that runs
