@@ -33,6 +33,12 @@ LONG = "long"  # the concurrency id of long work
 dropped = 0  # long requests dropped because nobody was listening (tests, benchmarks)
 
 
+def posted(event: Any) -> bool:
+    """Posted to /gradio_api/call/<name> (Gradio marks those bodies simple_format). A page's or gradio_client's
+    events come through /queue/join, and Gradio drops those itself when their stream closes."""
+    return bool(getattr(getattr(event, "data", None), "simple_format", False))
+
+
 def heard(event: Any) -> bool:
     return listeners.listening(event.session_hash, event._id)
 
@@ -97,7 +103,8 @@ class FairQueue(Queue):
         q = self.event_queue_per_concurrency_id.get(LONG)
         if q is not None and q.queue:
             now = time.monotonic()
-            for event in [e for e in q.queue if now - e.enqueue_time > limits.UNHEARD_GRACE_S and not heard(e)]:
+            for event in [e for e in q.queue if posted(e) and now - e.enqueue_time > limits.UNHEARD_GRACE_S
+                          and not heard(e)]:
                 q.queue.remove(event)
                 self.event_ids_to_events.pop(event._id, None)
                 self.pending_event_ids_session.get(event.session_hash, set()).discard(event._id)
