@@ -8,12 +8,12 @@ from pathlib import Path
 CKPT = Path(__file__).resolve().parent.parent / "checkpoints"
 MODEL = "en-de" if (CKPT / "en-de" / "model.safetensors").is_file() else "toy-reverse"
 SENTENCE = "A dog is running in the snow." if MODEL == "en-de" else "a b c d e"
-# a Multi30k val sentence whose greedy en-de translation loops: "... steht auf einer Straße mit anderen anderen anderen
-# in Europa." (scripts/val_loops.py lists them)
-LOOPING_SENTENCE = "A man in a brightly-colored ski jacket stands with others on a European street."
-# sentences whose greedy en-de translation falls below the model's "unsure" floor (-0.935; these: -1.31 and -2.20)
-UNSURE_SENTENCES = ("The stock market fell sharply after the announcement.",
-                    "Quantum chromodynamics describes the strong interaction.")
+# a Multi30k val sentence whose greedy en-de translation loops: "Ein Mann und eine Frau arbeiten an einem
+# Fahrradreifen-Rasen-Rasen-Rasen." (scripts/val_loops.py lists them)
+LOOPING_SENTENCE = "A man and woman are working on replacing a bike tire tube."
+# sentences whose greedy en-de translation falls below the model's "unsure" floor (-0.782; these: -1.13 and -1.30)
+UNSURE_SENTENCES = ("Quantum chromodynamics describes the strong interaction.",
+                    "The derivative of a polynomial is computed term by term.")
 
 
 def api_call(url: str, name: str, data: list, session: str | None = None, timeout: float = 300) -> tuple[str, object]:

@@ -45,7 +45,7 @@ def a_tokenizer():
 
 @needs_en_de
 def test_a_loop_is_named_with_what_to_try():
-    a = shown(LOOPING_SENTENCE)  # "... mit anderen anderen anderen in Europa."
+    a = shown(LOOPING_SENTENCE)  # "... an einem Fahrradreifen-Rasen-Rasen-Rasen."
     loop = find_loop_in(a_tokenizer(), a.out_ids[:-1])
     assert loop is not None and loop.repeats >= 3
     unit = "".join(a.out_tokens[loop.start:loop.start + loop.period]).replace("▁", " ").strip()

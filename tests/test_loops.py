@@ -11,10 +11,10 @@ from model.decoding import beam_search, constrain, greedy, sample
 from model.loops import find_loop, find_loop_in
 from model.translator import DecodeOptions, available, load_pretrained
 
-# Multi30k val sentences whose greedy translation loops ("anderen anderen anderen", "Feuerwerkwerkwerk",
-# "Tanzpitititititung"; scripts/val_loops.py)
-LOOPING = [LOOPING_SENTENCE, "A crowd of people at a city festival with smoke and fireworks",
-           "Two kids dancing at a dance recital."]
+# val sentences whose greedy translation loops ("-Rasen-Rasen-Rasen", "Automatautautautomaten",
+# "Klavieritititititit"; scripts/val_loops.py)
+LOOPING = [LOOPING_SENTENCE, "The vending machines are over there.",
+           "There was a large audience at the piano recital last night."]
 NORMAL_GERMAN = ["Ein Hund rennt im Schnee.", "Zwei Männer stehen am Strand und sehen sich das Meer an.",
                  "Eine Frau mit einem roten Regenschirm geht an einem kleinen Café vorbei.",
                  "Ein kleines Mädchen klettert in ein Spielhaus aus Holz.", "Kinder spielen Fußball am Strand."]
