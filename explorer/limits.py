@@ -30,7 +30,7 @@ SESSION_CAPACITY = 16  # Gradio keeps each session's last output values in memor
 LONG_SLOTS = MODEL_SLOTS
 LONG_PER_CLIENT = 3  # long requests one client may have waiting or running
 LONG_QUEUE = 240  # long requests waiting in all (a class of 60 pressing Attribute twice fits)
-MAX_IG_WORK = 400_000  # integrated gradients: steps x German pieces x all pieces (explorer/beyond.check_work)
+MAX_IG_WORK = 150_000  # integrated gradients: steps x German pieces x all pieces (explorer/beyond.check_work)
 UNHEARD_GRACE_S = 5.0  # a long request posted over plain HTTP whose result nobody opened after this is dropped
 
 ANALYSIS_CACHE = 64  # recent analyses kept so that every tab of one translation reuses one decode
