@@ -22,12 +22,12 @@ from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
 from explorer import listeners
+from explorer.listeners import CALL_PREFIX
 
 log = logging.getLogger("attention-explorer")
 
 MAX_URL = 16_384  # characters of path + query string
 UPLOAD_PATHS = ("/gradio_api/upload", "/upload")
-CALL_PREFIX = "/gradio_api/call/"
 
 
 async def answer(send, status: int, message: str) -> None:

@@ -18,11 +18,14 @@ UNSURE_SENTENCES = ("Quantum chromodynamics describes the strong interaction.",
 
 def api_call(url: str, name: str, data: list, session: str | None = None, timeout: float = 300) -> tuple[str, object]:
     """A plain HTTP call, as curl would make it (POST, then read the result stream) -> (SSE event name, its data)."""
+    import json
 
     import httpx
 
     body = {"data": data} | ({"session_hash": session} if session else {})
-    r = httpx.post(f"{url}gradio_api/call/{name}", json=body, timeout=60)
+    # ASCII escapes: a lone surrogate travels as \ud800, as a browser sends it
+    r = httpx.post(f"{url}gradio_api/call/{name}", content=json.dumps(body),
+                   headers={"content-type": "application/json"}, timeout=60)
     r.raise_for_status()
     return api_result(url, name, r.json()["event_id"], timeout)
 

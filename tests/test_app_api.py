@@ -9,7 +9,7 @@ from pathlib import Path
 import httpx
 import numpy as np
 import pytest
-from app_server import LOOPING_SENTENCE, MODEL, SENTENCE, launch
+from app_server import LOOPING_SENTENCE, MODEL, SENTENCE, api_call, launch
 from gradio_client import Client
 
 from explorer import exports, limits
@@ -49,21 +49,9 @@ def client(server):
 
 
 def raw(url: str, name: str, data: list) -> tuple[str, object]:
-    """A plain HTTP call, as curl would make it: -> (SSE event name, its data)."""
-    body = json.dumps({"data": data})  # ASCII escapes: a lone surrogate travels as \ud800, as a browser sends it
-    r = httpx.post(f"{url}gradio_api/call/{name}", content=body, headers={"content-type": "application/json"}, timeout=60)
-    r.raise_for_status()
-    event_id = r.json()["event_id"]
-    event, payload = None, None
-    # a generous read timeout: 32 exports queued on two model slots wait their turn on a busy 2-core machine
-    with httpx.stream("GET", f"{url}gradio_api/call/{name}/{event_id}", timeout=300) as s:
-        for line in s.iter_lines():
-            if line.startswith("event:"):
-                event = line.split(":", 1)[1].strip()
-            elif line.startswith("data:") and event in ("complete", "error"):
-                payload = json.loads(line.split(":", 1)[1])
-                break
-    return event, payload
+    """A plain HTTP call, as curl would make it: -> (SSE event name, its data). A generous read timeout: 32 exports
+    queued on two model slots wait their turn on a busy 2-core machine."""
+    return api_call(url, name, data, timeout=300)
 
 
 def figure(value) -> dict:

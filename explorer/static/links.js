@@ -21,7 +21,7 @@
   const rules = () => window.AE_LINK_RULES || { models: [], methods: [], numbers: {} };  // set after this file runs
   const KNOWN = new Set([...REQUEST.map(([key]) => key), ...VIEW, "tab"]);
   const quote = (v) => { const s = String(v); return "“" + esc(s.length > 30 ? s.slice(0, 30) + "…" : s) + "”"; };
-  const esc = (s) => String(s).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
+  const esc = AE.esc;  // views.js's
   const ignore = (key, value, takes) => { link.ignored.push(esc(key) + " " + quote(value) + " (" + takes + ")"); };
 
   // -> the value to use, or undefined (and a line in link.ignored) when the page has no such value
