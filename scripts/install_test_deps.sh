@@ -4,6 +4,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_ROOT_USER_ACTION=ignore
+# torch's CPU build first, as README's first command does (PyPI's Linux build pulls GB of CUDA packages)
+python -m pip install -q --no-deps -r pre-requirements.txt
 python -m pip install -q -r requirements-dev.txt
 if [ ! -x /usr/bin/chromium ]; then
   if [ "$(id -u)" = 0 ]; then
