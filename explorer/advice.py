@@ -36,8 +36,8 @@ def advice(a: Analysis) -> list[str]:
     if loop is not None:
         unit = "".join(a.out_tokens[loop.start : loop.start + loop.period]).replace("▁", " ").strip()
         out.append(f"The translation repeats “{unit}” {loop.repeats} times in a row: a repetition loop, a known "
-                   "failure of this small model on rare or long words. Try beam search (Decoding options), or the "
-                   "API's no_repeat_ngram_size=2 / repetition_penalty=1.5, or rephrase the word.")
+                   "failure of this small model on rare or long words. Try, under Decoding options: beam search, "
+                   "\"No-repeat n-gram size\" 2 or \"Repetition penalty\" 1.5; or rephrase the word.")
     cal = a.calibration
     m = mean_logprob(a) if cal is not None and not a.ablated else None  # heads off: not the calibrated model
     if m is not None and m < cal.floor:
@@ -52,6 +52,10 @@ def advice(a: Analysis) -> list[str]:
     return out
 
 
+# the output chips' shades, surest first: (lowest probability, colour); green (sure) to orange (unsure), text dark
+CHIP_SHADES = ((0.7, "#c8ecd2"), (0.3, "#fbe3b5"), (0.0, "#f7c4b0"))
+
+
 def confidence_chips(a: Analysis) -> str:
     """The output pieces, each shaded by the probability it was chosen with (hover: the number)."""
     chips = []
@@ -60,7 +64,7 @@ def confidence_chips(a: Analysis) -> str:
             shade, title = "#eeeeee", "not decoded"
         else:
             # green (sure) to orange (unsure); text stays dark on both
-            shade = "#c8ecd2" if p >= 0.7 else "#fbe3b5" if p >= 0.3 else "#f7c4b0"
+            shade = next(colour for floor, colour in CHIP_SHADES if p >= floor)
             title = f"p = {p:.2f} when chosen"
         chips.append(f'<span title="{title}" style="background:{shade};border-radius:4px;padding:1px 5px;margin:1px;'
                      f'display:inline-block;font-family:monospace">{html.escape(readable(tok))}'

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from explorer import limits, texts
-from explorer.advice import advice, confidence_chips
+from explorer.advice import CHIP_SHADES, advice, confidence_chips
 from explorer.request import Request, UserError, number, translator
 from explorer.store import analysis, require_words, run_model
 from model.names import act_name
@@ -74,15 +74,32 @@ def translate(req: Request) -> str:
 
 
 def tokens_html(a: Analysis) -> str:
+    """The pieces of the shown translation: source and output chips (each output piece shaded by the probability it
+    was chosen with, the shades explained beside them), then what a learner should know about this translation (a
+    note that the decode wrote nothing, a loop, low confidence). Drawn with the translation, so a warning always
+    belongs to the sentence shown (a toast would stay on screen over the next one)."""
     def chips(tokens: list[str], colour: str) -> str:
         return " ".join(f'<span style="background:{colour};border-radius:4px;padding:1px 5px;margin:1px;'
                         f'display:inline-block;font-family:monospace">{html.escape(readable(t))}</span>' for t in tokens)
+    notes = ([a.note] if a.note else []) + advice(a)
     warnings = "".join(f"<div class='ae-advice' style='margin-top:6px;padding:4px 8px;background:#fff4e5;"
-                       f"border-left:3px solid #f0a030'>⚠ {html.escape(w)}</div>" for w in advice(a))
-    return (f"<div><b>Source pieces ({len(a.src_tokens)}):</b> {chips(a.src_tokens, '#e8f0fe')}</div>"
-            f"<div style='margin-top:6px'><b>Output pieces ({len(a.out_tokens)}), with the probability each was "
-            f"chosen with:</b> {confidence_chips(a)}</div>{warnings}"
-            f"<div style='margin-top:4px;font-size:13px;color:#555'>{pieces_key(len(a.vocab))}</div>")
+                       f"border-left:3px solid #f0a030'>⚠ {html.escape(w)}</div>" for w in notes)
+    return (f"<div class='ae-pieces'><div><b>Source pieces ({len(a.src_tokens)}):</b> "
+            f"{chips(a.src_tokens, '#e8f0fe')}</div>"
+            f"<div style='margin-top:4px'><b>Output pieces ({len(a.out_tokens)})</b>, each with the probability it "
+            f"was chosen with: {confidence_chips(a)}</div>"
+            f"<div style='margin-top:2px;font-size:13px;color:#555'>{chips_key()}</div>{warnings}"
+            f"<details style='font-size:13px;color:#555'><summary>What are pieces?</summary>"
+            f"{pieces_key(len(a.vocab))}</details></div>")
+
+
+def chips_key() -> str:
+    """What the output chips' shades mean (advice.confidence_chips's thresholds)."""
+    swatch = ("<span style='background:{};border-radius:3px;padding:0 5px;margin:0 3px'>{}</span>")
+    return ("Shade: " + swatch.format(CHIP_SHADES[0][1], f"sure, p ≥ {CHIP_SHADES[0][0]}")
+            + swatch.format(CHIP_SHADES[1][1], f"p ≥ {CHIP_SHADES[1][0]}")
+            + swatch.format(CHIP_SHADES[2][1], f"unsure, p < {CHIP_SHADES[1][0]}")
+            + " (the model's own probability, not whether the word is right)")
 
 
 def pieces_key(vocab_size: int) -> str:
@@ -121,8 +138,8 @@ def output_label(task) -> str:
 
 
 def input_info(task) -> str:
-    return " ".join(p for p in (f"Type {task.input}.", task.hint,
-                                f"Up to {limits.MAX_CHARS} characters: longer text is cut.") if p)
+    """The line under the text box: what the model was trained on (what it translates well), and the length limit."""
+    return " ".join(p for p in (task.hint, f"Up to {limits.MAX_CHARS} characters.") if p) or f"Type {task.input}."
 
 
 @functools.lru_cache(maxsize=limits.ANALYSIS_CACHE)

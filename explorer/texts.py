@@ -1,10 +1,7 @@
 """The few lines for a learner that open every tab: what is shown, the formula, one thing to try."""
 
-INTRO = """# Attention Explorer
-Type an English sentence. A small Transformer of our own (the encoder-decoder of *Attention Is All You Need*)
-translates it into German, and every tab below shows one step inside it. What the chosen model was trained on is
-said under the text box.
-"""
+INTRO = """**Attention Explorer** · type an English sentence: a small Transformer of our own (the one of *Attention Is All
+You Need*) translates it into German, and each tab below shows one step inside it."""
 
 
 ATTEND = """**What you see:** how much each *query* token looks at each *key* token, for one layer and head.
@@ -55,7 +52,7 @@ frequent words; as the validation loss falls, the rows find their English words 
 forms. **Try:** a sentence of your own, then the slider from left to right; then one head of the first layer."""
 
 EXAMPLES = [
-    "A man in an orange hat starring at something.",  # test_2016_flickr
+    "A man in an orange hat staring at something.",  # test_2016_flickr (its "starring" corrected)
     "A Boston Terrier is running on lush green grass in front of a white fence.",  # test_2016_flickr
     "People are fixing the roof of a house.",  # test_2016_flickr
     "A dog is running in the snow.",
@@ -65,7 +62,8 @@ EXAMPLES = [
 
 LESSON_START = """<div id="ae-lesson"><p>From tokens to decoding in eight stops, each on the sentence you translated. At
 each stop the right view opens and a question comes <i>before</i> the answer: predict, then see what the model
-really did. Keys: 1-4 answer, ← → move.</p><button id="ae-lesson-start" onclick="AE.lesson.start()">Start the
+really did, then your score. Tap an answer (or keys A-D), ← → to move.</p>
+<button id="ae-lesson-start" onclick="AE.lesson.start()">Start the
 lesson</button></div>"""
 
 COMPARE = """**What you see:** the sentence shown above and a second one, side by side, the same attention type, layer
@@ -75,21 +73,39 @@ self-attention, which word does *it* look at in each (Winograd's classic)? Beam 
 
 COMPARE_B = "The animal didn't cross the street because it was too wide."
 
-BEYOND = """**Attention weights are not explanations on their own.** A weight says where a head *reads*; what it
-reads still passes through the value vectors, W_O, the residual stream, the feed-forward layers and every later
-layer. So test it: **attribution** asks which inputs the output's probability actually depends on. **Occlusion**
-intervenes: it erases one input piece at a time and shows how far each output word's log-probability falls (two
-pieces that can stand in for each other each look unimportant). The others estimate it: saliency (how sensitive),
-input × gradient (a first-order share), integrated gradients (the shares along a path from a blank input, which
-add up to the whole change in log-probability) and rollout (attention of every layer multiplied through, with the
-residual, so it inherits attention's habits). Held against occlusion on the English–German model, integrated
-gradients most often ranks first the piece whose erasure matters most (README: "Held against occlusion"). On the
-letter-reversing toy, rollout ranks the end mark [EOS] first almost everywhere, because every letter's attention
-leans on [EOS]. The toy does need [EOS] (erase it and most reversals go wrong in the later letters), but each
-output letter depends most on its mirror letter, which occlusion ranks first in most rows; a copying toy leans on
-[EOS] as much, so rollout over-counts it (README: "Known limit of rollout"). The agreement column is the rank
-correlation between cross-attention and each row's attribution: where it is low, attention points somewhere the
-output does not depend on. **Activation patching** runs a second, *corrupted* sentence and copies one head's
-output at a time from the clean run into it: the heads that bring the clean word back carry the difference.
-**What-if** lets you force a German beginning, or change one English word, and see what the model does."""
+BEYOND = """A heatmap shows where a head **reads**. That is not yet why the model wrote a word: what a head reads
+still passes through many more steps (the value vectors, W_O, the feed-forward layers, every later layer). So this
+tab **tests** attention instead of trusting it.
 
+- **Attribution** asks which English pieces each German word really depends on. *Occlusion* is the plainest test:
+  erase one English piece at a time and see how far each German word's probability falls. The other methods
+  estimate the same thing from gradients (saliency, input × gradient, integrated gradients) or by multiplying the
+  attention of every layer (rollout). The *agreement* column compares each German word's attention with its
+  attribution: where it is low, attention points somewhere the word does not depend on. On this model, integrated
+  gradients agrees with occlusion most often.
+- **Activation patching** runs a second sentence that differs in one word (the *corrupted* one) and copies one
+  head's output at a time from the original run into it: the heads that bring the original word back are the ones
+  that carry the difference.
+- **What-if** forces a German beginning, or changes one English word, and shows what the model does next."""
+
+
+
+# The line each tab opens with, in plain words for a student; the tab's longer text (the formula, what to try) is one
+# click away under it ("More").
+TAB_INTROS = {
+    "attend": "Each cell: how much one word **looks at** another (darker = more). Tap or hover a cell for its number.",
+    "steps": "The German sentence is written **one piece at a time**. Move the slider: at each step, the pieces the"
+             " model considered, how likely each was, and the one it chose.",
+    "pe": "Attention alone does not know the **order** of the words, so each position adds its own pattern of waves to"
+          " the word's numbers.",
+    "inside": "The arithmetic of **one head** for one word: compare its query with every key, turn the scores into"
+              " weights that add up to 1, and mix the values with those weights.",
+    "experiments": "**Switch heads off** and see what the translation loses; the logit lens shows after which layer"
+                   " the right word first comes out on top.",
+    "beyond": "Attention shows where the model **reads**, not why it wrote a word. Here you **test** it: which English"
+              " words does each German word really depend on?",
+    "compare": "Two sentences **side by side** on one colour scale: change one word and see where the model looks"
+               " differently.",
+    "model": "What this model is, what it learned from, how good it is (BLEU), and how its attention formed during"
+             " training.",
+}

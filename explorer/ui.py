@@ -18,7 +18,6 @@ from gradio.components.plot import PlotData
 
 from explorer import beyond, exports, priority, through_training
 from explorer import handlers as h
-from explorer.advice import advice
 from explorer.api import endpoint
 from explorer.request import Request, UserError
 from viz.compact import plot_value as _plot_value
@@ -114,10 +113,9 @@ def initial(req: Request) -> tuple:
 
 
 def first_view(req: Request) -> tuple:
+    """The first view of a translation. Its warnings (a note, a loop, low confidence) are in the pieces it returns,
+    not toasts: a toast would stay over the next sentence's views."""
     *values, last_step = initial(req)
-    a = h.analysis(req)
-    for message in ([a.note] if a.note else []) + advice(a):
-        gr.Warning(html.escape(message, quote=False))
     return (*values, gr.Slider(maximum=last_step, value=0))
 
 

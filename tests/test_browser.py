@@ -748,7 +748,7 @@ def test_the_lesson_is_walked_with_the_keyboard_and_answers_right_and_wrong_diff
             row_label = prompt.split("The row “")[1].split("”")[0]
             row = page.evaluate("() => AE.current().tgt").index(row_label)
             best = max(range(len(src) - 1), key=lambda j: z[row][j])  # the heatmap's maximum, EOS aside
-            right = next(i for i, o in enumerate(options) if o.split(". ", 1)[1] == f"{src[best]} (#{best})")
+            right = next(i for i, o in enumerate(options) if o.split(None, 1)[1] == f"{src[best]} (#{best})")
             wrong = (right + 1) % len(options)
             page.keyboard.press(str(wrong + 1))
             assert "Not quite" in page.locator(".ae-reveal").inner_text()
@@ -758,8 +758,13 @@ def test_the_lesson_is_walked_with_the_keyboard_and_answers_right_and_wrong_diff
         else:
             page.keyboard.press("1")
             assert page.locator(".ae-reveal").count() == 1
-        page.keyboard.press("ArrowRight")
+        if stop < 8:
+            page.keyboard.press("ArrowRight")
     assert "stop 8 of 8" in page.locator("#ae-lesson").inner_text()
+    page.keyboard.press("ArrowRight")  # past the last stop: the end, with the score
+    page.locator("#ae-lesson .ae-score").wait_for(timeout=5_000)
+    page.keyboard.press("ArrowLeft")
+    page.wait_for_function("() => document.querySelector('#ae-lesson').innerText.includes('stop 8 of 8')", timeout=5_000)
     page.keyboard.press("ArrowLeft")
     page.wait_for_function("() => document.querySelector('#ae-lesson').innerText.includes('stop 7 of 8')", timeout=5_000)
     assert page.errors == []
@@ -809,6 +814,7 @@ def test_compare_tab_draws_both_sentences_on_one_scale(page):
 
 def test_where_am_i_highlights_the_part_shown_and_a_click_opens_its_view(page):
     settled(page)
+    page.locator("#where .label-wrap").click()  # folded on the first screen
     page.locator("#ae-figure1 svg").wait_for(timeout=10_000)
     on = "() => [...document.querySelectorAll('#ae-figure1 .ae-part.ae-on')].map((g) => g.dataset.part)"
     page.wait_for_function(f"() => ({on})().includes('cross')", timeout=5_000)  # cross-attention is shown on load

@@ -3,15 +3,19 @@
 // into #ae-figure1 and follows AE.openTab / the attention-type radio.
 (function () {
   const AE = window.AE;
-  // part -> [label, x, y, width, height, the view it opens ({tab, kind})]
+  // The feed-forward layers have no view of their own: what they add shows, layer by layer, in the logit lens.
+  const FFN = "The feed-forward network has no view of its own: it works on each position alone, " +
+    "FFN(x) = max(0, xW₁ + b₁)W₂ + b₂, after attention in every layer. Its effect shows in the logit lens " +
+    "(Experiments): what the model would say after each layer.";
+  // part -> [label, x, y, width, height, the view it opens ({tab, kind, note: said under the drawing})]
   const PARTS = {
     embed: ["Input embedding + PE", 10, 300, 190, 34, { tab: "pe" }],
     enc_self: ["Self-attention (multi-head)", 10, 230, 190, 34, { tab: "attend", kind: "Encoder self-attention" }],
-    enc_ffn: ["Feed-forward (+ add & norm)", 10, 180, 190, 34, { tab: "inside" }],
+    enc_ffn: ["Feed-forward (+ add & norm)", 10, 180, 190, 34, { tab: "experiments", note: FFN }],
     out_embed: ["Output embedding + PE", 240, 300, 210, 34, { tab: "pe" }],
     dec_self: ["Masked self-attention", 240, 240, 210, 34, { tab: "attend", kind: "Decoder self-attention" }],
     cross: ["Cross-attention (encoder → decoder)", 240, 185, 210, 34, { tab: "attend", kind: "Cross-attention" }],
-    dec_ffn: ["Feed-forward (+ add & norm)", 240, 130, 210, 34, { tab: "inside" }],
+    dec_ffn: ["Feed-forward (+ add & norm)", 240, 130, 210, 34, { tab: "experiments", note: FFN }],
     output: ["Linear + softmax → next token", 240, 60, 210, 34, { tab: "steps" }],
   };
   // the open view -> the parts it shows
@@ -39,15 +43,19 @@
   function highlight() {
     const el = document.getElementById("ae-figure1");
     if (!el) return;
-    if (!el.querySelector("svg")) el.innerHTML = svg();
+    if (!el.querySelector("svg")) el.innerHTML = svg() + "<p id='ae-figure1-note' class='ae-figure-note'></p>";
     const kind = (document.querySelector("#kind input:checked") || {}).value;
     const on = shown(AE.state.tab, kind);
     el.querySelectorAll(".ae-part").forEach((g) => g.classList.toggle("ae-on", on.includes(g.dataset.part)));
   }
 
   function open(part) {
-    AE.showView(PARTS[part][5]);
+    const view = PARTS[part][5];
+    AE.showView(view);
+    const note = document.getElementById("ae-figure1-note");
+    if (note) note.textContent = view.note || "";
     setTimeout(highlight, 50);
+    if (!view.note) AE.scrollToView(view.tab);  // the view brought into sight (a note is read here first)
   }
 
   // follow the page: a tab opened, an attention type chosen

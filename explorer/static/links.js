@@ -19,7 +19,15 @@
   // name, each number's range and whether it is whole. A value outside them never reaches a component (Gradio would
   // answer with a toast that quotes it, markup included): it is dropped, the default kept, and the status line says so.
   const rules = () => window.AE_LINK_RULES || { models: [], methods: [], numbers: {} };  // set after this file runs
-  const KNOWN = new Set([...REQUEST.map(([key]) => key), ...VIEW, "tab"]);
+  // Every other input a student can set (Experiments, Beyond attention, Compare, Positional): URL key -> its rule
+  // (app.extra_rules); and the results a link can ask to run again: URL name -> [button, the output that shows it,
+  // the accordion it is in]
+  const extraRules = () => ((rules().extras || {}).fields || {});
+  const RUNS = { ablation: ["run-ablation", "#ablation-text textarea"], attribute: ["run-attribute", "#attr-text textarea", "attr-box"],
+    patch: ["run-patch", "#patch-text textarea", "patch-box"], prefix: ["run-prefix", "#prefix-text textarea", "whatif-box"],
+    edit: ["run-edit", "#edit-text textarea", "whatif-box"], compare: ["run-compare", "#compare-view .js-plotly-plot"] };
+  const KNOWN = new Set([...REQUEST.map(([key]) => key), ...VIEW, "tab", "run"]);
+  const isExtra = (key) => Object.prototype.hasOwnProperty.call(extraRules(), key);
   const quote = (v) => { const s = String(v); return "“" + esc(s.length > 30 ? s.slice(0, 30) + "…" : s) + "”"; };
   const esc = AE.esc;  // views.js's
   const ignore = (key, value, takes) => { link.ignored.push(esc(key) + " " + quote(value) + " (" + takes + ")"); };
@@ -61,7 +69,13 @@
       const value = checked(field, key, params.get(key));
       if (value !== undefined) out[i] = value;
     });
-    [...new Set(params.keys())].filter((key) => !KNOWN.has(key)).forEach((key) => {
+    link.extras = {};
+    link.run = [];
+    Object.keys(extraRules()).forEach((key) => { if (params.has(key)) link.extras[key] = params.get(key); });
+    (params.get("run") || "").split(",").filter((r) => r).forEach((r) => {
+      if (RUNS[r] && !link.run.includes(r)) link.run.push(r); else ignore("run", r, "not one of " + Object.keys(RUNS).join(", "));
+    });
+    [...new Set(params.keys())].filter((key) => !KNOWN.has(key) && !isExtra(key)).forEach((key) => {
       link.ignored.push("“" + esc(key.slice(0, 30)) + "” (not a field of this page's links)");
     });
     if (params.has("tab") && !TABS[params.get("tab")]) ignore("tab", params.get("tab"), "not one of " + Object.keys(TABS).join(", "));
@@ -70,6 +84,7 @@
     if (params.has("tab") && TABS[params.get("tab")]) view.tab = params.get("tab");
     link.go = params.has("text") && params.get("text").trim() !== "";
     link.pending = link.go ? view : null;
+    link.extrasPending = link.go && (Object.keys(link.extras).length > 0 || link.run.length > 0);
     link.seen = !link.go;  // the note stays until the student translates something the link did not ask for
     if (!link.go && view.tab) openTabButton(view.tab);  // a link to a tab of the default sentence
     return out;
@@ -124,6 +139,72 @@
     return out;
   }
 
+  // After a link's translation (after linkView): every other input the link holds, once, each checked first against
+  // what the page can take (a model's own heads and presets, the analysis's layers and heads); else the values as they
+  // are. values: the extra components in app.py's order (extras), then the bank.
+  function linkExtras(...values) {
+    const bank = AE.parsed(values.pop());
+    if (!link.extrasPending) return values;
+    link.extrasPending = false;
+    const ignoredBefore = link.ignored.length;
+    const fields = extraRules(), keys = Object.keys(fields), out = values.slice();
+    const req = bank && bank.request ? JSON.parse(bank.request) : {};
+    const own = ((rules().extras || {}).by_model || {})[req.model] || {};
+    const att = (bank && bank.att) || {}, layers = (att.cross || []).length, heads = ((att.cross || [])[0] || []).length;
+    keys.forEach((key, i) => {
+      if (!(key in link.extras)) return;
+      const raw = link.extras[key], rule = fields[key];
+      let value;
+      if (rule.type === "text") {
+        value = raw.length <= (window.AE_MAX_CHARS || 300) ? raw : ignore(key, raw, "at most " + window.AE_MAX_CHARS + " characters");
+      } else if (rule.type === "number") {
+        const hi = rule.sized === "layer" ? layers - 1 : rule.max;
+        const x = /^\s*[-+]?(\d+\.?\d*|\.\d+)\s*$/.test(raw) ? Number(raw) : NaN;
+        value = Number.isFinite(x) && x >= rule.min && x <= hi && (!rule.whole || Number.isInteger(x)) ? x
+          : ignore(key, raw, (rule.whole ? "a whole number" : "a number") + " from " + rule.min + " to " + hi);
+      } else if (rule.type === "choices") {  // the heads switched off: names of this model's heads, comma-separated
+        const names = raw.split(",").map((n) => n.trim()).filter((n) => n);
+        const bad = names.filter((n) => !(own.heads || []).includes(n));
+        value = bad.length ? ignore(key, bad[0], "a head of " + (req.model || "this model") + ", like “cross L0 H1”") : names;
+      } else {
+        const choices = rule.sized === "preset" ? own.preset || [] : rule.sized === "head"
+          ? ["all heads (mean)", ...[...Array(heads).keys()].map((h) => "head " + h)] : rule.choices;
+        value = choices.includes(raw) ? raw : ignore(key, raw, "not one of " + choices.slice(0, 6).map(esc).join(", ") +
+          (choices.length > 6 ? ", …" : ""));
+      }
+      if (value !== undefined) out[i] = value;
+    });
+    link.runPending = link.run.slice();
+    if (link.ignored.length > ignoredBefore) {  // the status line says so: every view drawn again, with the note
+      setTimeout(() => { const redraw = document.getElementById("ae-redraw"); if (redraw) redraw.click(); }, 0);
+    }
+    return out;
+  }
+
+  // Then the results the link showed, each asked for again by its own button (one model call each, bounded as any
+  // click is), its accordion opened so that it is in sight.
+  function linkRun() {
+    const runs = link.runPending || [];
+    link.runPending = [];
+    runs.forEach((name) => {
+      const [button, , box] = RUNS[name];
+      // Gradio puts a tab's content on the page when the tab is first opened: wait for the button (at most 20 s)
+      let tries = 0;
+      const press = () => {
+        const el = document.getElementById(button);
+        if (!el) { if (++tries < 200) setTimeout(press, 100); return; }
+        if (box) openAccordion(box);
+        el.click();
+      };
+      press();
+    });
+  }
+
+  function openAccordion(id) {
+    const label = document.querySelector("#" + id + " > .label-wrap, #" + id + " .label-wrap");
+    if (label && !label.classList.contains("open")) label.click();
+  }
+
   // A view opened as the student would open it: its tab's button, then its attention type's radio (lesson.js and
   // figure1.js). view: {tab, kind (a radio label)}
   function showView(view) {
@@ -134,15 +215,38 @@
     }
   }
 
+  // A tab opened as a hand would open it, whatever Gradio does with the tab bar at this width: its button in the
+  // bar, or (where Gradio moved it behind the "•••" menu, which a click from a script on the hidden button ignores)
+  // the menu opened and the tab's item in it clicked. Then its view is scrolled into sight.
   function openTabButton(tab) {
     const label = TABS[tab];
-    const button = [...document.querySelectorAll("button[role='tab']")].find((b) => b.textContent.trim() === label);
-    if (button && button.getAttribute("aria-selected") !== "true") button.click();
+    if (!label) return;
+    const visible = (el) => el && el.offsetParent !== null && el.getClientRects().length > 0;
+    const same = (el) => el.textContent.trim() === label;
+    const button = [...document.querySelectorAll("button[role='tab']")].find((b) => same(b) && visible(b));
+    if (button) {
+      if (button.getAttribute("aria-selected") !== "true") button.click();
+    } else {
+      const menu = document.querySelector(".overflow-menu > button, .overflow-menu button");
+      if (menu) {
+        menu.click();
+        const item = [...document.querySelectorAll(".overflow-dropdown button")].find(same);
+        if (item) item.click(); else menu.click();
+      }
+    }
+    AE.state.tab = tab;
+  }
+
+  // The open tab's content brought into sight (the lesson, the diagram, a link): its top below the tab bar.
+  function scrollToView(tab) {
+    const tabs = document.getElementById("tabs");
+    if (!tabs || !tabs.scrollIntoView) return;
+    setTimeout(() => tabs.scrollIntoView({ behavior: "smooth", block: "start" }), 60);
   }
 
   // "Copy link": the shown request (not the text box: a link names what the views show) and the view state.
   // -> the URL (also put in the address bar and, where the browser allows, on the clipboard).
-  function linkOut(shown, kind, layer, head, step, stepLayer, stepHead) {
+  function linkOut(shown, kind, layer, head, step, stepLayer, stepHead, ...extras) {
     let req = {};
     try { req = JSON.parse(shown || "{}"); } catch (e) { req = {}; }
     const params = new URLSearchParams();
@@ -159,11 +263,36 @@
     params.set("step", step);
     params.set("step_layer", stepLayer);
     params.set("step_head", headKey(stepHead));
+    // every other input that differs from its default, and the results on screen (asked for again on opening)
+    const fields = extraRules();
+    Object.keys(fields).forEach((key, i) => {
+      let v = extras[i];
+      if (v === undefined || v === null) return;
+      if (Array.isArray(v)) v = v.join(",");
+      const d = Array.isArray(fields[key].default) ? fields[key].default.join(",") : fields[key].default;
+      if (String(v) !== String(d === null || d === undefined ? "" : d)) params.set(key, v);
+    });
+    const shownRuns = Object.keys(RUNS).filter((name) => {
+      const el = document.querySelector(RUNS[name][1]);
+      if (!el) return false;
+      if (el.tagName !== "TEXTAREA") return true;
+      return el.value.trim() !== "" && !el.value.startsWith("Not run");
+    });
+    if (shownRuns.length) params.set("run", shownRuns.join(","));
     const url = window.location.origin + window.location.pathname + "?" + params.toString();
+    const box = document.getElementById("link");  // hidden until there is a link to show
+    if (box) box.classList.remove("ae-hidden");
     try { window.history.replaceState(null, "", url); } catch (e) { /* a sandboxed frame: the box still has it */ }
     if (navigator.clipboard && window.isSecureContext) navigator.clipboard.writeText(url).catch(() => {});
     return url;
   }
 
-  Object.assign(AE, { linkIn, linkGo, linkView, linkOut, linkNote, link, openTabButton, showView });
+  // "Start over": the page without any link state, as a first visit opens it (the student is asked first).
+  function startOver() {
+    if (window.confirm && !window.confirm("Start over with the first example? The sentence and views you have now " +
+      "are lost unless you copied their link.")) return;
+    window.location.href = window.location.pathname;
+  }
+
+  Object.assign(AE, { startOver, scrollToView, linkExtras, linkRun, linkIn, linkGo, linkView, linkOut, linkNote, link, openTabButton, showView });
 })();

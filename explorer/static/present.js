@@ -23,6 +23,7 @@
     restyle();
     const redraw = document.getElementById("ae-redraw");  // views.js figures drawn again, with their tick sizes
     if (redraw) redraw.click();
+    if (AE.state.present && AE.scrollToView) AE.scrollToView();  // the first screen: the view, large
     return AE.state.present ? "Leave presentation mode" : "Presentation mode";
   }
 

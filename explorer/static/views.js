@@ -287,7 +287,8 @@
     const changed = changedOptions(req, options);
     const what = req ? req.method + (req.method === "beam" ? " " + req.beam_size : "") : "";
     if (norm(text) === norm(bank.text) && (!model || model === shownModel) && !changed.length) {
-      return "<div class='ae-status'>Every view below shows: “" + bank.text_html + "” (" + esc(shownModel) + ", " + esc(what) + ")</div>";
+      return "<div class='ae-status'>Every view below shows: “" + bank.text_html + "” (" + esc(shownModel) + ", " + esc(what) +
+        ")" + leastSure(bank) + "</div>";
     }
     const reasons = [];
     if (norm(text) !== norm(bank.text)) reasons.push("the sentence");
@@ -296,6 +297,28 @@
     return "<div class='ae-status ae-stale'><b>Not translated yet.</b> You changed " + reasons.join(" and ") +
       ": press <b>Translate</b> (or Enter) to see it. Until then every view below still shows “" + bank.text_html + "” (" +
       esc(shownModel) + ", " + esc(what) + ").</div>";
+  }
+
+  // The words the model chose with a low probability (the unsure shade of the output chips), named even when the
+  // sentence as a whole is not flagged: a fluent translation can hide one guessed word. Whole words: a piece's word
+  // is its own start piece and the "·" pieces that continue it (labels are HTML-escaped already).
+  function leastSure(bank) {
+    const floor = window.AE_UNSURE_P || 0.3, out = bank.out || [], steps = bank.steps || [];
+    const special = (s) => /^\[[A-Z]+\]$/.test(s);
+    const weak = [];
+    steps.forEach((st, i) => {
+      if (i >= out.length || special(out[i]) || !(st.chosen_p < floor)) return;
+      let a = i, b = i + 1;
+      while (a > 0 && out[a].startsWith("·")) a--;
+      while (b < out.length && out[b].startsWith("·")) b++;
+      const word = out.slice(a, b).map((x, j) => (j ? x.slice(1) : x)).join("");
+      if (!weak.some((w) => w.start === a)) weak.push({ start: a, word, p: st.chosen_p });
+    });
+    if (!weak.length) return "";
+    weak.sort((x, y) => x.p - y.p);
+    const named = weak.slice(0, 3).map((w) => "“" + w.word + "” (p " + w.p.toFixed(2) + ")").join(", ");
+    return ". <span class='ae-unsure'>The model was unsure of " + named + (weak.length > 3 ? " and more" : "") +
+      ": check " + (weak.length > 1 ? "these words" : "this word") + ".</span>";
   }
 
   function esc(s) {
