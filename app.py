@@ -25,6 +25,7 @@ from starlette.middleware import Middleware  # noqa: E402
 from explorer import api, limits, memory, ui  # noqa: E402
 from explorer.advice import CHIP_SHADES  # noqa: E402
 from explorer.blocks import ExplorerBlocks  # noqa: E402
+from explorer.class_routes import ClassRoutes  # noqa: E402
 from explorer.edges import Edges  # noqa: E402
 from explorer.fair_queue import FairQueue  # noqa: E402
 from explorer.handlers import AVERAGE, ablation_presets, examples_for, head_names, learned_tables, model_for, model_page  # noqa: E402
@@ -239,6 +240,7 @@ def serve(demo: gr.Blocks, **kwargs):
     public = [fn.api_name for fn in demo.fns.values() if fn.api_name and fn.api_visibility != "private"]
     app_kwargs["middleware"] = [*app_kwargs.get("middleware", []),
                                 Middleware(Edges, names=public),  # requests the app never needs: 4xx (edges.py)
+                                Middleware(ClassRoutes),  # class rooms: /class/... (class_routes.py)
                                 Middleware(StaticCache)]  # see static_cache.py
     # queue positions are sent every STATUS_EVERY_S seconds, not to every waiting event at every job start
     # ("auto": with a class waiting that is quadratic in messages)

@@ -46,6 +46,9 @@ def main() -> None:
                 page = ctx.new_page()
                 page.goto(url)
                 settled(page)
+                path = out / f"first-{label}.png"  # the first screen, as a visitor sees it
+                page.screenshot(path=str(path))
+                print("wrote", path)
                 page.locator("#sentence textarea").fill(args.sentence)
                 page.locator("#translate").click()
                 page.wait_for_timeout(500)
@@ -64,8 +67,7 @@ def main() -> None:
                     path = out / f"{SLUG[tab]}-{label}.png"
                     page.screenshot(path=str(path), full_page=label == "desktop")
                     print("wrote", path)
-                if label == "desktop":
-                    lesson(page, out)
+                lesson(page, out, label)
                 ctx.close()
             if not args.only_training:
                 presentation(browser, url, args.sentence, out)
@@ -98,18 +100,27 @@ def through_training(browser, url: str, out: Path, text: str = "t r a n s f o r 
     ctx.close()
 
 
-def lesson(page, out: Path) -> None:
-    """The guided lesson at its cross-attention stop, after a wrong prediction."""
+def lesson(page, out: Path, label: str) -> None:
+    """The guided lesson at its cross-attention stop after a wrong prediction (docked over its view), and its end."""
     open_tab(page, "Translate & attend")
-    page.get_by_text("Guided lesson").click()
+    page.get_by_text("Guided lesson").first.click()
     page.locator("#ae-lesson-start").click()
     for _ in range(5):
-        page.keyboard.press("ArrowRight")
-    page.keyboard.press("1")
-    page.wait_for_timeout(800)
-    path = out / "lesson-desktop.png"
-    page.locator("#lesson").screenshot(path=str(path))
+        page.locator(".ae-nav button", has_text="Next").click()
+    page.locator(".ae-answer").first.click()
+    page.wait_for_timeout(1200)
+    path = out / f"lesson-{label}.png"
+    page.screenshot(path=str(path))
     print("wrote", path)
+    for _ in range(3):
+        page.locator(".ae-answer").first.click()
+        page.locator(".ae-nav button", has_text="Next" if "stop 8" not in page.locator("#ae-lesson").inner_text()
+                     else "Finish").click()
+    page.locator("#ae-lesson .ae-end").wait_for(timeout=5_000)
+    path = out / f"lesson-end-{label}.png"
+    page.locator("#ae-lesson").screenshot(path=str(path))
+    print("wrote", path)
+    page.locator(".ae-close").click()
 
 
 def presentation(browser, url: str, sentence: str, out: Path) -> None:
@@ -123,6 +134,9 @@ def presentation(browser, url: str, sentence: str, out: Path) -> None:
     idle(page)
     page.locator("#present").click()
     page.wait_for_timeout(1500)
+    path = out / "present-first.png"  # what the projector shows at once: the view, large
+    page.screenshot(path=str(path))
+    print("wrote", path)
     for tab, elem in (("Translate & attend", "#heatmap"), ("Step by step", "#step-plot")):
         open_tab(page, tab)
         page.wait_for_timeout(1000)

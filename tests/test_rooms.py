@@ -1,0 +1,187 @@
+"""Class rooms (explorer/rooms.py, explorer/class_routes.py): codes, control by key only, answers counted once,
+every bound refused in words, and the push channel over real HTTP (server-sent events)."""
+
+import json
+import threading
+import time
+
+import httpx
+import pytest
+
+from explorer import rooms as r
+from explorer.rooms import RoomError, Rooms
+
+
+def refused(fn, *args, status=None, words=""):
+    with pytest.raises(RoomError) as e:
+        fn(*args)
+    if status is not None:
+        assert e.value.status == status
+    assert words.lower() in str(e.value).lower()
+    return str(e.value)
+
+
+def test_codes_are_six_characters_without_look_alikes_and_the_key_is_not_in_them():
+    rooms = Rooms()
+    codes = set()
+    for i in range(40):
+        code, key = rooms.open(f"10.0.0.{i}")
+        assert len(code) == 6 and set(code) <= set(r.ALPHABET) and not set(code) & set("0O1IL")
+        assert code not in key and len(key) >= 24
+        assert rooms.rooms[code].key_digest != key  # only a digest is kept
+        codes.add(code)
+    assert len(codes) == 40
+
+
+def test_only_the_key_holder_controls_a_room():
+    rooms = Rooms()
+    code, key = rooms.open()
+    _, student = rooms.join(code, "Ana")
+    for fn, args in ((rooms.set_state, ("text=x",)), (rooms.reveal, ("s1",)), (rooms.bring_back, ()),
+                     (rooms.end, ())):
+        refused(fn, code, student.sid, *args, status=403, words="only the teacher")
+        refused(fn, code, "", *args, status=403)
+    rooms.set_state(code, key, "text=A%20dog&tab=steps")
+    assert rooms.rooms[code].for_student(student.sid)["state"] == "text=A%20dog&tab=steps"
+
+
+def test_unknown_and_ended_rooms_are_named_clearly():
+    rooms = Rooms()
+    assert "“ZZ9ZZ9”" in refused(rooms.join, "zz9zz9", "", status=404, words="no class with the code")
+    message = refused(rooms.join, "<b>AB</b>CD", "", status=404)
+    assert "<" not in message and "“BABBCD”" in message  # only the code's own characters are named back
+    code, key = rooms.open()
+    rooms.end(code, key)
+    refused(rooms.join, code, "", status=404, words="no class")
+
+
+def test_answers_count_once_and_are_revealed_to_the_class_only_when_the_teacher_says():
+    rooms = Rooms()
+    code, key = rooms.open()
+    students = [rooms.join(code, "", "1.2.3.4")[1] for _ in range(5)]
+    for i, s in enumerate(students):
+        rooms.answer(code, s.sid, "stop-6", i % 2, 4)
+    rooms.answer(code, students[0].sid, "stop-6", 3, 4)  # a second answer does not count again
+    room = rooms.rooms[code]
+    assert room.for_teacher()["tallies"]["stop-6"] == {"stop": "stop-6", "answered": 5, "counts": [3, 2, 0, 0]}
+    assert room.for_student(students[1].sid)["revealed"] == {}  # not yet
+    assert room.for_student(students[1].sid)["mine"] == {"stop-6": 1}
+    rooms.reveal(code, key, "stop-6")
+    assert room.for_student(students[1].sid)["revealed"]["stop-6"]["counts"] == [3, 2, 0, 0]
+    refused(rooms.answer, code, students[0].sid, "stop-6", 7, 4, words="option from 0 to 3")
+    refused(rooms.answer, code, students[0].sid, "stop-6", True, 4, words="option")
+
+
+def test_a_shown_view_reaches_every_follower_and_a_student_exploring_alone_is_not_moved():
+    rooms = Rooms()
+    code, key = rooms.open()
+    _, a = rooms.join(code, "A")
+    _, b = rooms.join(code, "<b>B</b>")
+    rooms.follow(code, b.sid, False)  # exploring on their own
+    room = rooms.share(code, a.sid, "text=A%20cat&tab=experiments&heads=cross%20L0%20H0", "heads off!")
+    share = room.for_teacher()["shares"][-1]
+    assert share["nick"] == "A" and share["note"] == "heads off!"
+    rooms.show(code, key, share["id"])
+    assert room.for_student(a.sid)["state"].startswith("text=A%20cat")
+    assert room.for_student(b.sid)["following"] is False  # their page decides not to move: the room says so
+    rooms.bring_back(code, key)
+    assert room.for_student(b.sid)["following"] is True
+    assert room.for_teacher()["students"] == 2
+
+
+def test_each_bound_is_refused_with_its_message(monkeypatch):
+    rooms = Rooms()
+    code, key = rooms.open()
+    refused(rooms.join, code, "x" * (r.NICK_CHARS + 1), words=f"{r.NICK_CHARS} characters")
+    _, s = rooms.join(code, "")
+    assert s.nick == "Student 1"
+    refused(rooms.share, code, s.sid, "text=a", "n" * (r.NOTE_CHARS + 1), words=f"{r.NOTE_CHARS} characters")
+    refused(rooms.set_state, code, key, "s" * (r.STATE_CHARS + 1), words="characters")
+    monkeypatch.setattr(r, "MAX_STUDENTS", 2)
+    rooms.join(code, "")
+    refused(rooms.join, code, "", status=403, words="full")
+    monkeypatch.setattr(r, "MAX_STUDENTS", 150)
+    for _ in range(r.MESSAGES_PER_MIN - 1):  # the refused share above was one message
+        rooms.follow(code, s.sid, True)
+    refused(rooms.follow, code, s.sid, True, status=429, words="too many messages")
+    joins = Rooms()
+    c2, _ = joins.open()
+    for _ in range(r.JOINS_PER_MIN):
+        joins.join(c2, "", "9.9.9.9")
+    refused(joins.join, c2, "", "9.9.9.9", status=429, words="too many joins")
+    opens = Rooms()
+    for _ in range(r.ROOMS_PER_HOUR):
+        opens.open("8.8.8.8")
+    refused(opens.open, "8.8.8.8", status=429, words="classes an hour")
+    monkeypatch.setattr(r, "MAX_ROOMS", len(opens.rooms))
+    refused(opens.open, "7.7.7.7", status=503, words="classes are open")
+
+
+def test_a_room_nobody_used_for_three_hours_ends():
+    rooms = Rooms()
+    code, _ = rooms.open()
+    rooms.sweep(time.monotonic() + r.IDLE_S + 1)
+    refused(rooms.join, code, "", status=404)
+
+
+# -- over HTTP, with the app's own server ------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def server():
+    from app_server import launch
+
+    demo, url = launch()
+    yield url.rstrip("/")
+    demo.close()
+
+
+def post(url, path, **body):
+    return httpx.post(url + path, json=body, timeout=30)
+
+
+def listen(url, path, into: list, stop: threading.Event):
+    """Read server-sent events into ``into`` (each: (time received, data)) until ``stop``."""
+    with httpx.stream("GET", url + path, timeout=60) as s:
+        for line in s.iter_lines():
+            if line.startswith("data:"):
+                into.append((time.perf_counter(), json.loads(line[5:])))
+                if into[-1][1].get("ended") or stop.is_set():
+                    return
+
+
+def test_followers_hear_each_change_over_server_sent_events_and_a_student_cannot_control(server):
+    room = post(server, "/class/new").json()
+    code, key = room["code"], room["key"]
+    joined = [post(server, f"/class/{code}/join", nick=f"<i>s{i}</i>").json() for i in range(2)]
+    assert all(j["nick"].startswith("<i>") for j in joined)  # kept as text: the page escapes it where shown
+    heard = [[] for _ in joined]
+    stop = threading.Event()
+    threads = [threading.Thread(target=listen, args=(server, f"/class/{code}/events?sid={j['sid']}", h, stop))
+               for j, h in zip(joined, heard)]
+    for t in threads:
+        t.start()
+    time.sleep(0.5)
+    for i in range(3):
+        assert post(server, f"/class/{code}/state", key=key, state=f"text=change{i}&tab=steps").status_code == 200
+        time.sleep(0.2)
+    no = post(server, f"/class/{code}/state", key=joined[0]["sid"], state="text=mine")
+    assert no.status_code == 403 and "only the teacher" in no.json()["error"].lower()
+    assert post(server, f"/class/{code}/end", key=key).status_code == 200
+    for t in threads:
+        t.join(timeout=10)
+    for h in heard:
+        states = [d["state"] for _, d in h]
+        assert [s for s in states if s.startswith("text=change")][-1] == "text=change2&tab=steps"
+        assert "text=mine" not in states and h[-1][1]["ended"] == "The teacher ended the class."
+    gone = post(server, f"/class/{code}/join")
+    assert gone.status_code == 404 and "no class with the code" in gone.json()["error"].lower()
+
+
+def test_the_join_link_comes_as_a_qr_code_only_for_this_servers_address(server):
+    code = post(server, "/class/new").json()["code"]
+    svg = httpx.get(f"{server}/class/{code}/qr.svg", params={"origin": server}, timeout=30)
+    assert svg.status_code == 200 and svg.headers["content-type"] == "image/svg+xml"
+    assert svg.text.startswith("<svg") and "Join the class" in svg.text
+    other = httpx.get(f"{server}/class/{code}/qr.svg", params={"origin": "https://evil.example"}, timeout=30)
+    assert other.status_code == 400
+    assert httpx.post(f"{server}/class/{code}/join", content=b"x" * 20_000, timeout=30).status_code == 413
+    assert httpx.post(f"{server}/class/{code}/join", content=b"[1]", timeout=30).status_code == 400
