@@ -40,7 +40,8 @@ from model.translator import available  # noqa: E402
 torch.set_num_threads(int(os.environ.get("TORCH_THREADS", "1")))  # one request per core, one thread each
 STATIC = Path(__file__).parent / "explorer" / "static"
 VIEWS_JS = "\n".join((STATIC / name).read_text(encoding="utf-8") for name in ("views.js", "links.js", "lesson.js",
-                                                                                       "present.js", "figure1.js"))
+                                                                                       "present.js", "figure1.js",
+                                                                                       "class.js"))
 CSS = """.ae-status{padding:6px 10px;border-radius:6px;background:#eef6ee;font-size:14px}
 .ae-stale{background:#fff4e0;color:#6b3d00} .ae-hidden{display:none !important}
 .ae-answer,.ae-nav button,#ae-lesson-start{border:1px solid #bbb;border-radius:6px;padding:4px 10px;margin:2px;background:#f7f7f7}
@@ -65,7 +66,14 @@ CSS = """.ae-status{padding:6px 10px;border-radius:6px;background:#eef6ee;font-s
   box-shadow:0 4px 18px rgba(0,0,0,.25)}
 .ae-docked h3{margin:0 0 4px 0;font-size:16px} .ae-close{float:right;border:none;background:none;font-size:20px;
   min-width:36px;min-height:36px;cursor:pointer} .ae-recap{margin:4px 0 4px 18px;font-size:14px}
-.ae-figure-note{font-size:13px;color:#444;max-width:520px;margin:4px auto} .ae-docked p{margin:4px 0}
+.ae-figure-note{font-size:13px;color:#444;max-width:520px;margin:4px auto}
+#class-banner.ae-class-on{position:fixed;top:0;left:0;right:0;z-index:900;background:#fff7ed;border:2px solid #f97316;border-radius:8px;
+  padding:6px 10px;margin:0 0 6px 0;font-size:14px} #class-banner button,#class-panel button{border:1px solid #bbb;
+  border-radius:6px;padding:3px 8px;margin:2px;background:#fff;min-height:32px}
+#class-panel.ae-class-on{border:2px solid #f97316;border-radius:10px;padding:8px 12px;background:#fff7ed}
+#class-code{font-size:40px;letter-spacing:4px;font-family:monospace} .ae-qr{width:180px;height:180px;float:right}
+.ae-present .ae-qr{width:300px;height:300px} .ae-join{font-size:13px;color:#555;word-break:break-all}
+.ae-class-tally{margin-top:6px;font-size:14px} .ae-docked p{margin:4px 0}
 .ae-answer{min-height:38px;min-width:44px;text-align:left;font-weight:normal;font-size:15px} .ae-nav button{min-height:36px}
 #copy-link,#present,#reset{white-space:nowrap;width:auto}
 @media (max-width:700px){#folds,#result{flex-direction:column;align-items:stretch}
@@ -226,10 +234,24 @@ def build() -> gr.Blocks:
         link_in = [p.text, p.model, *options]
         demo.load(None, link_in, link_in, js="(...v) => AE.linkIn(...v)", **PRIVATE).then(
             None, [p.bank, p.text, p.model, *options], p.status,  # the status line names what a link held and was
-            js="(b, t, m, ...o) => { AE.linkGo(); AE.figure1.highlight(); return AE.status(b, t, m, ...o); }",
+            js="(b, t, m, ...o) => { AE.linkGo(); AE.figure1.highlight(); AE.room.start(); return AE.status(b, t, m, ...o); }",
             **PRIVATE)  # ignored
         p.copy_link.click(None, [p.shown, *view_state, *extra_in], p.link_box, js="(...v) => AE.linkOut(...v)",
                           **PRIVATE)
+        # class rooms (explorer/static/class.js): a follower shows the teacher's view as a link opened now would be
+        # (its request set, then Translate, or only Translate's after-chain when the sentence is the one shown); the
+        # teacher's view and a student's shared view are read from the page by hidden buttons (no server request)
+        follow_in = gr.Button(elem_id="ae-follow-in", elem_classes=["ae-hidden"])
+        follow_in.click(None, link_in, link_in, js="(...v) => AE.followIn(...v)", **PRIVATE).then(
+            None, None, None, js="() => { AE.followGo(); }", **PRIVATE)
+        after_translate(gr.Button(elem_id="ae-follow-view", elem_classes=["ae-hidden"]).click(
+            None, None, None, js="() => {}", **PRIVATE))
+        gr.Button(elem_id="ae-room-state", elem_classes=["ae-hidden"]).click(
+            None, [p.shown, *view_state, *extra_in], None,
+            js="(...v) => { AE.room.push(AE.linkQuery(...v, AE.NO_RUNS)); }", **PRIVATE)
+        gr.Button(elem_id="ae-room-share", elem_classes=["ae-hidden"]).click(
+            None, [p.shown, *view_state, *extra_in], None, js="(...v) => { AE.room.share(AE.linkQuery(...v)); }",
+            **PRIVATE)
     return demo
 
 

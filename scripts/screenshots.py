@@ -71,6 +71,7 @@ def main() -> None:
                 ctx.close()
             if not args.only_training:
                 presentation(browser, url, args.sentence, out)
+                class_room(browser, url, args.sentence, out)
             browser.close()
     finally:
         demo.close()
@@ -145,6 +146,44 @@ def presentation(browser, url: str, sentence: str, out: Path) -> None:
         page.screenshot(path=str(path))
         print("wrote", path)
     ctx.close()
+
+
+def class_room(browser, url: str, sentence: str, out: Path) -> None:
+    """A class: the teacher's panel (code, QR, tallies, a view sent) and a student's phone following."""
+    teacher = browser.new_context(viewport={"width": 1280, "height": 800}).new_page()
+    teacher.goto(url)
+    settled(teacher)
+    teacher.locator("#teach").click()
+    teacher.locator("#class-code").wait_for(timeout=30_000)
+    code = teacher.locator("#class-code").inner_text()
+    phones = []
+    for nick in ("Mia", "Jonas"):
+        pg = browser.new_context(viewport={"width": 390, "height": 844}, device_scale_factor=2, is_mobile=True,
+                                 has_touch=True).new_page()
+        pg.on("dialog", lambda d, n=nick: d.accept(n))
+        pg.goto(f"{url}?class={code}")
+        pg.locator("#class-banner", has_text="Following").wait_for(timeout=60_000)
+        phones.append(pg)
+    teacher.locator("#sentence textarea").fill(sentence)
+    teacher.locator("#translate").click()
+    for pg in phones:
+        pg.wait_for_function("(s) => document.querySelector('#status')?.innerText.includes(s)", arg=sentence,
+                             timeout=60_000)
+    for pg, pick in zip(phones, (0, 1)):
+        pg.get_by_text("Guided lesson").first.click()
+        pg.locator("#ae-lesson-start").click()
+        pg.locator(".ae-answer").nth(pick).click()
+    phones[0].evaluate("() => { window.prompt = () => 'the heads of layer 2 matter'; }")
+    phones[0].locator("#class-banner button", has_text="Send my view").click()
+    teacher.locator("#class-shares").wait_for(timeout=10_000)
+    teacher.locator("#class-tally button", has_text="Reveal").first.click()
+    phones[1].locator(".ae-class-tally").wait_for(timeout=10_000)
+    teacher.wait_for_timeout(800)
+    teacher.locator("#class-panel").screenshot(path=str(out / "class-teacher.png"))
+    phones[1].wait_for_timeout(800)
+    phones[1].screenshot(path=str(out / "class-phone.png"))
+    print("wrote", out / "class-teacher.png", out / "class-phone.png")
+    teacher.locator("#class-panel button", has_text="End the class").click()
 
 
 if __name__ == "__main__":

@@ -133,6 +133,7 @@
   ];
 
   function body() { return document.getElementById("ae-lesson"); }
+  const stopKey = () => "stop " + (lesson.stop + 1);  // a class room's name for this stop
   const touch = () => window.matchMedia && window.matchMedia("(hover: none)").matches;
 
   function render() {
@@ -153,6 +154,11 @@
       reveal = "<div class='ae-reveal " + (right ? "ae-right" : "ae-wrong") + "'>" +
         (right ? "<b>Right.</b> " : "<b>Not quite</b>: you chose “" + q.options[lesson.answered] + "”. The model's answer: ") +
         q.explain + "</div>";
+    }
+    const tally = AE.room && AE.room.revealed(stopKey());  // the class's answers, once the teacher reveals them
+    if (tally) {
+      reveal += "<div class='ae-class-tally'><b>The class</b> (" + tally.answered + " answered): " + tally.counts.map((n, i) =>
+        LETTERS[i] + " " + n + (i === q.answer ? " ✓" : "")).join(" · ") + "</div>";
     }
     const keys = touch() ? "" : " <small>keys: A-" + LETTERS[q.options.length - 1] + " (or 1-" + q.options.length +
       ") answer, ← → move</small>";
@@ -216,7 +222,10 @@
 
   function answer(i) {
     if (!lesson.q || lesson.stop < 0 || lesson.stop >= STOPS.length || i < 0 || i >= lesson.q.options.length) return;
-    if (lesson.first[lesson.stop] === undefined) lesson.first[lesson.stop] = i === lesson.q.answer;
+    if (lesson.first[lesson.stop] === undefined) {
+      lesson.first[lesson.stop] = i === lesson.q.answer;
+      if (AE.room) AE.room.answer(stopKey(), i, lesson.q.options.length);  // in a class: into its tally, once
+    }
     lesson.answered = i;
     render();
   }
@@ -241,5 +250,10 @@
     else if (/^[a-dA-D]$/.test(e.key) && !e.ctrlKey && !e.metaKey && !e.altKey) answer(LETTERS.indexOf(e.key.toUpperCase()));
   });
 
-  AE.lesson = { start, go, answer, end, again, refresh, state: lesson, stops: STOPS.length };
+  // a class room's news (a tally revealed): the stop shown again with it
+  function refreshClass() {
+    if (lesson.stop >= 0 && lesson.stop < STOPS.length && body() && body().classList.contains("ae-docked")) render();
+  }
+
+  AE.lesson = { start, go, answer, end, again, refresh, refreshClass, state: lesson, stops: STOPS.length };
 })();

@@ -26,7 +26,7 @@
   const RUNS = { ablation: ["run-ablation", "#ablation-text textarea"], attribute: ["run-attribute", "#attr-text textarea", "attr-box"],
     patch: ["run-patch", "#patch-text textarea", "patch-box"], prefix: ["run-prefix", "#prefix-text textarea", "whatif-box"],
     edit: ["run-edit", "#edit-text textarea", "whatif-box"], compare: ["run-compare", "#compare-view .js-plotly-plot"] };
-  const KNOWN = new Set([...REQUEST.map(([key]) => key), ...VIEW, "tab", "run"]);
+  const KNOWN = new Set([...REQUEST.map(([key]) => key), ...VIEW, "tab", "run", "class"]);
   const isExtra = (key) => Object.prototype.hasOwnProperty.call(extraRules(), key);
   const quote = (v) => { const s = String(v); return "“" + esc(s.length > 30 ? s.slice(0, 30) + "…" : s) + "”"; };
   const esc = AE.esc;  // views.js's
@@ -61,7 +61,12 @@
   // On page load: the request's values from the URL (the text box and decoding options), the rest kept for after
   // the translation. -> values for [text, model, ...options], as they were when the URL names none.
   function linkIn(...values) {
-    const params = new URLSearchParams(window.location.search);
+    return take(new URLSearchParams(window.location.search), values);
+  }
+
+  // A link's state taken in (on page load, or when a class room's view arrives): the request's values (returned,
+  // for [text, model, ...options]), and the view, other inputs and results kept for after the translation.
+  function take(params, values) {
     const out = values.slice();
     link.ignored = [];
     REQUEST.forEach(([key, field], i) => {
@@ -246,7 +251,19 @@
 
   // "Copy link": the shown request (not the text box: a link names what the views show) and the view state.
   // -> the URL (also put in the address bar and, where the browser allows, on the clipboard).
-  function linkOut(shown, kind, layer, head, step, stepLayer, stepHead, ...extras) {
+  function linkOut(...values) {
+    const url = window.location.origin + window.location.pathname + "?" + linkQuery(...values);
+    try { window.history.replaceState(null, "", url); } catch (e) { /* a sandboxed frame: the box still has it */ }
+    const box = document.getElementById("link");  // hidden until there is a link to show
+    if (box) box.classList.remove("ae-hidden");
+    if (navigator.clipboard && window.isSecureContext) navigator.clipboard.writeText(url).catch(() => {});
+    return url;
+  }
+
+  // The page's state as a link's query string (Copy link, and the view a teacher's room sends its followers).
+  // A last argument NO_RUNS leaves out the results on screen (a follower would ask the model for each again).
+  function linkQuery(shown, kind, layer, head, step, stepLayer, stepHead, ...extras) {
+    const withRuns = !(extras.length && extras[extras.length - 1] === NO_RUNS && extras.pop());
     let req = {};
     try { req = JSON.parse(shown || "{}"); } catch (e) { req = {}; }
     const params = new URLSearchParams();
@@ -278,13 +295,35 @@
       if (el.tagName !== "TEXTAREA") return true;
       return el.value.trim() !== "" && !el.value.startsWith("Not run");
     });
-    if (shownRuns.length) params.set("run", shownRuns.join(","));
-    const url = window.location.origin + window.location.pathname + "?" + params.toString();
-    const box = document.getElementById("link");  // hidden until there is a link to show
-    if (box) box.classList.remove("ae-hidden");
-    try { window.history.replaceState(null, "", url); } catch (e) { /* a sandboxed frame: the box still has it */ }
-    if (navigator.clipboard && window.isSecureContext) navigator.clipboard.writeText(url).catch(() => {});
-    return url;
+    if (shownRuns.length && withRuns) params.set("run", shownRuns.join(","));
+    return params.toString();
+  }
+  const NO_RUNS = "\u0000no-runs";
+
+  // Following a class room: the teacher's view arrives as a query string and is shown as a link opened now would
+  // be: its request set (a hidden button's event, followIn), then translated if it differs from the one shown, or
+  // else only its view, inputs and results applied (the hidden #ae-follow-view runs Translate's after-chain).
+  function follow(query) {
+    link.follow = new URLSearchParams(query);
+    const button = document.getElementById("ae-follow-in");
+    if (button) button.click();
+  }
+
+  function followIn(...values) {
+    const params = link.follow;
+    link.follow = null;
+    if (!params) { link.go = false; return values; }
+    const out = take(params, values);
+    const bank = AE.current();
+    link.same = out.every((v, i) => String(v) === String(values[i])) && !!bank && bank.text === out[0];
+    return out;
+  }
+
+  function followGo() {
+    if (!link.go) return;
+    link.go = false;
+    const button = document.getElementById(link.same ? "ae-follow-view" : "translate");
+    if (button) button.click();
   }
 
   // "Start over": the page without any link state, as a first visit opens it (the student is asked first).
@@ -294,5 +333,5 @@
     window.location.href = window.location.pathname;
   }
 
-  Object.assign(AE, { startOver, scrollToView, linkExtras, linkRun, linkIn, linkGo, linkView, linkOut, linkNote, link, openTabButton, showView });
+  Object.assign(AE, { startOver, scrollToView, linkExtras, linkRun, linkQuery, follow, followIn, followGo, NO_RUNS, linkIn, linkGo, linkView, linkOut, linkNote, link, openTabButton, showView });
 })();

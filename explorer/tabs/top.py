@@ -56,6 +56,8 @@ def build(p: Page, examples_text: list[str], first: tuple) -> None:
         p.copy_link = gr.Button("Copy link", elem_id="copy-link", scale=0, min_width=130)
         present = gr.Button("Presentation mode", elem_id="present", scale=0, min_width=190)
         reset = gr.Button("Start over", elem_id="reset", scale=0, min_width=130)
+        teach = gr.Button("Teach a class", elem_id="teach", scale=0, min_width=150)
+    gr.HTML('<div id="class-panel"></div>', elem_id="class-panel-box")  # explorer/static/class.js: the teacher's
     p.status = gr.HTML(elem_id="status")
     with gr.Row(equal_height=False, elem_id="result"):
         p.translation = gr.Textbox(first_text, label=output_label(task), interactive=False, elem_id="translation",
@@ -71,6 +73,7 @@ def build(p: Page, examples_text: list[str], first: tuple) -> None:
     present.click(None, None, present, js="() => AE.present.toggle()", **PRIVATE)  # present.js: no request
     # "Start over": the page as a first visit opens it (no link state), after asking: a student's view is lost
     reset.click(None, None, None, js="() => { AE.startOver(); }", **PRIVATE)
+    teach.click(None, None, None, js="() => { AE.room.teach(); }", **PRIVATE)  # class.js: a room (/class/...)
     # the diagram is drawn when its fold opens (Gradio renders a closed fold's content only then)
     where_box.expand(None, None, None, js="() => { setTimeout(AE.figure1.highlight, 50); }", **PRIVATE)
     # typing, another model or other options: the status line says the views still show the translated sentence

@@ -1,0 +1,99 @@
+"""A class in real Chromium: a teacher (laptop) and two students (phones) in one room (explorer/static/class.js over
+explorer/class_routes.py)."""
+
+from contextlib import ExitStack
+
+import pytest
+from app_server import MODEL
+from test_browser import browser, idle, open_tab, server, settled, translation  # noqa: F401
+from test_every_screen import LAPTOP, PHONE, opened, wait_tab
+
+pytestmark = pytest.mark.skipif(MODEL != "en-de", reason="English sentences on the shipped en-de model")
+
+
+def translate(pg, text):
+    pg.locator("#sentence textarea").fill(text)
+    pg.locator("#translate").click()
+    pg.wait_for_function("(s) => document.querySelector('#status')?.innerText.includes(s)", arg=text, timeout=60_000)
+
+
+def shows(pg, text, timeout=20_000):
+    pg.wait_for_function("(s) => document.querySelector('#status')?.innerText.includes('Every view below shows: “' + s)",
+                         arg=text, timeout=timeout)
+
+
+def test_a_teacher_and_two_students(browser, server):  # noqa: F811
+    with ExitStack() as stack:
+        teacher = stack.enter_context(opened(browser, server, **LAPTOP))
+        settled(teacher)
+        teacher.locator("#teach").click()
+        teacher.locator("#class-code").wait_for(timeout=10_000)
+        code = teacher.locator("#class-code").inner_text()
+        assert len(code) == 6
+        assert teacher.locator("#class-panel img.ae-qr").count() == 1
+        students = [stack.enter_context(opened(browser, f"{server}?class={code}", **PHONE)) for _ in range(2)]
+        for s in students:
+            s.locator("#class-banner", has_text="Following the teacher").wait_for(timeout=30_000)
+        teacher.wait_for_function("() => document.querySelector('#class-panel').innerText.includes('2 students')",
+                                  timeout=10_000)
+
+        # both follow a translation and a tab change
+        translate(teacher, "The old man reads a newspaper.")
+        open_tab(teacher, "Step by step")
+        for s in students:
+            shows(s, "The old man reads a newspaper.")
+            wait_tab(s, "Step by step")
+        assert translation(students[0]) == translation(teacher)
+
+        # one explores alone and is not moved; brought back, they catch up
+        a, b = students
+        b.locator("#class-banner button", has_text="Explore on my own").click()
+        b.locator("#class-banner", has_text="Exploring on your own").wait_for(timeout=10_000)
+        open_tab(teacher, "Positional encoding")
+        wait_tab(a, "Positional encoding")
+        b.wait_for_timeout(2500)
+        assert "Step by step" in b.evaluate("() => [...document.querySelectorAll(\"button[role='tab']\")].find("
+                                            "(x) => x.getAttribute('aria-selected') === 'true').textContent")
+        b.locator("#class-banner button", has_text="Follow again").click()
+        wait_tab(b, "Positional encoding")
+
+        # tallies count each answer once and reveal to all
+        for s, pick in ((a, 0), (b, 1)):
+            s.get_by_text("Guided lesson").first.click()
+            s.locator("#ae-lesson-start").click()
+            s.locator(".ae-answer").nth(pick).click()
+        a.locator(".ae-answer").nth(2).click()  # a second answer: not counted again
+        teacher.wait_for_function("() => document.querySelector('#class-tally')?.innerText.includes('2 answered')",
+                                  timeout=10_000)
+        tally = teacher.locator("#class-tally").inner_text()
+        assert "A 1 · B 1" in tally
+        teacher.locator("#class-tally button", has_text="Reveal").click()
+        for s in students:
+            s.locator(".ae-class-tally", has_text="2 answered").wait_for(timeout=10_000)
+
+        # a shown student view reaches the other student
+        a.locator(".ae-close").click()
+        a.locator("#class-banner button", has_text="Explore on my own").click()
+        a.locator("#class-banner", has_text="Exploring").wait_for(timeout=10_000)
+        translate(a, "A cat sleeps on the sofa.")
+        a.evaluate("() => { window.prompt = () => '<b>look</b> at the cat'; }")  # the note, typed with markup
+        a.locator("#class-banner button", has_text="Send my view").click()
+        teacher.locator("#class-shares", has_text="<b>look</b> at the cat").wait_for(timeout=10_000)
+        assert teacher.locator("#class-shares b", has_text="look").count() == 0  # shown as text, not markup
+        teacher.locator("#class-shares button", has_text="Show to everyone").first.click()
+        shows(b, "A cat sleeps on the sofa.")
+
+        # a student cannot control the room
+        status = b.evaluate("async (c) => (await fetch('/class/' + c + '/state', {method: 'POST', headers: "
+                            "{'content-type': 'application/json'}, body: JSON.stringify({key: 'x', state: 'text=hi'})}))"
+                            ".status", code)
+        assert status == 403
+
+        # the teacher ends it: the students are told; an unknown code says so
+        teacher.locator("#class-panel button", has_text="End the class").click()
+        for s in students:
+            s.locator("#class-banner", has_text="The teacher ended the class").wait_for(timeout=10_000)
+        unknown = stack.enter_context(opened(browser, f"{server}?class=ZZZZZZ", **PHONE))
+        unknown.locator("#class-banner", has_text="There is no class with the code").wait_for(timeout=30_000)
+        for pg in (teacher, *students, unknown):
+            assert pg.errors == []
