@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import hmac
+import re
 import secrets
 import time
 from collections import deque
@@ -44,6 +45,14 @@ class RoomError(Exception):
 
 def digest(key: str) -> str:
     return hashlib.sha256(key.encode("utf-8", "replace")).hexdigest()
+
+
+def stop_name(value: object) -> str:
+    """A lesson stop's name ("stop 6"): letters, digits, spaces, - and _ only (it is a key, never prose)."""
+    name = clean(value, "stop", STOP_CHARS)
+    if not re.fullmatch(r"[A-Za-z0-9 _-]+", name):
+        raise RoomError("A stop's name has only letters, digits, spaces, - and _.")
+    return name
 
 
 def clean(value: object, name: str, limit: int, empty: str | None = None) -> str:
@@ -215,7 +224,7 @@ class Rooms:
 
     def reveal(self, code: object, key: object, stop: object) -> Room:
         room = self.teacher(code, key)
-        room.revealed.add(clean(stop, "stop", STOP_CHARS))
+        room.revealed.add(stop_name(stop))
         room.bump()
         return room
 
@@ -263,7 +272,7 @@ class Rooms:
         """A student's answer at a lesson stop: counted once (the first answer; a later one does not change it)."""
         room = self.room(code)
         self.student(room, sid)
-        name = clean(stop, "stop", STOP_CHARS)
+        name = stop_name(stop)
         if not isinstance(options, int) or isinstance(options, bool) or not 1 <= options <= MAX_OPTIONS:
             raise RoomError(f"A stop has 1 to {MAX_OPTIONS} options.")
         if not isinstance(option, int) or isinstance(option, bool) or not 0 <= option < options:

@@ -70,6 +70,7 @@ def test_answers_count_once_and_are_revealed_to_the_class_only_when_the_teacher_
     assert room.for_student(students[1].sid)["revealed"]["stop-6"]["counts"] == [3, 2, 0, 0]
     refused(rooms.answer, code, students[0].sid, "stop-6", 7, 4, words="option from 0 to 3")
     refused(rooms.answer, code, students[0].sid, "stop-6", True, 4, words="option")
+    refused(rooms.answer, code, students[0].sid, "&quot;);alert(1)//", 0, 4, words="only letters")
 
 
 def test_a_shown_view_reaches_every_follower_and_a_student_exploring_alone_is_not_moved():
@@ -104,6 +105,7 @@ def test_each_bound_is_refused_with_its_message(monkeypatch):
     for _ in range(r.MESSAGES_PER_MIN - 1):  # the refused share above was one message
         rooms.follow(code, s.sid, True)
     refused(rooms.follow, code, s.sid, True, status=429, words="too many messages")
+    monkeypatch.setattr(r, "JOINS_PER_MIN", 5)
     joins = Rooms()
     c2, _ = joins.open()
     for _ in range(r.JOINS_PER_MIN):

@@ -84,6 +84,10 @@
     return api(room.code + "/" + action, Object.assign({ key: room.key }, extra || {})).catch((e) => say(e.message));
   }
 
+  // a value as a JS string literal inside a single-quoted onclick attribute: JSON, then every character HTML gives a
+  // meaning there escaped (so that no entity can close the string or the attribute)
+  const attr = (v) => esc(JSON.stringify(String(v))).replace(/'/g, "&#39;");
+
   function tallyLine(t) {
     return t.counts.map((n, i) => "<b>" + "ABCDEFGH"[i] + "</b> " + n).join(" · ");
   }
@@ -97,10 +101,10 @@
     const join = origin + window.location.pathname + "?class=" + d.code;
     const stops = Object.values(d.tallies).map((t) => "<li>" + esc(t.stop) + ": " + t.answered + " answered — " +
       tallyLine(t) + (d.revealed.includes(t.stop) ? " <i>(shown to the class)</i>" :
-        " <button onclick='AE.room.reveal(" + JSON.stringify(t.stop).replace(/'/g, "&#39;") + ")'>Reveal to the class</button>") +
+        " <button onclick='AE.room.reveal(" + attr(t.stop) + ")'>Reveal to the class</button>") +
       "</li>").join("");
     const shares = d.shares.slice().reverse().map((s) => "<li><b>" + esc(s.nick) + "</b>" + (s.note ? ": " + esc(s.note) : "") +
-      " <button onclick='AE.room.show(" + JSON.stringify(s.id) + ")'>Show to everyone</button></li>").join("");
+      " <button onclick='AE.room.show(" + attr(s.id) + ")'>Show to everyone</button></li>").join("");
     el.innerHTML = "<div class='ae-class-head'><span>Class code</span> <b id='class-code'>" + esc(d.code) + "</b>" +
       " <span class='ae-class-count'>" + d.students + " student" + (d.students === 1 ? "" : "s") + ": " + d.following +
       " following, " + d.exploring + " exploring on their own</span></div>" +
