@@ -44,7 +44,43 @@
       font: Object.assign({}, FONT, { size: big ? 16 : FONT.size }), template: LEAN_WHITE,
       margin: { l: 80, r: 30, t: big ? 110 : 70, b: 80 }, autosize: true, height: big ? Math.round(height * 1.7) : height,
     });
+    return narrow() && !big ? forPhone(fig) : fig;
+  }
+
+  // A phone's width (the page's own, as Gradio lays it out): titles broken onto lines and smaller, margins narrow,
+  // colour bars thin (and left out where a figure has several: each panel prints or names its values on a tap).
+  const narrow = () => (window.innerWidth || 1280) < 600;
+  function forPhone(fig) {
+    const L = fig.layout;
+    L.title.text = String(L.title.text).replace(" — ", "<br>").replace(/<br><sup>/, "<br><sup>");
+    L.title.font = { size: 13 };
+    L.font = Object.assign({}, L.font, { size: 10 });
+    L.margin = Object.assign({}, L.margin, { l: 50, r: 8, t: 92 });
+    const axes = Object.keys(L).filter((k) => k.startsWith("coloraxis"));
+    axes.forEach((k) => {
+      if (axes.length > 1) L[k].showscale = false;
+      else L[k].colorbar = Object.assign({}, L[k].colorbar, { thickness: 8, tickfont: { size: 9 }, title: { text: "" } });
+    });
+    (fig.data || []).forEach((t) => {
+      if (t.colorbar) t.colorbar = Object.assign({}, t.colorbar, { thickness: 8, tickfont: { size: 9 }, title: { text: "" } });
+    });
+    (L.annotations || []).forEach((a) => {
+      a.font = Object.assign({}, a.font, { size: Math.min((a.font || {}).size || 11, 10) });
+      if (typeof a.text === "string") a.text = a.text.split("<br>").map((line) => wrapLine(line, 60)).join("<br>");
+    });
     return fig;
+  }
+
+  // A line of an annotation broken at spaces into lines of at most n visible characters (tags are not counted).
+  function wrapLine(line, n) {
+    const out = [];
+    let cur = "", seen = 0;
+    line.split(" ").forEach((word) => {
+      const len = word.replace(/<[^>]*>/g, "").length;
+      if (seen && seen + 1 + len > n) { out.push(cur); cur = word; seen = len; } else { cur = seen ? cur + " " + word : word; seen += (seen ? 1 : 0) + len; }
+    });
+    out.push(cur);
+    return out.join("<br>");
   }
 
   function ticks(bank, which) {
@@ -171,7 +207,7 @@
     layout.coloraxis = { colorscale: BLUES, cmin: 0, cmax: 1, colorbar: { title: { text: "weight" } } };
     const panel = long ? 260 : 210;
     return plot(base({ data: data, layout: layout }, "Model view: " + TITLE[kind] + " — " + caption(bank) + "<br><sup>rows = layers (L), columns = heads (H)" +
-      (Math.max(bank[q].length, bank[k].length) > PANEL_LABELS ? "; long sentence: some labels left out, hover names each token" : "") +
+      (Math.max(bank[q].length, bank[k].length) > PANEL_LABELS ? "; long sentence: some labels left out, tap or hover names each token" : "") +
       "</sup>", panel * nL + 160));
   }
 
@@ -192,7 +228,7 @@
       layout["coloraxis" + a] = { colorscale: "Viridis", cmin: 0, cmax: statRange(info[name][2], nKeys),
         colorbar: { x: x1 + 0.005, xanchor: "left", y: (y0 + y1) / 2, len: y1 - y0, thickness: 10, tickfont: { size: 9 } } };
       layout["xaxis" + a].title = { text: "head" };
-      Object.assign(layout["yaxis" + a], { title: { text: "layer" }, autorange: "reversed" });
+      Object.assign(layout["yaxis" + a], { title: { text: i % cols === 0 ? "layer" : "" }, autorange: "reversed" });
       return { type: "heatmap", z: v, x: v[0].map((_, h) => "h" + h), y: v.map((_, l) => "L" + l), xaxis: "x" + a, yaxis: "y" + a,
         coloraxis: "coloraxis" + a, text: v.map((r) => r.map((x) => x.toFixed(2))), texttemplate: "%{text}",
         hovertemplate: info[name][0] + "<br>layer %{y}, head %{x}<br>value: %{z:.3f}<extra></extra>" };
@@ -201,7 +237,9 @@
       xref: "paper", yref: "paper", xanchor: "left", yanchor: "top", align: "left", showarrow: false, font: { size: 11 } });
     const fig = base({ data: data, layout: layout }, "Head statistics: " + TITLE[kind] + " — " + caption(bank) +
       "<br><sup>each value averaged over query positions; each statistic on its own scale</sup>", 620 + 18 * names.length);
-    fig.layout.margin = Object.assign({}, fig.layout.margin, { b: 80 + 18 * names.length });
+    const notes = fig.layout.annotations[fig.layout.annotations.length - 1].text.split("<br>").length;  // wrapped on a phone
+    fig.layout.margin = Object.assign({}, fig.layout.margin, { b: 80 + 16 * notes });
+    fig.layout.height += Math.max(0, 16 * (notes - names.length));
     return plot(fig);
   }
 

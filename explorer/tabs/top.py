@@ -49,9 +49,9 @@ def build(p: Page, examples_text: list[str], first: tuple) -> None:
             p.rep_penalty = gr.Slider(1, limits.MAX_REPETITION_PENALTY, value=1, step=0.1, elem_id="rep-penalty",
                                       label="Repetition penalty (1 = off; not in the paper)",
                                       info="Pieces already written become less likely (CTRL, 2019).")
-        with gr.Accordion("Where am I (the paper's diagram)", open=False, elem_id="where") as where_box:
+        with gr.Accordion("Where am I", open=False, elem_id="where") as where_box:
             gr.HTML('<div id="ae-figure1"></div>', elem_id="figure1")  # explorer/static/figure1.js draws it
-        with gr.Accordion("Guided lesson (8 stops)", open=False, elem_id="lesson-box"):
+        with gr.Accordion("Guided lesson", open=False, elem_id="lesson-box"):
             gr.HTML(texts.LESSON_START, elem_id="lesson")  # explorer/static/lesson.js draws into #ae-lesson
         p.copy_link = gr.Button("Copy link", elem_id="copy-link", scale=0, min_width=130)
         present = gr.Button("Presentation mode", elem_id="present", scale=0, min_width=190)
