@@ -26,6 +26,9 @@ SENTENCES = ["The old man reads a newspaper in the garden.", "Two girls are danc
              "My brother lives in a small house near the sea.", "The children are playing with a red ball."]
 HEATMAP_OF = """(s) => { const p = document.querySelector('#heatmap .js-plotly-plot');
   return !!p && !!p.layout && String((p.layout.title || {}).text || '').includes(s); }"""
+ANSWERED = """(s) => { const t = document.querySelector('#translation textarea');
+  if (window.__was === undefined) window.__was = t.value;
+  return t.value !== window.__was; }"""  # the follower's Translate answered: the German arrived (views not drawn yet)
 STEP_TAB = """() => [...document.querySelectorAll("button[role='tab']")].some((b) =>
   b.textContent.trim() === 'Step by step' && b.getAttribute('aria-selected') === 'true')"""
 
@@ -44,7 +47,7 @@ def arrivals(teacher, pages, test: str, arg, act) -> list[float]:
     teacher acts; -> seconds from the teacher's action to each page's arrival."""
     for pg in pages:
         pg.evaluate(WATCH, [test, arg])
-    t0 = teacher.evaluate("() => Date.now()")
+    t0 = teacher.evaluate("() => (window.__t0 = Date.now())")
     act()
     out = []
     for pg in pages:
@@ -79,17 +82,24 @@ def main() -> None:
             for pg in pages:
                 pg.locator("#class-banner", has_text="Following the teacher").wait_for(timeout=120_000)
             print(f"{len(pages)} follower pages joined class {code}")
-            heat, tabs = [], []
+            heat, tabs, answered = [], [], []
             for i in range(args.changes):
                 sentence = SENTENCES[i % len(SENTENCES)]
                 open_tab(teacher, "Translate & attend")
                 teacher.locator("#sentence textarea").fill(sentence)
+                for pg in pages:  # the status line: the follower's Translate answered (its bank arrived)
+                    pg.evaluate("() => { window.__was = undefined; }")
+                    pg.evaluate(WATCH.replace("__arrived", "__answered"), [ANSWERED, sentence])
                 heat += arrivals(teacher, pages, HEATMAP_OF, sentence, lambda: teacher.locator("#translate").click())
+                t0 = teacher.evaluate("() => window.__t0")
+                answered += [(pg.evaluate("() => window.__answered") - t0) / 1000 for pg in pages]
                 tabs += arrivals(teacher, pages, STEP_TAB, None, lambda: open_tab(teacher, "Step by step"))
                 print(f"change {i + 1}: last follower's heatmap after {max(heat[-len(pages):]):.2f} s, "
                       f"last Step tab after {max(tabs[-len(pages):]):.2f} s")
             print(f"teacher's Translate -> each follower's first heatmap of that sentence: p50 {statistics.median(heat):.2f} s, "
                   f"p95 {pct(heat, 0.95):.2f} s, max {max(heat):.2f} s ({len(heat)} arrivals)")
+            print(f"teacher's Translate -> each follower's translation (its Translate answered): p50 "
+                  f"{statistics.median(answered):.2f} s, p95 {pct(answered, 0.95):.2f} s, max {max(answered):.2f} s")
             print(f"teacher's tab click -> each follower's tab: p50 {statistics.median(tabs):.2f} s, "
                   f"p95 {pct(tabs, 0.95):.2f} s, max {max(tabs):.2f} s")
             browser.close()
