@@ -67,10 +67,12 @@ CSS = """.ae-status{padding:6px 10px;border-radius:6px;background:#eef6ee;font-s
 .ae-docked h3{margin:0 0 4px 0;font-size:16px} .ae-close{float:right;border:none;background:none;font-size:20px;
   min-width:36px;min-height:36px;cursor:pointer} .ae-recap{margin:4px 0 4px 18px;font-size:14px}
 .ae-figure-note{font-size:13px;color:#444;max-width:520px;margin:4px auto}
-#class-banner.ae-class-on{position:fixed;top:0;left:0;right:0;z-index:900;background:#fff7ed;border:2px solid #f97316;border-radius:8px;
-  padding:6px 10px;margin:0 0 6px 0;font-size:14px} #class-banner button,#class-panel button{border:1px solid #bbb;
-  border-radius:6px;padding:3px 8px;margin:2px;background:#fff;min-height:32px}
-#class-panel-box:not(:has(.ae-class-on)){display:none} #class-panel.ae-class-on{border:2px solid #f97316;border-radius:10px;padding:8px 12px;background:#fff7ed}
+#class-banner.ae-class-on{position:fixed;top:0;left:0;right:0;z-index:900;background:#fff7ed;border:2px solid #f97316;
+  border-radius:8px;padding:6px 10px;margin:0 0 6px 0;font-size:14px}
+#class-banner button,#class-panel button{border:1px solid #bbb;border-radius:6px;padding:3px 8px;margin:2px;
+  background:#fff;min-height:32px}
+#class-panel-box:not(:has(.ae-class-on)){display:none}
+#class-panel.ae-class-on{border:2px solid #f97316;border-radius:10px;padding:8px 12px;background:#fff7ed}
 #class-code{font-size:40px;letter-spacing:4px;font-family:monospace} .ae-qr{width:180px;height:180px;float:right}
 .ae-present .ae-qr{width:300px;height:300px} .ae-join{font-size:13px;color:#555;word-break:break-all}
 .ae-class-tally{margin-top:6px;font-size:14px} .ae-docked p{margin:4px 0}

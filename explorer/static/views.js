@@ -512,6 +512,29 @@
     return plot(base(fig, "Logit lens: what the decoder would predict if it stopped after each layer — " + caption(bank), 200 + 70 * L));
   }
 
+  // The server's figures (beam tree, comparison, attribution, patching, what-if, inside a head, training) on a
+  // phone: the same title and margin rules as the browser's own (forPhone), applied once to each figure as it is
+  // drawn (Plotly.relayout changes its layout in place, so a figure is never adjusted twice).
+  function phoneServerFigures() {
+    if (!narrow() || !window.MutationObserver) return;
+    const adjust = () => document.querySelectorAll(".js-plotly-plot").forEach((el) => {
+      if (!el.layout || el.__aePhone === el.layout || state.present || !window.Plotly) return;
+      el.__aePhone = el.layout;
+      const t = el.layout.title || {}, text = typeof t === "string" ? t : t.text || "";
+      try {
+        const update = { "title.text": String(text).replace(" — ", "<br>").split("<br>").map((line) =>
+          (line.startsWith("<sup>") ? line : wrapLine(line, 46))).join("<br>"), "title.font.size": 13,
+          "margin.l": Math.min((el.layout.margin || {}).l || 80, 50), "margin.r": Math.min((el.layout.margin || {}).r || 30, 10) };
+        (el.layout.annotations || []).forEach((a, i) => { update["annotations[" + i + "].font.size"] = 9; });
+        Object.keys(el.layout).filter((k) => k.startsWith("coloraxis")).forEach((k) => { update[k + ".colorbar.thickness"] = 8; });
+        window.Plotly.relayout(el, update);
+      } catch (e) { /* a figure not drawn yet: the next mutation tries again */ el.__aePhone = null; }
+    });
+    new MutationObserver(adjust).observe(document.body, { childList: true, subtree: true });
+  }
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", phoneServerFigures);
+  else phoneServerFigures();
+
   window.AE = { heatmap: fromBank(heatmap), modelView: fromBank(modelView), stats: fromBank(stats), step: fromBank(step),
     status: fromBank(status), positional: fromBank(positional), peSentence: fromBank(peSentence), lens: fromBank(lens),
     download, openTab, closeTab, refreshOpen, kindOf, headOf, state, parsed, esc, current: () => lastBank };
