@@ -31,6 +31,9 @@ def test_a_teacher_and_two_students(browser, server):  # noqa: F811
         code = teacher.locator("#class-code").inner_text()
         assert len(code) == 6
         assert teacher.locator("#class-panel img.ae-qr").count() == 1
+        teacher.reload()  # a reload keeps control: the key stays in the teacher's browser
+        teacher.locator("#class-code", has_text=code).wait_for(timeout=30_000)
+        settled(teacher)
         students = [stack.enter_context(opened(browser, f"{server}?class={code}", **PHONE)) for _ in range(2)]
         for s in students:
             s.locator("#class-banner", has_text="Following the teacher").wait_for(timeout=30_000)

@@ -69,7 +69,9 @@
       room.data = JSON.parse(e.data);
       if (room.data.ended) ended(room.data.ended); else render();
     });
-    es.onerror = () => { if (es.readyState === 2) ended("This class is no longer on the server (it ended, or the server restarted)."); };
+    es.onerror = () => {
+      if (es.readyState === 2 && !room.leaving) ended("This class is no longer on the server (it ended, or the server restarted).");
+    };
     // the teacher's view, sent when it changes: a hidden button's event reads it from the page (no server request)
     room.timer = setInterval(() => { const b = document.getElementById("ae-room-state"); if (b) b.click(); }, 400);
   }
@@ -143,7 +145,7 @@
       if (AE.lesson && AE.lesson.refreshClass) AE.lesson.refreshClass();
     });
     es.onerror = () => {
-      if (es.readyState !== 2) return;
+      if (es.readyState !== 2 || room.leaving) return;
       if (resumed) { sessionStorage.removeItem("ae-class-" + room.code); close(); resumed = false; join(room.code); return; }
       ended("This class is no longer on the server (the teacher ended it, or the server restarted).");
     };
@@ -219,6 +221,9 @@
     sessionStorage.removeItem("ae-class-" + room.code);
     join(code);
   }
+
+  // a reload or a closed tab closes the stream too: that is no end of the class (the key stays for the reload)
+  ["pagehide", "beforeunload"].forEach((type) => window.addEventListener(type, () => { room.leaving = true; close(); }));
 
   AE.room = { teach, push, joinCode, share, shareView, answer, revealed, leave, start, state: room,
     reveal: (stop) => teacherDo("reveal", { stop }), show: (id) => teacherDo("show", { share: id }),
