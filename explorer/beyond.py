@@ -29,7 +29,10 @@ SWAPS = {"dog": "cat", "cat": "dog", "dogs": "cats", "cats": "dogs", "man": "wom
          "women": "men", "boy": "girl", "girl": "boy", "boys": "girls", "girls": "boys", "red": "blue", "blue": "red",
          "black": "white", "white": "black", "snow": "sand", "beach": "street", "street": "beach", "park": "street",
          "two": "three", "three": "two", "running": "walking", "walking": "running", "sits": "stands",
-         "stands": "sits"}
+         "stands": "sits", "london": "paris", "paris": "london", "year": "week", "week": "year", "arm": "leg",
+         "leg": "arm", "tom": "mary", "mary": "tom", "his": "her", "her": "his", "he": "she", "she": "he",
+         "house": "car", "car": "house", "book": "letter", "small": "big", "big": "small", "old": "young",
+         "young": "old"}
 
 
 def suggested_corruption(text: str, model: str) -> str:

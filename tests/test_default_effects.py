@@ -34,12 +34,17 @@ def test_the_default_ablation_changes_a_token_by_more_than_005_and_the_translati
     assert ("(changed)" in summary) == (changed.translation != base.translation)
 
 
-def test_the_suggested_corruption_differs_in_one_word_and_patching_restores_something(default):
-    corrupt = beyond.suggested_corruption(default.text, "en-de")
-    a, b = default.text.split(), corrupt.split()
-    assert len(a) == len(b) and sum(x != y for x, y in zip(a, b)) == 1
+@pytest.mark.parametrize("index", range(6))
+def test_the_suggested_corruption_differs_in_one_word_and_patching_restores_something(index):
+    examples = h.examples_for("en-de")
+    if index >= len(examples):
+        pytest.skip("fewer examples")
+    req = Request.parse(examples[index], "en-de")
+    corrupt = beyond.suggested_corruption(req.text, "en-de")
+    a, b = req.text.split(), corrupt.split()
+    assert len(a) == len(b) and sum(x != y for x, y in zip(a, b)) == 1, corrupt
     tok = h.model_for("en-de").tokenizer
-    assert len(tok.encode(corrupt)) == len(tok.encode(default.text))
-    text, fig = beyond.patching(default, corrupt, -1)
+    assert len(tok.encode(corrupt)) == len(tok.encode(req.text))
+    text, fig = beyond.patching(req, corrupt, -1)
     effects = np.concatenate([np.asarray(t.z, dtype=float).ravel() for t in fig.data if t.type == "heatmap"])
     assert np.nanmax(np.abs(effects)) > 0.01, text
