@@ -2,11 +2,11 @@
 
     python app.py     # http://127.0.0.1:7860; GRADIO_SERVER_NAME / GRADIO_SERVER_PORT are honoured
 
-Only wiring lives here: components, and events bound to explorer.ui (the page), explorer.api (the
-public API) and explorer/static/views.js (views the browser draws itself). docs/architecture.md
-describes the data flow of one translation.
+Only wiring lives here: components, and events bound to explorer.page (the page: its tabs, its events in ui.py,
+the views the browser draws itself in page/static/, its styles in page/static/style.css), explorer.api (the public
+API), explorer.classroom (class rooms) and explorer.serving (what keeps a public server fair and alive).
+docs/architecture.md describes the data flow of one translation.
 """
-
 from __future__ import annotations
 
 import json
@@ -22,67 +22,31 @@ import gradio as gr  # noqa: E402  (after the thread setting, which numpy reads 
 import torch  # noqa: E402
 from starlette.middleware import Middleware  # noqa: E402
 
-from explorer import api, limits, memory, ui  # noqa: E402
-from explorer.advice import CHIP_SHADES  # noqa: E402
-from explorer.blocks import ExplorerBlocks  # noqa: E402
-from explorer.class_routes import ClassRoutes  # noqa: E402
-from explorer.edges import Edges  # noqa: E402
-from explorer.fair_queue import FairQueue  # noqa: E402
-from explorer.handlers import AVERAGE, ablation_presets, examples_for, head_names, learned_tables, model_for, model_page  # noqa: E402
-from explorer.request import Request, UserError, default_model  # noqa: E402
-from explorer.static_cache import StaticCache  # noqa: E402
-from explorer.store import STORE  # noqa: E402
-from explorer.tabs import attend, beyond, compare, experiments, inside, positional, steps, top  # noqa: E402
-from explorer.tabs import model as model_tab  # noqa: E402
-from explorer.tabs.common import LONG_WORK, MODEL_WORK, PRIVATE, TRANSLATE_WORK, Page  # noqa: E402
+from explorer.api import endpoints  # noqa: E402
+from explorer.api.advice import CHIP_SHADES  # noqa: E402
+from explorer.api.handlers import AVERAGE, ablation_presets, examples_for, head_names, learned_tables, model_for, model_page  # noqa: E402
+from explorer.classroom.routes import ClassRoutes  # noqa: E402
+from explorer.page import ui  # noqa: E402
+from explorer.page.tabs import attend, beyond, compare, experiments, inside, positional, steps, top  # noqa: E402
+from explorer.page.tabs import model as model_tab  # noqa: E402
+from explorer.page.tabs.common import LONG_WORK, MODEL_WORK, PRIVATE, TRANSLATE_WORK, Page  # noqa: E402
+from explorer.serving import limits, memory  # noqa: E402
+from explorer.serving.blocks import ExplorerBlocks  # noqa: E402
+from explorer.serving.edges import Edges  # noqa: E402
+from explorer.serving.fair_queue import FairQueue  # noqa: E402
+from explorer.serving.request import Request, UserError, default_model  # noqa: E402
+from explorer.serving.static_cache import StaticCache  # noqa: E402
+from explorer.serving.store import STORE  # noqa: E402
 from model.translator import available  # noqa: E402
 
 torch.set_num_threads(int(os.environ.get("TORCH_THREADS", "1")))  # one request per core, one thread each
-STATIC = Path(__file__).parent / "explorer" / "static"
-VIEWS_JS = "\n".join((STATIC / name).read_text(encoding="utf-8") for name in ("views.js", "links.js", "lesson.js",
-                                                                                       "present.js", "figure1.js",
-                                                                                       "class.js"))
-CSS = """.ae-status{padding:6px 10px;border-radius:6px;background:#eef6ee;font-size:14px}
-.ae-stale{background:#fff4e0;color:#6b3d00} .ae-hidden{display:none !important}
-.ae-answer,.ae-nav button,#ae-lesson-start{border:1px solid #bbb;border-radius:6px;padding:4px 10px;margin:2px;background:#f7f7f7}
-.ae-reveal{margin-top:8px;padding:8px 10px;border-radius:6px} .ae-right{background:#e6f4ea} .ae-wrong{background:#fdecea}
-.ae-present .gradio-container{--text-xs:14px;--text-sm:17px;--text-md:21px;--text-lg:24px;--text-xl:30px;
-  --input-text-size:22px;--body-text-color:#000;--block-label-text-size:17px;--block-info-text-size:16px}
-.ae-present [data-testid=markdown],.ae-present #examples,.ae-present #link,.ae-present #model-view,
-.ae-present #head-stats,.ae-present #beam-plot,.ae-present #compare-plot{display:none !important}
-.ae-present .js-line{stroke-width:4px !important} .ae-present .ae-status{font-size:20px}
-#ae-figure1 svg{display:block;max-width:520px;margin:auto} .ae-part{cursor:pointer}
-.ae-part rect{fill:#f3f6fb;stroke:#8a9bb0;stroke-width:1} .ae-part text{font-size:11px;pointer-events:none}
-.ae-part.ae-on rect{fill:#ffe1c2;stroke:#f97316;stroke-width:2.5} .ae-part:hover rect{stroke:#f97316}
-.ae-stack{fill:none;stroke:#bbb;stroke-dasharray:4 3} .ae-note{font-size:10px;fill:#666}
-.ae-arrow{stroke:#888;fill:none;stroke-width:1.5}
-.gradio-container{--layout-gap:10px} #intro p{margin:0} .ae-more summary{cursor:pointer}
-.ae-more summary u{color:#555;font-size:90%;white-space:nowrap}
-.ae-intro p{margin:0 0 4px 0} .ae-unsure{color:#8a2a00}
-#examples .gallery{flex-wrap:nowrap;overflow-x:auto;padding-bottom:4px} #examples .gallery-item{flex:none}
-#examples .gallery-item *{max-width:none !important;white-space:nowrap} #status .ae-status{padding:4px 10px}
-#lesson-box .ae-docked{position:fixed;z-index:1000;right:12px;bottom:12px;width:min(440px,calc(100vw - 24px));
-  max-height:42vh;overflow:auto;background:#fff;border:2px solid #f97316;border-radius:10px;padding:8px 12px;font-size:14px;
-  box-shadow:0 4px 18px rgba(0,0,0,.25)}
-.ae-docked h3{margin:0 0 4px 0;font-size:16px} .ae-close{float:right;border:none;background:none;font-size:20px;
-  min-width:36px;min-height:36px;cursor:pointer} .ae-recap{margin:4px 0 4px 18px;font-size:14px}
-.ae-figure-note{font-size:13px;color:#444;max-width:520px;margin:4px auto}
-#class-banner.ae-class-on{position:fixed;top:0;left:0;right:0;z-index:900;background:#fff7ed;border:2px solid #f97316;
-  border-radius:8px;padding:6px 10px;margin:0 0 6px 0;font-size:14px}
-#class-banner button,#class-panel button{border:1px solid #bbb;border-radius:6px;padding:3px 8px;margin:2px;
-  background:#fff;min-height:32px}
-#class-panel-box:not(:has(.ae-class-on)){display:none}
-#class-panel.ae-class-on{border:2px solid #f97316;border-radius:10px;padding:8px 12px;background:#fff7ed}
-#class-code{font-size:40px;letter-spacing:4px;font-family:monospace} .ae-qr{width:180px;height:180px;float:right}
-.ae-present .ae-qr{width:300px;height:300px} .ae-join{font-size:13px;color:#555;word-break:break-all}
-.ae-class-tally{margin-top:6px;font-size:14px} .ae-docked p{margin:4px 0}
-.ae-answer{min-height:38px;min-width:44px;text-align:left;font-weight:normal;font-size:15px} .ae-nav button{min-height:36px}
-#copy-link,#present,#reset{white-space:nowrap;width:auto}
-@media (max-width:700px){#folds,#result{flex-direction:column;align-items:stretch}
-  #folds>*,#result>*{width:100% !important;min-width:0 !important;flex:none !important}
-  #folds button.lg{width:100%}}
-@media (max-width:600px){#lesson-box .ae-docked{right:0;bottom:0;width:100vw;border-radius:10px 10px 0 0;max-height:48vh}
-  .ae-answer{display:block;width:100%;margin:3px 0;padding:4px 10px}}"""
+EXPLORER = Path(__file__).parent / "explorer"
+PAGE_STATIC = EXPLORER / "page" / "static"
+# the browser's part of the page and of class rooms, inlined into the page's <head> (head_html)
+VIEWS_JS = "\n".join(path.read_text(encoding="utf-8") for path in (
+    *(PAGE_STATIC / name for name in ("views.js", "links.js", "lesson.js", "present.js", "figure1.js")),
+    EXPLORER / "classroom" / "static" / "class.js"))
+CSS = (PAGE_STATIC / "style.css").read_text(encoding="utf-8").removesuffix("\n")  # the page's styles
 LAUNCH = dict(css=CSS, state_session_capacity=limits.SESSION_CAPACITY)  # head= is added by build()
 # Every view the browser draws from the page's copy of the analysis (the views that need the model again,
 # beam search and ablation, are cleared by Translate itself: they belong to the previous sentence).
@@ -136,7 +100,7 @@ def head_html(rules: dict) -> str:
             f"window.AE_PE_TABLES = {json.dumps(learned_tables(available()))};\n"
             f"window.AE_LINK_RULES = {json.dumps(rules)};\n"
             f"window.AE_MAX_CHARS = {limits.MAX_CHARS};\n"
-            f"window.AE_UNSURE_P = {CHIP_SHADES[1][0]};</script>")  # below it a chip is "unsure" (advice.py)
+            f"window.AE_UNSURE_P = {CHIP_SHADES[1][0]};</script>")  # below it a chip is "unsure" (api/advice.py)
 
 
 def build() -> gr.Blocks:
@@ -158,9 +122,9 @@ def build() -> gr.Blocks:
 
     with ExplorerBlocks(title="Attention Explorer") as demo:
         # the public API first, so that its names are taken before the page's private events are registered
-        for name, fn in api.PUBLIC.items():  # README's names; each works called alone, defaults filled in
-            gr.api(fn, api_name=name, **({} if name in api.LIGHT else TRANSLATE_WORK if name == "translate" else
-                                         LONG_WORK if name in api.LONG else MODEL_WORK))
+        for name, fn in endpoints.PUBLIC.items():  # README's names; each works called alone, defaults filled in
+            gr.api(fn, api_name=name, **({} if name in endpoints.LIGHT else TRANSLATE_WORK if name == "translate" else
+                                         LONG_WORK if name in endpoints.LONG else MODEL_WORK))
         # -- the page, top to bottom: each part's layout and the events of its own controls --------------------
         top.build(p, examples_text, first)
         # Lazy parts: opening "Inside a head" or the bertviz panel clicks its hidden button (views.js), once per
@@ -232,7 +196,7 @@ def build() -> gr.Blocks:
         demo.load(None, draw_in, draw_out, js=DRAW, **PRIVATE)
         redraw = gr.Button(elem_id="ae-redraw", elem_classes=["ae-hidden"])  # presentation mode: every view again
         redraw.click(None, draw_in, draw_out, js=DRAW, **PRIVATE)
-        # shareable links (explorer/static/links.js): state in the URL; a link with a text translates on opening
+        # shareable links (explorer/page/static/links.js): state in the URL; a link with a text translates on opening
         link_in = [p.text, p.model, *options]
         demo.load(None, link_in, link_in, js="(...v) => AE.linkIn(...v)", **PRIVATE).then(
             None, [p.bank, p.text, p.model, *options], p.status,  # the status line names what a link held and was
@@ -240,7 +204,7 @@ def build() -> gr.Blocks:
             **PRIVATE)  # ignored
         p.copy_link.click(None, [p.shown, *view_state, *extra_in], p.link_box, js="(...v) => AE.linkOut(...v)",
                           **PRIVATE)
-        # class rooms (explorer/static/class.js): a follower shows the teacher's view as a link opened now would be
+        # class rooms (explorer/classroom/static/class.js): a follower shows the teacher's view as a link opened now would be
         # (its request set, then Translate, or only Translate's after-chain when the sentence is the one shown); the
         # teacher's view and a student's shared view are read from the page by hidden buttons (no server request)
         follow_in = gr.Button(elem_id="ae-follow-in", elem_classes=["ae-hidden"])
@@ -263,9 +227,9 @@ def serve(demo: gr.Blocks, **kwargs):
     app_kwargs = dict(kwargs.pop("app_kwargs", None) or {})
     public = [fn.api_name for fn in demo.fns.values() if fn.api_name and fn.api_visibility != "private"]
     app_kwargs["middleware"] = [*app_kwargs.get("middleware", []),
-                                Middleware(Edges, names=public),  # requests the app never needs: 4xx (edges.py)
-                                Middleware(ClassRoutes),  # class rooms: /class/... (class_routes.py)
-                                Middleware(StaticCache)]  # see static_cache.py
+                                Middleware(Edges, names=public),  # requests the app never needs: 4xx (serving/edges.py)
+                                Middleware(ClassRoutes),  # class rooms: /class/... (classroom/routes.py)
+                                Middleware(StaticCache)]  # see serving/static_cache.py
     # queue positions are sent every STATUS_EVERY_S seconds, not to every waiting event at every job start
     # ("auto": with a class waiting that is quadratic in messages)
     demo.queue(default_concurrency_limit=limits.MODEL_SLOTS, max_size=limits.QUEUE_SIZE,
@@ -273,7 +237,7 @@ def serve(demo: gr.Blocks, **kwargs):
     # Gradio's queue loop polls every 1 ms when it has nothing to start (idle, or every worker busy): ~80 ms of
     # CPU a second doing nothing, more with a class queued. Every 10 ms adds at most 10 ms before an event starts.
     demo._queue.sleep_when_free = limits.QUEUE_POLL_S
-    demo._queue.__class__ = FairQueue  # long work: a few per client, dropped when nobody listens (fair_queue.py)
+    demo._queue.__class__ = FairQueue  # long work: a few per client, dropped when nobody listens (serving/fair_queue.py)
     return demo.launch(head=head_html(demo.link_rules), app_kwargs=app_kwargs, **LAUNCH, **kwargs)
 
 

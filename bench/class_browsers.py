@@ -18,7 +18,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
-from app_server import launch  # noqa: E402
+from app_server import served  # noqa: E402
 from playwright.sync_api import sync_playwright  # noqa: E402
 from test_browser import CHROMIUM, open_tab, settled  # noqa: E402
 
@@ -61,8 +61,7 @@ def main() -> None:
     p.add_argument("--students", type=int, default=30)
     p.add_argument("--changes", type=int, default=3)
     args = p.parse_args()
-    demo, url = launch()
-    try:
+    with served() as (_, url):  # closed at the end, also when a step fails
         with sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=[
                 "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update"])
@@ -103,8 +102,6 @@ def main() -> None:
             print(f"teacher's tab click -> each follower's tab: p50 {statistics.median(tabs):.2f} s, "
                   f"p95 {pct(tabs, 0.95):.2f} s, max {max(tabs):.2f} s")
             browser.close()
-    finally:
-        demo.close()
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""Benchmark: class rooms' push channel (explorer/rooms.py, explorer/class_routes.py) against `python app.py` in its own
+"""Benchmark: class rooms' push channel (explorer/classroom/rooms.py, routes.py) against `python app.py` in its own
 process, as a class meets it: students joined by HTTP and listening on server-sent events, a teacher changing the view.
 
     python bench/class_rooms.py [--students 100] [--changes 30] [--rooms 10 --per-room 30]

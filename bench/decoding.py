@@ -1,5 +1,5 @@
 """Benchmark: cached vs uncached greedy decoding (30 output tokens), run_with_cache vs a plain forward, and what
-a batch of greedy decodes costs per sentence (explorer/batcher.py batches a class's Translate clicks).
+a batch of greedy decodes costs per sentence (explorer/serving/batcher.py batches a class's Translate clicks).
 
     python bench/decoding.py [--checkpoint checkpoints/en-de] [--repeats 15]
 

@@ -1,1 +1,12 @@
-"""The explorer's request handlers: validated inputs in, figures and text out. app.py wires them to Gradio."""
+"""The explorer's server side, in four parts; app.py wires them to Gradio.
+
+- ``explorer.serving``: the machinery and bounds that keep a public server fair and alive (requests, the analysis
+  store and its model gate, the queue, limits, edges, static files, exports).
+- ``explorer.api``: what one call computes and returns: the public API (``endpoints``) and its handlers.
+- ``explorer.page``: the Gradio page: its tabs, its private events (``ui``), its texts, the browser's scripts and
+  styles (``page/static/``).
+- ``explorer.classroom``: class rooms: a teacher, students and the streams between them (``classroom/static/``).
+
+Imports point down only: page -> api -> serving; classroom -> serving; serving imports no other part
+(tests/test_layout.py checks it).
+"""

@@ -20,6 +20,7 @@ from model.decoding import DecodeTrace, beam_search, blocked_ids, forced_prefix,
 from model.hooks import ablate, capture
 from model.names import act_name
 from model.patching import Patching, patch
+from model.quality import QualityModel, read_quality
 from model.snapshots import list_snapshots, load_snapshot
 from model.task import Task
 from model.tokenizer import Tokenizer
@@ -98,6 +99,7 @@ class Analysis:
     note: str = ""  # set by the explorer when the decode produced no words: why
     languages: tuple[str, str] = ("English", "German")  # (source, target) as the model's task names them
     calibration: Calibration | None = None  # how sure the model usually is (None: never calibrated)
+    quality: QualityModel | None = None  # the fitted "may be wrong" estimate (None: never fitted for these weights)
     domain: str = ""  # what the model was trained on, in a line (the task's hint)
 
     def id_to_piece(self, i: int) -> str:
@@ -112,7 +114,7 @@ class Analysis:
 class Translator:
     def __init__(self, model: Transformer, tokenizer: Tokenizer, name: str = "", metrics: dict | None = None,
                  training: dict | None = None, task: Task | None = None, folder: Path | None = None,
-                 calibration: Calibration | None = None) -> None:
+                 calibration: Calibration | None = None, quality: QualityModel | None = None) -> None:
         self.model = model.eval()
         self.folder = folder  # the checkpoint folder it was loaded from (its snapshots live there)
         self._snapshots: dict[str, Translator] = {}
@@ -123,6 +125,9 @@ class Translator:
         # how sure this model usually is (metrics.json "confidence", measured on val); None: never calibrated, or
         # calibrated on other weights
         self.calibration = calibration
+        # "may this translation be wrong?" fitted on val (metrics.json "quality", model/quality.py); None: never
+        # fitted, or fitted on other weights
+        self.quality = quality
         self.training = training or {}
         self.task = task or Task()  # languages, input form and examples (config.json's "task")
         self.vocab = [tokenizer.id_to_piece(i) for i in range(tokenizer.vocab_size)]
@@ -384,6 +389,7 @@ class Translator:
             pe_table=self.model.positional.table.detach(), unembed=self.model.embedding.weight.detach(),
             vocab=self.vocab, lens_layers=lens, blocked_ids=tuple(blocked_ids(self.cfg)),
             languages=(self.task.source, self.task.target), calibration=self.calibration, domain=self.task.hint,
+            quality=self.quality,
         )
 
 
@@ -422,10 +428,12 @@ def load_pretrained(name: str | Path = "en-de") -> Translator:
                     metrics = json.loads(metrics_path.read_text())
                 except json.JSONDecodeError as e:
                     raise CheckpointError(f"{metrics_path}: not valid JSON ({e})") from None
+            sha = weights_sha256(path)
             try:
-                cal = read_calibration(metrics, str(metrics_path), weights_sha256(path))
-            except ValueError as e:  # a malformed "confidence" section
+                cal = read_calibration(metrics, str(metrics_path), sha)
+                qual = read_quality(metrics, str(metrics_path), sha)
+            except ValueError as e:  # a malformed "confidence" or "quality" section
                 raise CheckpointError(str(e)) from None
             _LOADED[path] = Translator(model, tok, path.name, metrics, training, load_task(path), folder=path,
-                                       calibration=cal)
+                                       calibration=cal, quality=qual)
         return _LOADED[path]

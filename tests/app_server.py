@@ -3,7 +3,14 @@
 from __future__ import annotations
 
 import socket
+import subprocess
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import gradio as gr
 
 CKPT = Path(__file__).resolve().parent.parent / "checkpoints"
 MODEL = "en-de" if (CKPT / "en-de" / "model.safetensors").is_file() else "toy-reverse"
@@ -51,11 +58,31 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def launch(**kwargs):
-    """-> (demo, url), served exactly as `python app.py` serves it. The caller closes it with demo.close()."""
+@contextmanager
+def served(**kwargs) -> Iterator[tuple[gr.Blocks, str]]:
+    """(demo, url), served exactly as `python app.py` serves it, until the block ends: then the server is closed,
+    and Gradio's Node server too when ``ssr_mode=True`` started one (demo.close() leaves that running; it outlived
+    the suite)."""
     import app
 
     demo = app.build()
     port = free_port()
-    app.serve(demo, server_name="127.0.0.1", server_port=port, prevent_thread_lock=True, quiet=True, **kwargs)
-    return demo, f"http://127.0.0.1:{port}/"
+    try:
+        app.serve(demo, server_name="127.0.0.1", server_port=port, prevent_thread_lock=True, quiet=True, **kwargs)
+        yield demo, f"http://127.0.0.1:{port}/"
+    finally:
+        close(demo)
+
+
+def close(demo: gr.Blocks) -> None:
+    node = getattr(demo, "node_process", None)
+    try:
+        demo.close(verbose=False)
+    finally:
+        if node is not None:
+            node.terminate()
+            try:
+                node.wait(10)
+            except subprocess.TimeoutExpired:
+                node.kill()
+                node.wait()

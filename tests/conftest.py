@@ -1,12 +1,21 @@
 import os
+import signal
+import time
 
 import pytest
 import torch
+from processes import SUITE_MARK, suite_processes
 
 from model.config import ModelConfig
 from model.transformer import Transformer
 
 torch.set_num_threads(int(os.environ.get("TORCH_THREADS", "2")))
+# Every process the suite starts inherits this mark, also one its parent no longer waits for (a server's Node
+# process, a browser): at the end, any still alive fails the run (pytest_sessionfinish). Set, not defaulted: a
+# pytest run inside a test checks its own.
+os.environ[SUITE_MARK] = str(os.getpid())
+LEFTOVER_GRACE_S = 5.0  # a process killed at a test's end may take a moment to go
+LEFTOVERS = pytest.StashKey[dict]()  # {pid: command line} of those still alive at the end
 
 TINY = dict(vocab_size=100, d_model=16, n_heads=4, d_ff=32, n_encoder_layers=2, n_decoder_layers=2, max_len=64)
 
@@ -41,3 +50,31 @@ def beam8_ends_at_once(monkeypatch):
         return ([] if beam_size == 8 else tokens), trace  # tokens exclude EOS
 
     monkeypatch.setattr(mt, "beam_search", search)
+
+
+def pytest_sessionfinish(session, exitstatus):
+    """After the last fixture is torn down: every process the suite started must have ended. Any still alive after
+    a short grace fails the run, is named in the summary, and is killed."""
+    deadline = time.monotonic() + LEFTOVER_GRACE_S
+    while (left := suite_processes()) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    if not left:
+        return
+    session.config.stash[LEFTOVERS] = left
+    for pid in left:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+    if session.exitstatus == pytest.ExitCode.OK:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+def pytest_terminal_summary(terminalreporter):
+    left = terminalreporter.config.stash.get(LEFTOVERS, None)
+    if left:
+        terminalreporter.section("processes the suite started and left running", red=True)
+        for pid, cmd in left.items():
+            terminalreporter.line(f"pid {pid}: {cmd[:300]}", red=True)
+        terminalreporter.line(f"{len(left)} process(es) alive {LEFTOVER_GRACE_S:.0f} s after the last test; killed "
+                              "now. Each test must end what it starts (tests/processes.py).", red=True)

@@ -11,9 +11,9 @@ import pytest
 import torch
 from app_server import LOOPING_SENTENCE, UNSURE_SENTENCES
 
-from explorer import handlers as h
-from explorer.advice import advice, confidence_chips, mean_logprob, token_probs
-from explorer.request import Request
+from explorer.api import handlers as h
+from explorer.api.advice import advice, confidence_chips, mean_logprob, token_probs
+from explorer.serving.request import Request
 from model import calibration
 from model.checkpoint import METRICS, WEIGHTS, CheckpointError, sha256
 from model.loops import find_loop_in
@@ -56,11 +56,15 @@ def test_a_loop_is_named_with_what_to_try():
 
 @needs_en_de
 def test_a_sentence_far_from_the_training_data_is_flagged_as_unsure():
+    """Flagged by the fitted estimate (tests/test_quality.py has its details); a model without one falls back to the
+    mean log-probability floor, which flags these too."""
     tr = load_pretrained("en-de")
     cal = tr.calibration
     assert cal is not None and cal.quantile == 0.05
     for text in UNSURE_SENTENCES:
         a = shown(text)
+        assert [w for w in advice(a) if w.startswith("This translation may well be wrong")], advice(a)
+        a = dataclasses.replace(a, quality=None)  # the fallback
         assert mean_logprob(a) < cal.floor, text
         words = [w for w in advice(a) if "unsure" in w]
         assert len(words) == 1, advice(a)
@@ -72,7 +76,8 @@ def test_a_sentence_far_from_the_training_data_is_flagged_as_unsure():
 
 @needs_en_de
 def test_the_warning_follows_the_models_own_floor_and_is_absent_without_one():
-    a = shown("A dog is running in the snow.")
+    """Without a fitted estimate (the fallback), the floor decides."""
+    a = dataclasses.replace(shown("A dog is running in the snow."), quality=None)
     m = mean_logprob(a)
     just_above = dataclasses.replace(a.calibration, floor=m + 1e-6)
     assert any("unsure" in w for w in advice(dataclasses.replace(a, calibration=just_above)))
@@ -89,6 +94,10 @@ def test_confidence_is_the_models_own_whatever_the_decoding():
     tr = load_pretrained("en-de")
     req = Request.parse("A dog is running in the snow.", "en-de", method="sample", temperature=1.5, seed=3)
     a = h.analysis(req)
+    sure = dataclasses.replace(a.quality, threshold=1e-9)  # the fitted estimate flags it: sampling is blamed too
+    flagged = [w for w in advice(dataclasses.replace(a, quality=sure)) if "may well be wrong" in w]
+    assert len(flagged) == 1 and "Sampling picks less likely words" in flagged[0]
+    a = dataclasses.replace(a, quality=None)  # the fallback: the floor on the model's own probabilities
     probs, _ = tr.forced(a.text, a.out_ids[:-1])
     n = len(token_probs(a))
     assert mean_logprob(a) == pytest.approx(sum(math.log(p) for p in probs[:n]) / n, abs=1e-4)

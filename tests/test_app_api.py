@@ -9,13 +9,13 @@ from pathlib import Path
 import httpx
 import numpy as np
 import pytest
-from app_server import LOOPING_SENTENCE, MODEL, SENTENCE, api_call, launch
+from app_server import LOOPING_SENTENCE, MODEL, SENTENCE, api_call, served
 from gradio_client import Client
 
-from explorer import exports, limits
-from explorer import handlers as h
-from explorer.request import Request
-from explorer.store import STORE, peak_concurrency
+from explorer.api import handlers as h
+from explorer.serving import exports, limits
+from explorer.serving.request import Request
+from explorer.serving.store import STORE, peak_concurrency
 
 DEC = dict(method="greedy", beam_size=4, length_penalty=0.6, temperature=1.0, top_k=0, top_p=1.0, seed=0, max_len=60)
 PUBLIC = ["/translate", "/analyze", "/attention", "/step", "/beam", "/positional", "/queries", "/inside_head", "/ablate",
@@ -35,12 +35,9 @@ DEMO: list = []  # the module's running Blocks, for tests that look at its sessi
 
 @pytest.fixture(scope="module")
 def server():
-    demo, url = launch()
-    DEMO[:] = [demo]
-    try:
+    with served() as (demo, url):
+        DEMO[:] = [demo]
         yield url
-    finally:
-        demo.close()
 
 
 @pytest.fixture(scope="module")
@@ -134,7 +131,7 @@ def test_patch_called_alone_asks_for_the_corrupted_sentence(server):
 @pytest.mark.skipif(MODEL != "en-de", reason="English sentences")
 def test_beyond_attention_endpoints(client):
     """Attribution, patching and what-if through gradio_client: the figures hold the model's own numbers."""
-    from explorer.store import analysis
+    from explorer.serving.store import analysis
     from model.translator import load_pretrained
 
     tr = load_pretrained(MODEL)
@@ -165,7 +162,7 @@ def test_training_through_the_client(client):
     """Attention through training over gradio_client: a row per snapshot, and each snapshot's heatmap is the
     cross-attention the explorer computed for that snapshot. (Both shipped models have snapshots, so the refusal of
     a model without them is tested in-process: test_through_training.py::test_a_model_without_snapshots_says_so.)"""
-    from explorer import through_training as tt
+    from explorer.api import through_training as tt
     from model.translator import load_pretrained
 
     model = next((m for m in ("en-de", "toy-reverse") if load_pretrained(m).snapshots()), None)
@@ -271,7 +268,10 @@ def test_concurrent_exports_are_complete_and_correct(server):
 
 
 def test_exports_do_not_accumulate(server, monkeypatch):
+    """Each export sweeps the older ones (TTL 0). The timer that would also sweep 1 s after the last export is
+    off here: under load it could delete a file before its download finished (tests/test_exports.py tests it)."""
     monkeypatch.setattr(limits, "EXPORT_TTL_S", 0.0)
+    monkeypatch.setattr(exports, "_sweep_later", lambda: None)
     _export(server, SENTENCE)
     start = exports.size_on_disk()
     for i in range(100):
@@ -335,9 +335,9 @@ def test_threads_are_not_leaked():
 
 
 def test_sessions_are_lean_and_still_take_component_updates(server):
-    """A new session does not copy every component's config, nor pin output values (explorer/blocks.py);
+    """A new session does not copy every component's config, nor pin output values (explorer/serving/blocks.py);
     a component update (the step slider's new maximum after Translate) still reaches that session's blocks."""
-    from explorer.blocks import LeanSessionState, LeanStateHolder
+    from explorer.serving.blocks import LeanSessionState, LeanStateHolder
 
     demo = DEMO[0]
     assert isinstance(demo.state_holder, LeanStateHolder)

@@ -1,4 +1,4 @@
-"""explorer/batcher.py and Translator.greedy_batch: decodes that wait together run as one batch, and each sentence
+"""explorer/serving/batcher.py and Translator.greedy_batch: decodes that wait together run as one batch, and each sentence
 gets exactly what its decode alone gives (the real en-de model)."""
 
 import threading
@@ -7,7 +7,7 @@ from contextlib import contextmanager
 
 import pytest
 
-from explorer.batcher import GreedyBatcher
+from explorer.serving.batcher import GreedyBatcher
 from model.translator import DecodeOptions, load_pretrained
 
 SENTENCES = [
@@ -126,8 +126,8 @@ def test_one_failing_sentence_fails_only_its_own_request(tr):
 
 
 def test_the_store_batches_greedy_requests_and_analyses_match(tr):
-    from explorer import store
-    from explorer.request import Request
+    from explorer.serving import store
+    from explorer.serving.request import Request
 
     reqs = [Request.parse(t + " Again.") for t in SENTENCES]  # not in the store yet
     decoded = lambda: sum(n * k for n, k in store.BATCHER.sizes.items())  # noqa: E731

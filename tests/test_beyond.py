@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from explorer import beyond
-from explorer.request import Request, UserError
+from explorer.api import beyond
+from explorer.serving.request import Request, UserError
 from model.names import act_name
 from model.translator import available, load_pretrained
 from viz.attribution import agreement, attribution_figure, spearman
@@ -41,7 +41,7 @@ def test_spearman_matches_pearson_of_ranks_and_handles_ties():
 
 @pytest.mark.parametrize("method", ["rollout", "saliency", "input_x_gradient", "integrated_gradients", "occlusion"])
 def test_attribution_view_holds_the_models_attribution_and_the_shown_cross_attention(tr, req, method):
-    from explorer.store import analysis
+    from explorer.serving.store import analysis
 
     text, fig = beyond.attribution(req, method, steps=16)
     a = analysis(req)

@@ -6,11 +6,13 @@ bertviz's CDN addresses are routed to local copies installed from npm (tests/bro
 import json
 import os
 import shutil
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
 import pytest
-from app_server import LOOPING_SENTENCE, MODEL, SENTENCE, launch
+from app_server import LOOPING_SENTENCE, MODEL, SENTENCE, served
+from processes import started
 
 pw = pytest.importorskip("playwright.sync_api")
 CHROMIUM = "/usr/bin/chromium"
@@ -32,9 +34,8 @@ if not Path(CHROMIUM).exists() or not all(p.exists() for p in CDN.values()):
 
 @pytest.fixture(scope="module")
 def server():
-    demo, url = launch()
-    yield url
-    demo.close()
+    with served() as (_, url):
+        yield url
 
 
 @pytest.fixture(scope="module")
@@ -261,8 +262,8 @@ def test_positional_and_lens_are_drawn_in_the_browser_and_equal_the_model(page):
     """The Positional and Experiments tabs open without a request; their numbers are the model's own."""
     import torch
 
-    from explorer import handlers as h
-    from explorer.request import Request
+    from explorer.api import handlers as h
+    from explorer.serving.request import Request
     from viz.logit_lens import lens_top
     from viz.page_data import labels
 
@@ -406,26 +407,26 @@ def test_server_side_rendering_serves_the_same_app(browser):
     """Spaces turn SSR on: the page must load, draw and translate with it too."""
     if not shutil.which("node"):
         pytest.skip("Gradio's server-side rendering needs Node.js")
-    demo, url = launch(ssr_mode=True)
-    try:
+    with served(ssr_mode=True) as (demo, url):  # its Node server ends with the block, also when the test fails
         if demo.node_process is None:  # Gradio falls back to client rendering when its Node server cannot start
             if os.environ.get("CI") and os.environ.get("REQUIRE_SSR"):
                 raise RuntimeError("server-side rendering did not start (Gradio 6 needs Node 24+)")
             pytest.skip("Gradio's server-side rendering did not start here (it needs Node 24+); nothing to check")
         ctx = browser.new_context(viewport={"width": 1280, "height": 800})
-        pg = ctx.new_page()
-        errors = []
-        pg.on("pageerror", lambda e: errors.append(str(e)))
-        pg.goto(url, timeout=120_000)
-        rendered_plot(pg, "heatmap", timeout=120_000)
-        pg.wait_for_function("() => document.querySelector('#translation textarea')?.value.length > 0", timeout=60_000)
-        sentence = "A cat sits on a red chair." if MODEL == "en-de" else "m n o"
-        out = translate(pg, sentence)
-        assert out and sentence in heatmap_title(pg)
-        assert errors == []
-        ctx.close()
-    finally:
-        demo.close()
+        try:
+            pg = ctx.new_page()
+            errors = []
+            pg.on("pageerror", lambda e: errors.append(str(e)))
+            pg.goto(url, timeout=120_000)
+            rendered_plot(pg, "heatmap", timeout=120_000)
+            pg.wait_for_function("() => document.querySelector('#translation textarea')?.value.length > 0",
+                                 timeout=60_000)
+            sentence = "A cat sits on a red chair." if MODEL == "en-de" else "m n o"
+            out = translate(pg, sentence)
+            assert out and sentence in heatmap_title(pg)
+            assert errors == []
+        finally:
+            ctx.close()
 
 
 def test_bertviz_frame_renders(page):
@@ -566,8 +567,9 @@ def test_a_link_with_a_sentence_translates_on_opening(browser, server):
     ctx.close()
 
 
+@contextmanager
 def app_process():
-    """`python app.py` in its own process on a free port -> (process, url)."""
+    """`python app.py` in its own process on a free port -> url; it and all it started end with the block."""
     import subprocess
     import sys
     import time
@@ -577,17 +579,18 @@ def app_process():
 
     port = free_port()
     env = dict(os.environ, GRADIO_SERVER_PORT=str(port), GRADIO_SERVER_NAME="127.0.0.1")
-    proc = subprocess.Popen([sys.executable, "app.py"], cwd=Path(__file__).resolve().parent.parent, env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    url = f"http://127.0.0.1:{port}/"
-    for _ in range(240):
-        try:
-            urllib.request.urlopen(url, timeout=2).read()
-            return proc, url
-        except OSError:
-            time.sleep(0.5)
-    proc.kill()
-    raise RuntimeError("python app.py did not start")
+    with started([sys.executable, "app.py"], cwd=Path(__file__).resolve().parent.parent, env=env,
+                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL):
+        url = f"http://127.0.0.1:{port}/"
+        for _ in range(240):
+            try:
+                urllib.request.urlopen(url, timeout=2).read()
+                break
+            except OSError:
+                time.sleep(0.5)
+        else:
+            raise RuntimeError("python app.py did not start")
+        yield url
 
 
 def test_a_copied_link_restores_the_view_after_a_server_restart(page, browser):
@@ -614,8 +617,7 @@ def test_a_copied_link_restores_the_view_after_a_server_restart(page, browser):
     assert query["text"] == [sentence] and query["tab"] == ["steps"] and query["kind"] == ["encoder"]
     assert query["layer"] == ["0"] and query["head"] == ["2"] and query["step"] == ["2"]
 
-    proc, url = app_process()
-    try:
+    with app_process() as url:
         ctx, pg, _ = open_link(browser, url + "?" + urlsplit(link).query)
         pg.wait_for_function("(g) => document.querySelector('#translation textarea')?.value === g", arg=german,
                              timeout=90_000)
@@ -628,9 +630,6 @@ def test_a_copied_link_restores_the_view_after_a_server_restart(page, browser):
                              ".startsWith('Encoder self-attention, layer 0, head 2')", timeout=30_000)
         assert sentence in pg.evaluate("() => document.querySelector('#heatmap .js-plotly-plot').layout.title.text")
         ctx.close()
-    finally:
-        proc.kill()
-        proc.wait(10)
 
 
 def test_the_causal_mask_is_drawn_grey_in_the_browser(page):
@@ -655,7 +654,7 @@ def test_the_causal_mask_is_drawn_grey_in_the_browser(page):
 
 def test_a_paste_longer_than_the_limit_is_cut_and_said_so(page):
     """The browser cuts text at the box's max length without a word; the status line says it."""
-    from explorer.limits import MAX_CHARS
+    from explorer.serving.limits import MAX_CHARS
 
     settled(page)
     box = page.locator("#sentence textarea")
@@ -836,8 +835,8 @@ def test_a_sampled_token_outside_the_top_five_is_drawn_red(browser, server):
     as its own red bar, named as such."""
     from urllib.parse import quote
 
-    from explorer import handlers as h
-    from explorer.request import Request
+    from explorer.api import handlers as h
+    from explorer.serving.request import Request
 
     sentence = SENTENCE if MODEL == "en-de" else "a b c d e f g"
     for seed in range(1, 30):
@@ -861,8 +860,8 @@ def test_a_sampled_token_outside_the_top_five_is_drawn_red(browser, server):
 def test_beyond_attention_tab_attributes_patches_and_forces_a_prefix(page):
     """The tab's three parts draw the model's own numbers for the sentence shown; user text stays text; a new
     translation clears them (they belonged to the old sentence)."""
-    from explorer.request import Request
-    from explorer.store import analysis
+    from explorer.serving.request import Request
+    from explorer.serving.store import analysis
     from model.translator import load_pretrained
 
     settled(page)
@@ -959,8 +958,8 @@ def test_user_text_in_a_warning_toast_stays_text_and_a_failed_run_says_so(page):
 def test_attention_through_training_slider_moves_in_the_browser(browser, server):
     """The Model tab's through-training view on toy-reverse (it ships snapshots): the button asks once; the slider
     then shows each snapshot's own translation and attention without asking the server again."""
-    from explorer import through_training as tt
-    from explorer.request import Request
+    from explorer.api import through_training as tt
+    from explorer.serving.request import Request
 
     text = "t r a n s f o r m e r"
     ctx = browser.new_context(viewport={"width": 1280, "height": 1000})

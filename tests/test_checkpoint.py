@@ -3,10 +3,10 @@
 import json
 import random
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 
+import processes
 import pytest
 import torch
 
@@ -183,7 +183,7 @@ def test_load_pretrained_unknown_name():
 
 def test_translate_cli_keeps_lines_and_order(tiny_ckpt):
     lines = ["A man is riding a bike.", "", "Two dogs play in the grass.", "   ", "A girl.", ""]
-    proc = subprocess.run(
+    proc = processes.run(
         [sys.executable, "-m", "model.translate", "--checkpoint", str(tiny_ckpt), "--threads", "1", "--batch-size", "2"],
         input="\n".join(lines) + "\n", capture_output=True, text=True, cwd=ROOT, timeout=120,
     )
@@ -193,8 +193,8 @@ def test_translate_cli_keeps_lines_and_order(tiny_ckpt):
     tr = Translator(*load_checkpoint(tiny_ckpt)[:2])
     assert out[:-1] == [tr.translate(line) for line in lines]  # same order as one-by-one
     assert out[1] == out[3] == out[5] == ""
-    bad = subprocess.run([sys.executable, "-m", "model.translate", "--checkpoint", "/no/such/folder"],
-                         input="x\n", capture_output=True, text=True, cwd=ROOT, timeout=60)
+    bad = processes.run([sys.executable, "-m", "model.translate", "--checkpoint", "/no/such/folder"],
+                        input="x\n", capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert bad.returncode == 2 and "/no/such/folder" in bad.stderr and "Traceback" not in bad.stderr
 
 

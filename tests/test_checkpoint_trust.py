@@ -10,10 +10,11 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import processes
 import pytest
 from safetensors.torch import load_file, save_file
 
-from explorer import limits
+from explorer.serving import limits
 from model.checkpoint import CONFIG, SPM, WEIGHTS, CheckpointError, load_checkpoint, seal, sha256
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -111,7 +112,7 @@ def test_token_ids_outside_the_vocabulary_are_refused_naming_config(tmp_path, fi
 
 def _start_app(checkpoints: Path) -> subprocess.CompletedProcess:
     env = {**os.environ, "ATTENTION_EXPLORER_CHECKPOINTS": str(checkpoints), "GRADIO_SERVER_PORT": "0"}
-    return subprocess.run([sys.executable, "app.py"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=180)
+    return processes.run([sys.executable, "app.py"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=180)
 
 
 def test_the_app_refuses_a_max_len_below_its_limits_and_a_bad_eos(tmp_path):
@@ -127,7 +128,7 @@ def test_the_app_refuses_a_max_len_below_its_limits_and_a_bad_eos(tmp_path):
 
 
 def test_a_broken_train_log_leaves_the_model_tab_working(tmp_path, monkeypatch):
-    from explorer import handlers
+    from explorer.api import handlers
     from model.translator import Translator
 
     folder = copy_of("toy-reverse", tmp_path)

@@ -1,5 +1,5 @@
-"""A class in real Chromium: a teacher (laptop) and two students (phones) in one room (explorer/static/class.js over
-explorer/class_routes.py)."""
+"""A class in real Chromium: a teacher (laptop) and two students (phones) in one room (explorer/classroom/static/class.js over
+explorer/classroom/routes.py)."""
 
 from contextlib import ExitStack
 

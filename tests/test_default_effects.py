@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 from app_server import MODEL
 
-from explorer import beyond
-from explorer import handlers as h
-from explorer.request import Request
+from explorer.api import beyond
+from explorer.api import handlers as h
+from explorer.serving.request import Request
 
 pytestmark = pytest.mark.skipif(MODEL != "en-de", reason="the shipped en-de model's defaults")
 

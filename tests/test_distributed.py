@@ -3,10 +3,10 @@ two processes under torchrun end with the weights one process reaches on the sam
 
 import json
 import socket
-import subprocess
 import sys
 from pathlib import Path
 
+import processes
 import pytest
 from safetensors.torch import load_file
 
@@ -27,7 +27,7 @@ def free_port() -> int:
 
 
 def run(cmd: list[str]) -> None:
-    proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=600)
+    proc = processes.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stdout[-1500:] + proc.stderr[-1500:]
 
 

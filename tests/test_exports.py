@@ -1,10 +1,10 @@
-"""explorer/exports.py: exports leave nothing behind, even when no further export comes, and never pile up."""
+"""explorer/serving/exports.py: exports leave nothing behind, even when no further export comes, and never pile up."""
 
 import time
 
 import pytest
 
-from explorer import exports, limits
+from explorer.serving import exports, limits
 
 
 @pytest.fixture

@@ -8,10 +8,10 @@ import time
 import httpx
 import numpy as np
 import pytest
-from app_server import MODEL, launch
+from app_server import MODEL, served
 from app_server import api_result as result
 
-from explorer import fair_queue, limits, store
+from explorer.serving import fair_queue, limits, store
 from model.pause import between_chunks
 
 LONG_TEXT = ("A man in a blue shirt and a woman in a red dress are walking their two dogs along the beach at sunset "
@@ -75,9 +75,8 @@ def test_chunked_integrated_gradients_and_patching_equal_one_pass(monkeypatch):
 
 @pytest.fixture(scope="module")
 def server():
-    demo, url = launch()
-    yield url
-    demo.close()
+    with served() as (_, url):
+        yield url
 
 
 def post(url, name, data, session=None):
@@ -135,7 +134,7 @@ def test_a_flood_from_one_client_is_capped_and_translate_answers_while_it_runs(s
 @pytest.mark.skipif(MODEL != "en-de", reason="English sentences")
 def test_long_work_nobody_listens_for_is_dropped_before_it_runs(server, monkeypatch):
     """Four attributions posted over plain HTTP and never read once burned 30 CPU-seconds."""
-    from explorer import beyond
+    from explorer.api import beyond
 
     calls = []
     real = beyond.attribution
@@ -156,7 +155,7 @@ def test_long_work_nobody_listens_for_is_dropped_before_it_runs(server, monkeypa
 def test_one_requests_work_is_capped_naming_the_setting_to_lower(server, monkeypatch):
     """A cap of 60,000 (the shipped one is limits.MAX_IG_WORK) refuses 128 steps on this sentence, names the steps
     that fit, and that many run."""
-    from explorer.request import Request
+    from explorer.serving.request import Request
 
     monkeypatch.setattr(limits, "MAX_IG_WORK", 60_000)
     a = store.analysis(Request.parse(LONG_TEXT))

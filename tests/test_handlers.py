@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 from app_server import MODEL, SENTENCE
 
-from explorer import handlers as h
-from explorer.request import Request, UserError
-from explorer.store import STORE, AnalysisStore, nbytes
+from explorer.api import handlers as h
+from explorer.serving.request import Request, UserError
+from explorer.serving.store import STORE, AnalysisStore, nbytes
 from viz.page_data import SCALE, page_data
 from viz.tokens import readable
 

@@ -2,16 +2,16 @@
 
 import os
 import shutil
-import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+import processes
 import pytest
-from app_server import MODEL, launch
+from app_server import MODEL, served
 from gradio_client import Client
 
-from explorer.store import STORE
+from explorer.serving.store import STORE
 
 ROOT = Path(__file__).resolve().parent.parent
 if MODEL == "en-de":
@@ -40,9 +40,8 @@ def jobs():
 
 @pytest.fixture(scope="module")
 def url():
-    demo, url = launch()
-    yield url
-    demo.close()
+    with served() as (_, url):
+        yield url
 
 
 def test_32_concurrent_mixed_requests_equal_one_by_one(url):
@@ -67,6 +66,6 @@ def test_broken_checkpoint_stops_start_up_naming_the_file(tmp_path):
     weights = tmp_path / "toy-reverse" / "model.safetensors"
     weights.write_bytes(weights.read_bytes()[:1000])  # truncated
     env = {**os.environ, "ATTENTION_EXPLORER_CHECKPOINTS": str(tmp_path), "GRADIO_SERVER_PORT": "0"}
-    proc = subprocess.run([sys.executable, "app.py"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+    proc = processes.run([sys.executable, "app.py"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 1
     assert str(weights) in proc.stderr and "Traceback" not in proc.stderr

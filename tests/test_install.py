@@ -8,10 +8,11 @@ folders standing in for PyPI and PyTorch's index (no network, pip's own configur
 
 import json
 import re
-import subprocess
 import sys
 import zipfile
 from pathlib import Path
+
+import processes
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -57,10 +58,10 @@ def test_pip_takes_the_cpu_build_when_both_builds_are_offered(tmp_path):
     wheel(pypi, "2.13.0", ["nvidia-cublas-cu12==12.8.4.1"])  # as PyPI's Linux build: CUDA packages
     wheel(cpu_index, "2.13.0+cpu", [])
     pin = pins("pre-requirements.txt")["torch"]
-    out = subprocess.run([sys.executable, "-m", "pip", "install", "--isolated", "--dry-run", "--no-deps",
-                          "--ignore-installed", "--no-index", "--find-links", str(pypi), "--find-links",
-                          str(cpu_index), "--report", "-", "--quiet", f"torch=={pin}"],
-                         capture_output=True, text=True, timeout=120)
+    out = processes.run([sys.executable, "-m", "pip", "install", "--isolated", "--dry-run", "--no-deps",
+                         "--ignore-installed", "--no-index", "--find-links", str(pypi), "--find-links",
+                         str(cpu_index), "--report", "-", "--quiet", f"torch=={pin}"],
+                        capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     chosen = [item["metadata"]["version"] for item in json.loads(out.stdout)["install"]]
     assert chosen == ["2.13.0+cpu"]

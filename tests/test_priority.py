@@ -1,9 +1,9 @@
-"""explorer/priority.py: views that only redraw wait for running translations, and never longer than their limit."""
+"""explorer/serving/priority.py: views that only redraw wait for running translations, and never longer than their limit."""
 
 import threading
 import time
 
-from explorer import priority
+from explorer.serving import priority
 
 
 def test_a_view_waits_until_the_translation_is_done():

@@ -1,5 +1,5 @@
 """A public Space's edges: what no page of this app sends gets a short 4xx or a field-named message, never a traceback,
-markup in a message, a file left on disk, or a 500. Each case was reproduced on the app before explorer/edges.py."""
+markup in a message, a file left on disk, or a 500. Each case was reproduced on the app before explorer/serving/edges.py."""
 
 import asyncio
 import http.client
@@ -10,20 +10,19 @@ from pathlib import Path
 import gradio as gr
 import httpx
 import pytest
-from app_server import MODEL, SENTENCE, launch
+from app_server import MODEL, SENTENCE, served
 from app_server import api_call as call
 
-from explorer.blocks import ExplorerBlocks
-from explorer.edges import MAX_URL
+from explorer.serving.blocks import ExplorerBlocks
+from explorer.serving.edges import MAX_URL
 
 EVIL = '<a href="https://evil.example">Session expired</a><img src=x><form><input name=pw></form>'
 
 
 @pytest.fixture(scope="module")
 def server():
-    demo, url = launch()
-    yield url, demo
-    demo.close()
+    with served() as (demo, url):
+        yield url, demo
 
 
 def gradio_files() -> set[Path]:

@@ -1,4 +1,4 @@
-"""Class rooms (explorer/rooms.py, explorer/class_routes.py): codes, control by key only, answers counted once,
+"""Class rooms (explorer/classroom/rooms.py, explorer/classroom/routes.py): codes, control by key only, answers counted once,
 every bound refused in words, and the push channel over real HTTP (server-sent events)."""
 
 import json
@@ -8,8 +8,8 @@ import time
 import httpx
 import pytest
 
-from explorer import rooms as r
-from explorer.rooms import RoomError, Rooms
+from explorer.classroom import rooms as r
+from explorer.classroom.rooms import RoomError, Rooms
 
 
 def refused(fn, *args, status=None, words=""):
@@ -129,11 +129,10 @@ def test_a_room_nobody_used_for_three_hours_ends():
 # -- over HTTP, with the app's own server ------------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def server():
-    from app_server import launch
+    from app_server import served
 
-    demo, url = launch()
-    yield url.rstrip("/")
-    demo.close()
+    with served() as (_, url):
+        yield url.rstrip("/")
 
 
 def post(url, path, **body):

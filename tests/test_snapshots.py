@@ -1,10 +1,10 @@
 """Snapshots during training (to watch attention form): saved compactly at the chosen steps with their validation
 loss, loadable, and the loss falls from the first to the last."""
 
-import subprocess
 import sys
 from pathlib import Path
 
+import processes
 import pytest
 
 from model.checkpoint import CheckpointError, load_config
@@ -20,8 +20,8 @@ ARGS = ["--task", "reverse", "--train-limit", "1500", "--vocab-size", "313", "--
 @pytest.fixture(scope="module")
 def trained(tmp_path_factory):
     out = tmp_path_factory.mktemp("snap") / "toy"
-    proc = subprocess.run([sys.executable, "-m", "training.train", *ARGS, "--out", str(out)], cwd=ROOT,
-                          capture_output=True, text=True, timeout=600)
+    proc = processes.run([sys.executable, "-m", "training.train", *ARGS, "--out", str(out)], cwd=ROOT,
+                         capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stdout[-1500:] + proc.stderr[-1500:]
     return out
 

@@ -1,11 +1,11 @@
-"""explorer/static_cache.py: each static file compressed once, served the same as Gradio would serve it."""
+"""explorer/serving/static_cache.py: each static file compressed once, served the same as Gradio would serve it."""
 
 import asyncio
 import gzip
 
 import brotli
 
-from explorer.static_cache import MIN_SIZE, StaticCache
+from explorer.serving.static_cache import MIN_SIZE, StaticCache
 
 BODY = ("console.log('attention');\n" * 400).encode()
 
@@ -137,7 +137,7 @@ def test_the_page_is_kept_compressed_per_origin():
 
 
 def test_a_page_with_a_cookie_is_never_kept_and_copies_are_bounded():
-    from explorer.static_cache import MAX_PAGES
+    from explorer.serving.static_cache import MAX_PAGES
 
     page = Page(cookie=True)
     app = StaticCache(page)
@@ -171,7 +171,7 @@ def test_every_link_of_one_origin_shares_one_copy_of_the_page():
 
 
 def test_static_files_are_evicted_least_recently_used_first_within_the_byte_bound(monkeypatch):
-    from explorer import static_cache
+    from explorer.serving import static_cache
 
     files = Files()
     app = StaticCache(files)

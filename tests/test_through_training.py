@@ -1,18 +1,18 @@
 """Attention through training: each snapshot's translation and attention in the view are that snapshot's own,
 computed here independently (load_snapshot, the decoder, a captured forward pass), not through the explorer."""
 
-import subprocess
 import sys
 from pathlib import Path
 
 import numpy as np
+import processes
 import pytest
 import torch
 
 import model.translator as translator_module
-from explorer import through_training as tt
-from explorer import ui
-from explorer.request import Request, UserError
+from explorer.api import through_training as tt
+from explorer.page import ui
+from explorer.serving.request import Request, UserError
 from model.checkpoint import load_config
 from model.decoding import greedy
 from model.hooks import capture
@@ -33,8 +33,8 @@ TEXT = "hello world"
 def checkpoints(tmp_path_factory):
     """A folder of checkpoints holding one tiny reverse model trained with snapshots."""
     root = tmp_path_factory.mktemp("ckpts")
-    proc = subprocess.run([sys.executable, "-m", "training.train", *ARGS, "--out", str(root / "toy")], cwd=ROOT,
-                          capture_output=True, text=True, timeout=600)
+    proc = processes.run([sys.executable, "-m", "training.train", *ARGS, "--out", str(root / "toy")], cwd=ROOT,
+                         capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stdout[-1500:] + proc.stderr[-1500:]
     return root
 
@@ -155,9 +155,9 @@ def test_each_snapshot_gets_its_val_bleu_and_the_view_shows_it(served, tmp_path)
     src, tgt = make_pairs("reverse", 60, 999)
     (tmp_path / "val.en").write_text("\n".join(src) + "\n")
     (tmp_path / "val.de").write_text("\n".join(tgt) + "\n")
-    proc = subprocess.run([sys.executable, "-m", "training.evaluate", "--checkpoint", str(served), "--split", "val",
-                           "--data-dir", str(tmp_path), "--snapshots", "--threads", "1"], cwd=ROOT,
-                          capture_output=True, text=True, timeout=600)
+    proc = processes.run([sys.executable, "-m", "training.evaluate", "--checkpoint", str(served), "--split", "val",
+                          "--data-dir", str(tmp_path), "--snapshots", "--threads", "1"], cwd=ROOT,
+                         capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stdout[-1500:] + proc.stderr[-1500:]
     entries = list_snapshots(served)
     scores = [e["bleu"]["val"] for e in entries]

@@ -1,6 +1,6 @@
 """The compact form of one Analysis that the page holds: everything the client-side views draw from.
 
-Pure: an Analysis (duck-typed) in, a JSON-ready dict out. The browser (explorer/static/views.js)
+Pure: an Analysis (duck-typed) in, a JSON-ready dict out. The browser (explorer/page/static/views.js)
 draws the attention heatmap, the model view, the head statistics and the step view from it, so
 switching layer, head, attention type or decoding step never asks the server.
 

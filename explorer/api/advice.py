@@ -1,0 +1,101 @@
+"""What a learner should be told about a translation before trusting it: it may be wrong, it repeats itself.
+
+A model knows only the kind of text it was trained on (its task card's hint says which). Outside that world it
+still writes fluent-looking German, so the page says when this translation may well be wrong: the model's fitted
+quality estimate (model/quality.py: the decoder's own probabilities, what the cross-attention left unread, the
+output's length and repetitions, how foreign the source is; fitted on val to find translations whose chrF would be
+below 40) flags it, and names the words it was least sure of. A model without a fitted estimate for its weights
+falls back to the older, rougher check (a mean log-probability below the floor measured on its val split,
+model/calibration.py) and says that it is the rough one; a model with neither says nothing. A repeating output
+(model/loops.py) is named with what to try. This module is the one place that decides what the page says.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+
+from model.calibration import mean_logprob as calibrated_mean
+from model.loops import find_loop, is_punctuation
+from model.quality import Estimate, estimate, word_spans
+from model.tokenizer import UNK
+from model.translator import Analysis
+from viz.tokens import readable
+
+
+def token_probs(a: Analysis) -> list[float]:
+    """The probability the decoder gave each output token (and EOS) when it chose it."""
+    return [s.chosen_prob for s in a.trace.steps][: len(a.out_tokens)]
+
+
+def mean_logprob(a: Analysis) -> float | None:
+    """Mean log-probability the model itself gives the output tokens (EOS included unless the decode hit its length
+    limit), from the analysis' teacher-forced pass, whatever the decoding: the measure the calibration takes on
+    greedy decodes (model/calibration.py)."""
+    return calibrated_mean(a.model_probs()[: len(token_probs(a))])
+
+
+def advice(a: Analysis) -> list[str]:
+    """Plain-language warnings about this translation (empty when there is nothing to say)."""
+    out = []
+    loop = find_loop(a.out_ids[:-1], quiet={i for i, p in zip(a.out_ids, a.out_tokens) if is_punctuation(p)})
+    if loop is not None:
+        unit = "".join(a.out_tokens[loop.start : loop.start + loop.period]).replace("▁", " ").strip()
+        out.append(f"The translation repeats “{unit}” {loop.repeats} times in a row: a repetition loop, a known "
+                   "failure of this small model on rare or long words. Try, under Decoding options: beam search, "
+                   "\"No-repeat n-gram size\" 2 or \"Repetition penalty\" 1.5; or rephrase the word.")
+    est = may_be_wrong(a)
+    why = ("Sampling picks less likely words on purpose: greedy or beam search give the model's surest translation."
+           if a.options.method == "sample" else (f"{a.domain.rstrip('.')}. " if a.domain else "")
+           + "Far from that, it can still write fluent German that means something else.")
+    if est is not None:
+        if est.flagged:
+            words = ", ".join(f"“{w}”" for w in est.words)
+            out.append(f"This translation may well be wrong. The model's own check puts the chance that it is "
+                       f"wrong at {est.probability:.0%}"
+                       + (f"; the words it was least sure of: {words}. " if words else ". ") + why)
+        return out
+    cal = a.calibration
+    m = mean_logprob(a) if cal is not None and not a.ablated else None  # heads off: not the calibrated model
+    if m is not None and m < cal.floor:
+        out.append(f"The model is unsure of this translation (a rough check: this model has no fitted quality "
+                   f"estimate): it gave its words a probability of about "
+                   f"{math.exp(m):.2f} each (geometric mean). On {cal.sentences:,} sentences kept apart from its "
+                   f"training data ({cal.split}), {1 - cal.quantile:.0%} get more than "
+                   f"{math.exp(cal.floor):.2f} and half more than {math.exp(cal.median):.2f}. " + why)
+    return out
+
+
+def may_be_wrong(a: Analysis) -> Estimate | None:
+    """The fitted quality estimate of this translation (model/quality.py), from the analysis' own pass; None when
+    the model has none for its weights, or heads are switched off (not the model it was fitted on). Its named
+    words are those the output chips shade as unsure (p < 0.3 when chosen), least sure first."""
+    return estimate(a, UNK, token_probs(a))
+
+
+# the output chips' shades, surest first: (lowest probability, colour); green (sure) to orange (unsure), text dark
+CHIP_SHADES = ((0.7, "#c8ecd2"), (0.3, "#fbe3b5"), (0.0, "#f7c4b0"))
+
+
+def confidence_chips(a: Analysis) -> str:
+    """The output pieces, each shaded by the probability it was chosen with (hover: the number); when the
+    translation is flagged as maybe wrong, the pieces of the words it names are outlined too."""
+    est = may_be_wrong(a)
+    named: set[int] = set()
+    if est is not None and est.flagged:
+        spans = word_spans(list(a.out_tokens[:-1]))
+        named = {i for k in est.word_indices for i in range(*spans[k])}
+    chips = []
+    for i, (tok, p) in enumerate(zip(a.out_tokens, token_probs(a) + [None] * len(a.out_tokens))):
+        if p is None:
+            shade, title = "#eeeeee", "not decoded"
+        else:
+            # green (sure) to orange (unsure); text stays dark on both
+            shade = next(colour for floor, colour in CHIP_SHADES if p >= floor)
+            title = f"p = {p:.2f} when chosen" + ("; may be wrong" if i in named else "")
+        outline = "outline:2px solid #b42318;" if i in named else ""
+        chips.append(f'<span title="{title}" style="background:{shade};{outline}border-radius:4px;padding:1px 5px;'
+                     f'margin:1px;display:inline-block;font-family:monospace">{html.escape(readable(tok))}'
+                     f'<sub style="font-size:10px;color:#555;margin-left:2px">{"" if p is None else f"{p:.2f}"}'
+                     "</sub></span>")
+    return " ".join(chips)

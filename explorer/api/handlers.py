@@ -1,0 +1,433 @@
+"""Request handlers: a validated Request in, what a view shows out (figures, text, bytes).
+
+No Gradio here: errors are UserError, which the endpoints turn into a message for the user. Every
+view reads the one Analysis of its Request from the bounded store (explorer/serving/store.py).
+"""
+
+from __future__ import annotations
+
+import csv
+import functools
+import html
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from explorer.api.advice import CHIP_SHADES, advice, confidence_chips, may_be_wrong
+from explorer.api.examples import EXAMPLES
+from explorer.serving import limits
+from explorer.serving.request import Request, UserError, number, translator
+from explorer.serving.store import analysis, require_words, run_model
+from model.names import act_name
+from model.schedule import lr_at
+from model.translator import Analysis, Translator, resolve
+from viz import arrays, views
+from viz.ablation import ablation_effect, attention_difference, effect_summary
+from viz.arrays import block_name
+from viz.attention import side_by_side
+from viz.bertviz_view import iframe
+from viz.page_data import page_data, short
+from viz.tokens import readable
+from viz.training import lr_schedule_figure, training_curves
+
+KIND_LABELS = {"Cross-attention": "cross", "Encoder self-attention": "encoder", "Decoder self-attention": "decoder"}
+AVERAGE = "all heads (mean)"
+model_for = translator
+
+
+def titled(fig, text: str):
+    """Every figure names the sentence it shows: appended to the first line of its title."""
+    title = fig.layout.title.text or ""
+    first, sep, rest = title.partition("<br>")
+    fig.update_layout(title_text=f"{first} — “{html.escape(short(text), quote=False)}”{sep}{rest}")
+    return fig
+
+
+def _layer(tr: Translator, kind: str, layer: Any) -> int:
+    n = tr.cfg.n_encoder_layers if kind == "encoder" else tr.cfg.n_decoder_layers
+    return number(layer, "Layer", 0, n - 1, integer=True)
+
+
+def _head(tr: Translator, head: Any) -> int | None:
+    if head in (None, "", AVERAGE):
+        return None
+    text = str(head).removeprefix("head ")
+    return number(text, "Head", 0, tr.cfg.n_heads - 1, integer=True)
+
+
+def _kind(kind: Any) -> str:
+    if kind in KIND_LABELS.values():
+        return kind
+    if kind not in KIND_LABELS:
+        raise UserError(f"Attention type must be one of {', '.join(KIND_LABELS)}.")
+    return KIND_LABELS[kind]
+
+
+# -- the views --------------------------------------------------------------------------------
+def translate(req: Request) -> str:
+    """The translation of the request's analysis (the same decode every view draws from)."""
+    a = analysis(req)
+    require_words(a)
+    return a.translation
+
+
+def tokens_html(a: Analysis) -> str:
+    """The pieces of the shown translation: source and output chips (each output piece shaded by the probability it
+    was chosen with, the shades explained beside them), led by what a learner should know about this translation (a
+    note that the decode wrote nothing, a loop, that it may be wrong: advice.py decides). Drawn with the translation,
+    so a warning always belongs to the sentence shown (a toast would stay on screen over the next one)."""
+    def chips(tokens: list[str], colour: str) -> str:
+        return " ".join(f'<span style="background:{colour};border-radius:4px;padding:1px 5px;margin:1px;'
+                        f'display:inline-block;font-family:monospace">{html.escape(readable(t))}</span>' for t in tokens)
+    notes = ([a.note] if a.note else []) + advice(a)
+    # first, where a student looks: what to know before trusting the translation beside it
+    warnings = "".join(f"<div class='ae-advice' role='status' style='margin-bottom:6px;padding:6px 10px;"
+                       f"background:#fff4e5;border-left:4px solid #b45309;font-size:15px'>⚠ {_headlined(w)}</div>"
+                       for w in notes)
+    return (f"<div class='ae-pieces'>{warnings}<div><b>Source pieces ({len(a.src_tokens)}):</b> "
+            f"{chips(a.src_tokens, '#e8f0fe')}</div>"
+            f"<div style='margin-top:4px'><b>Output pieces ({len(a.out_tokens)})</b>, each with the probability it "
+            f"was chosen with: {confidence_chips(a)}</div>"
+            f"<div style='margin-top:2px;font-size:13px;color:#555'>{chips_key()}</div>"
+            f"<details style='font-size:13px;color:#555'><summary>What are pieces?</summary>"
+            f"{pieces_key(len(a.vocab))}</details></div>")
+
+
+def _headlined(note: str) -> str:
+    """A note as HTML, its first sentence in bold (the headline a student reads first)."""
+    head, sep, rest = note.partition(". ")
+    return f"<b>{html.escape(head + sep.strip())}</b> {html.escape(rest)}" if sep else f"<b>{html.escape(note)}</b>"
+
+
+def chips_key() -> str:
+    """What the output chips' shades mean (advice.confidence_chips's thresholds)."""
+    swatch = ("<span style='background:{};border-radius:3px;padding:0 5px;margin:0 3px'>{}</span>")
+    return ("Shade: " + swatch.format(CHIP_SHADES[0][1], f"sure, p ≥ {CHIP_SHADES[0][0]}")
+            + swatch.format(CHIP_SHADES[1][1], f"p ≥ {CHIP_SHADES[1][0]}")
+            + swatch.format(CHIP_SHADES[2][1], f"unsure, p < {CHIP_SHADES[1][0]}")
+            + " (the model's own probability, not whether the word is right)")
+
+
+def pieces_key(vocab_size: int) -> str:
+    """What the token chips mean (the "·" marker above all)."""
+    return (f"The model reads and writes <i>pieces</i> of words (a SentencePiece vocabulary of {vocab_size:,}): "
+            "<code>·en</code> continues the word before it (no space in between), a piece without "
+            "<code>·</code> starts a new word; <code>[EOS]</code> ends the sentence.")
+
+
+def page(req: Request) -> dict:
+    """The page's compact copy of the analysis (viz/page_data.py), with the request it came from."""
+    a = analysis(req)
+    data = page_data(a, model_for(req.model).cfg.n_heads)
+    data["request"] = req.to_json()
+    data["note"] = a.note
+    est = may_be_wrong(a)  # the status line leads with it (views.js leastSure), as the pieces do
+    data["may_be_wrong"] = None if est is None else {"flagged": est.flagged, "p": round(est.probability, 3),
+                                                     "words": list(est.words)}
+    data["pe"] = positional_info(req.model)
+    task = model_for(req.model).task
+    data["task"] = {"source": task.source, "target": task.target}
+    return data
+
+
+def examples_for(model: str) -> list[str]:
+    """The model's own examples (its config's task); English sentences for a model that names none."""
+    return list(model_for(model).task.examples) or list(EXAMPLES)
+
+
+def input_label(task) -> str:
+    """ "an English sentence" -> "English sentence" (the text box's label)."""
+    words = task.input.split(" ", 1)
+    text = words[1] if len(words) == 2 and words[0] in ("a", "an") else task.input
+    return text[:1].upper() + text[1:]
+
+
+def output_label(task) -> str:
+    return task.target[:1].upper() + task.target[1:]
+
+
+def input_info(task) -> str:
+    """The line under the text box: what the model was trained on (what it translates well), and the length limit."""
+    return " ".join(p for p in (task.hint, f"Up to {limits.MAX_CHARS} characters.") if p) or f"Type {task.input}."
+
+
+@functools.lru_cache(maxsize=limits.ANALYSIS_CACHE)
+def page_json(req: Request) -> str:
+    """page(req) as the JSON text the page holds: made once per Request (an Example clicked by a whole class
+    is serialised once), compact separators."""
+    return json.dumps(page(req), ensure_ascii=False, separators=(",", ":"))
+
+
+def positional_info(model: str) -> dict:
+    """What the page needs to draw the model's positional encoding itself (views.js): the sinusoids are
+    computed in the browser from d_model; a learned table travels once per page load (learned_tables)."""
+    cfg = model_for(model).cfg
+    return {"kind": cfg.positional, "d_model": cfg.d_model, "model": model,
+            "max_len": min(limits.MAX_PE_LENGTH, model_for(model).model.positional.table.shape[0])}
+
+
+def learned_tables(models: list[str]) -> dict[str, list]:
+    """The learned positional tables of these models (first MAX_PE_LENGTH rows, 3 decimals); none for sinusoids."""
+    out = {}
+    for name in models:
+        if model_for(name).cfg.positional == "learned":
+            table = model_for(name).model.positional.table.detach().float().numpy()[: limits.MAX_PE_LENGTH]
+            out[name] = np.round(table, 3).tolist()
+    return out
+
+
+def attention_views(req: Request, kind: Any, layer: Any, head: Any):
+    tr, a = model_for(req.model), analysis(req)
+    kind = _kind(kind)
+    layer, head = _layer(tr, kind, layer), _head(tr, head)
+    return tuple(titled(f, a.text) for f in (views.heatmap(a, kind, layer, head), views.all_heads(a, kind),
+                                            views.statistics(a, kind)))
+
+
+def bertviz_frames(req: Request) -> tuple[str, str]:
+    a = analysis(req)
+    return iframe(views.bertviz(a, "head"), 640, "bertviz head view"), iframe(views.bertviz(a, "model"), 900,
+                                                                              "bertviz model view")
+
+
+def step_view(req: Request, step: Any, layer: Any, head: Any):
+    tr, a = model_for(req.model), analysis(req)
+    require_words(a)
+    n = len(a.trace.steps)
+    t = number(step, "Step", 0, max(n - 1, 0), integer=True)
+    return titled(views.decoding_step(a, t, _layer(tr, "cross", layer), _head(tr, head)), a.text)
+
+
+def beam_views(req: Request):
+    """Beam tree and greedy-vs-beam for the request's sentence (beam size from the request, >= 2)."""
+    b = analysis(req.replace(method="beam", beam_size=max(req.beam_size, 2)))
+    g = analysis(req.replace(method="greedy"))
+    return titled(views.beam(b), b.text), titled(views.compare(g, b), b.text)
+
+
+@functools.lru_cache(maxsize=64)
+def model_positional(model: str, length: int, dims: tuple[int, ...]):
+    """The figures that depend only on the model: computed once per (model, length, dimensions)."""
+    from viz.positional import pe_heatmap, pe_similarity, pe_waves
+
+    pe = model_for(model).model.positional.table.detach()
+    return pe_heatmap(pe, length), pe_waves(pe, list(dims), length), pe_similarity(pe, length)
+
+
+def parse_dims(dims: Any, d: int) -> tuple[int, ...]:
+    try:
+        chosen = [int(x) for x in str(dims).replace(",", " ").split()] if dims not in (None, "") else [0, 1, 10, 11]
+    except ValueError:
+        raise UserError("Dimensions must be whole numbers separated by commas, e.g. 0, 1, 10.") from None
+    if not chosen or len(chosen) > 12 or any(not 0 <= x < d for x in chosen):
+        raise UserError(f"Dimensions: pick 1 to 12 numbers between 0 and {d - 1}.")
+    return tuple(chosen)
+
+
+def pe_settings(req: Request, length: Any, dims: Any) -> tuple[int, tuple[int, ...]]:
+    size, d = model_for(req.model).model.positional.table.shape
+    return number(length, "Positions", 2, min(limits.MAX_PE_LENGTH, size), integer=True), parse_dims(dims, d)
+
+
+def positional_views(req: Request, length: Any, dims: Any):
+    n, chosen = pe_settings(req, length, dims)
+    return (*model_positional(req.model, n, chosen), sentence_positional(req))
+
+
+def sentence_positional(req: Request):
+    a = analysis(req)
+    return titled(views.positional_sentence(a), a.text)
+
+
+def query_choices(req: Request, kind: Any) -> list[str]:
+    a = analysis(req)
+    queries = a.src_tokens if _kind(kind) == "encoder" else a.tgt_tokens
+    return [f"{i}: {readable(t)}" for i, t in enumerate(queries)]
+
+
+def inside_head(req: Request, kind: Any, layer: Any, head: Any, query: Any):
+    tr, a = model_for(req.model), analysis(req)
+    kind = _kind(kind)
+    h = _head(tr, head)
+    n = len(a.src_tokens if kind == "encoder" else a.tgt_tokens)
+    q = number(str(query).split(":")[0] if query not in (None, "") else 0, "Query token", 0, n - 1, integer=True)
+    return titled(views.head_inside(a, kind, _layer(tr, kind, layer), 0 if h is None else h, q), a.text)
+
+
+def head_names(tr: Translator) -> list[str]:
+    names = []
+    for kind, label in (("encoder", "enc-self"), ("decoder", "dec-self"), ("cross", "cross")):
+        n = tr.cfg.n_encoder_layers if kind == "encoder" else tr.cfg.n_decoder_layers
+        names += [f"{label} L{layer} H{h}" for layer in range(n) for h in range(tr.cfg.n_heads)]
+    return names
+
+
+def default_ablation(tr: Translator) -> list[str]:
+    """Something worth seeing on first load: every cross-attention head of the last layer off."""
+    last = tr.cfg.n_decoder_layers - 1
+    return [f"cross L{last} H{i}" for i in range(tr.cfg.n_heads)]
+
+
+def parse_heads(tr: Translator, names: Any) -> tuple[tuple[str, int], ...]:
+    blocks = {"enc-self": "encoder", "dec-self": "decoder", "cross": "cross"}
+    valid = set(head_names(tr))
+    if isinstance(names, str):
+        names = [names]
+    if names is not None and not isinstance(names, (list, tuple)):
+        raise UserError("Heads to switch off must be a list of names like 'cross L0 H1'.")
+    out = []
+    for name in names or []:
+        if name not in valid:
+            raise UserError(f"Unknown head {str(name)[:30]!r}; heads look like 'cross L0 H1'.")
+        label, layer, head = name.split()
+        out.append((block_name(blocks[label], int(layer[1:])), int(head[1:])))
+    return tuple(sorted(out))
+
+
+def ablation(req: Request, heads: Any):
+    """Translation with the chosen heads off, next to the original; cross-attention of the last layer for both;
+    and how much each token of the original translation lost or gained (its probability with its prefix forced,
+    intact vs heads off), which says what the heads did even when the words stay the same.
+    -> summary text, the two heatmaps, the per-step figure, the difference of cross-attention (heads off minus
+    intact, both on the original translation)."""
+    tr = model_for(req.model)
+    off = parse_heads(tr, heads)
+    base, changed = analysis(req.replace(ablated=())), analysis(req.replace(ablated=off))
+    out = base.out_ids[:-1]  # the original translation; the probabilities cover it and then EOS
+    p_intact, c_intact = run_model(lambda: tr.forced(req.text, out))
+    p_off, c_off = run_model(lambda: tr.forced(req.text, out, list(off)))
+    last = tr.cfg.n_decoder_layers - 1
+    cross = [act_name("cross", i, "weights") for i in range(tr.cfg.n_decoder_layers)]  # (1, H, T, S) each
+    summary = (f"Original: {base.translation}\nWith {len(off)} head(s) off: {changed.translation}\n"
+               + ("(identical)" if base.translation == changed.translation else "(changed)") + " "
+               + effect_summary(base.out_tokens, p_intact, p_off))
+    layers = [np.stack([c[n][0].mean(0).numpy() for n in cross]) for c in (c_intact, c_off)]  # (L, T, S) heads averaged
+    difference = attention_difference(*layers, base.tgt_tokens, base.src_tokens)
+    return (summary, titled(views.heatmap(base, "cross", last, None), base.text),
+            titled(views.heatmap(changed, "cross", last, None), changed.text),
+            titled(ablation_effect(base.out_tokens, p_intact, p_off, len(off)), base.text),
+            titled(difference, base.text))
+
+
+def compare(req: Request, text_b: Any, kind: Any, layer: Any, head: Any):
+    """The shown sentence and a second one (same model and decoding options), one view each, one colour scale."""
+    tr = model_for(req.model)
+    kind = _kind(kind)
+    n_layer, h = _layer(tr, kind, layer), _head(tr, head)
+    other = Request.parse(text_b, req.model, req.method, req.beam_size, req.length_penalty, req.temperature,
+                          req.top_k, req.top_p, req.seed, req.max_len, no_repeat_ngram_size=req.no_repeat_ngram_size,
+                          repetition_penalty=req.repetition_penalty)
+    views_of = []
+    for r in (req, other):
+        a = analysis(r)
+        require_words(a)
+        w = arrays.attention(a.cache, kind, n_layer)  # (H, Tq, Tk)
+        q, k = arrays.tokens_for(kind, a.src_tokens, a.tgt_tokens)
+        views_of.append((w.mean(0) if h is None else w[h], q, k, a.text))
+    which = "mean of heads" if h is None else f"head {h}"
+    return side_by_side(views_of[0], views_of[1], kind, n_layer, which, (tr.task.source, tr.task.target))
+
+
+def ablation_presets(tr: Translator) -> dict[str, list[str]]:
+    """Named groups of heads for the ablation picker: every head of one kind, every head of one layer."""
+    names = head_names(tr)
+    presets = {f"all {label} heads": [n for n in names if n.startswith(prefix + " ")]
+               for prefix, label in (("cross", "cross-attention"), ("enc-self", "encoder self-attention"),
+                                     ("dec-self", "decoder self-attention"))}
+    n_layers = max(tr.cfg.n_encoder_layers, tr.cfg.n_decoder_layers)
+    for layer in range(n_layers):
+        presets[f"whole layer {layer} (every kind)"] = [n for n in names if n.split()[1] == f"L{layer}"]
+    presets["every cross-attention head of the last layer"] = default_ablation(tr)
+    return presets
+
+
+def logit_lens(req: Request):
+    a = analysis(req)
+    return titled(views.lens(a), a.text)
+
+
+def model_card(name: Any) -> str:
+    tr = model_for(name)
+    cfg, m = tr.cfg, tr.metrics
+    settings = " · ".join(f"`{k}` {v}" for k, v in cfg.to_dict().items())
+    bleu = m.get("bleu", {})
+    pipe = lambda text: str(text).replace("|", "\\|")  # a sacreBLEU signature is full of table separators
+    bleu_rows = [f"| {html.escape(k)} | {v['bleu']} | {v.get('chrf', '')} | {v.get('bleu_lowercase', '')} | "
+                 f"{pipe(v['signature'])} |" for k, v in sorted(bleu.items())]
+    parts = [f"### {html.escape(name)}: {tr.model.num_parameters():,} parameters",
+             f"Trained for {m.get('training_minutes', '?')} minutes on {html.escape(str(m.get('hardware', '?')))}.",
+             f"**Configuration:** {settings}"]
+    data = [d for d in m.get("data", []) if isinstance(d, dict)]
+    if data:
+        parts.append("**Trained on:** " + "; ".join(
+            f"{html.escape(str(d.get('credit', d.get('corpus', '?'))))} ({_count(d.get('train_pairs'))} pairs"
+            f"{', twice an epoch' if d.get('repeats_per_epoch') == 2 else ''})" for d in data))
+    if bleu_rows:
+        parts.append("| evaluation | sacreBLEU | chrF | lowercased | signature |\n|---|---|---|---|---|\n" + "\n".join(bleu_rows))
+    return "\n\n".join(parts)
+
+
+def _count(n: Any) -> str:
+    return f"{n:,}" if isinstance(n, int) else "?"
+
+
+def training_figures(name: Any):
+    """Training curves from train_log.csv (a broken log gives an empty figure that says why, and the rest of the
+    Model tab still works) and the learning-rate schedule."""
+    tr = model_for(name)
+    folder = resolve(name)
+    log = folder / "train_log.csv"
+    try:
+        curves = training_curves(_read_log(log) if log.is_file() else [], name)
+    except (OSError, csv.Error, UnicodeDecodeError, ValueError, KeyError, TypeError) as e:
+        curves = training_curves([], name)
+        curves.add_annotation(text=html.escape(f"{log.name} could not be read ({type(e).__name__}: {str(e)[:120]}); "
+                                               "the training curves are not shown."),
+                              xref="paper", yref="paper", x=0.5, y=0.5, showarrow=False)
+    t = tr.training
+    peak, warmup, total = t.get("lr", 1e-3), t.get("warmup", 400), max(t.get("steps", 4000), 2)
+    steps = list(range(1, total + 1, max(1, total // 400)))
+    return curves, lr_schedule_figure(steps, [lr_at(s, peak, warmup) for s in steps], warmup)
+
+
+def _read_log(path: Path) -> list[dict[str, str]]:
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def export_npz(req: Request) -> bytes:
+    """Every captured tensor of the request, plus the tokens, as a .npz archive."""
+    a = analysis(req)
+    arrays = {k.replace(".", "/"): v.float().numpy() for k, v in a.cache.items()}
+    meta = {"text": a.text, "translation": a.translation, "src_tokens": a.src_tokens, "tgt_tokens": a.tgt_tokens,
+            "options": a.options.__dict__, "request": json.loads(req.to_json())}
+    buf = io.BytesIO()
+    np.savez_compressed(buf, __meta__=np.array(json.dumps(meta)), **arrays)
+    return buf.getvalue()
+
+
+def export_html(req: Request, kind: Any, layer: Any, head: Any) -> bytes:
+    """The attention tab's figures as one self-contained HTML file (plotly.js embedded once)."""
+    import plotly.io as pio
+
+    figs = attention_views(req, kind, layer, head)
+    parts = [pio.to_html(f, include_plotlyjs=(i == 0), full_html=False) for i, f in enumerate(figs)]
+    return ("<!doctype html><html><head><meta charset='utf-8'><title>Attention Explorer figures</title>"
+            "</head><body>" + "".join(parts) + "</body></html>").encode("utf-8")
+
+
+def model_page(name: Any):
+    """Model card and training figures: they depend only on the model, so they are made once per model."""
+    model_for(name)  # an unknown name or a list is refused here, naming the field, before the cache hashes it
+    return _model_page(name)
+
+
+@functools.lru_cache(maxsize=16)
+def _model_page(name: str):
+    from viz.compact import plot_value
+
+    curves, lr = training_figures(name)
+    return model_card(name), plot_value(curves), plot_value(lr)

@@ -1,0 +1,543 @@
+// Attention Explorer's client-side views: drawn in the browser from the page's copy of one analysis
+// (viz/page_data.py), so switching attention type, layer, head or decoding step asks the server nothing.
+// Every function returns a gr.Plot value ({type: "plotly", plot: "<figure JSON>"}); Gradio draws it.
+// Layout and wording follow viz/attention.py and viz/decoding.py, which draw the same figures on the server.
+(function () {
+  const KIND = { "Cross-attention": "cross", "Encoder self-attention": "encoder", "Decoder self-attention": "decoder" };
+  const TITLE = { encoder: "Encoder self-attention", decoder: "Decoder self-attention (masked)", cross: "Cross-attention" };
+  // what the rows and columns are, in the model's own terms (its task: viz/attention.py subtitle)
+  function sub(bank, kind) {
+    const t = bank.task || { source: "English", target: "German" };
+    return { cross: "decoder positions (rows, " + esc(t.target) + ") look at source tokens (columns, " + esc(t.source) + ")",
+      encoder: "source tokens (" + esc(t.source) + ") look at each other",
+      decoder: "decoder positions (" + esc(t.target) + ") look at earlier ones (grey: later ones, masked out)" }[kind];
+  }
+  const BLUES = [[0, "rgb(247,251,255)"], [0.125, "rgb(222,235,247)"], [0.25, "rgb(198,219,239)"], [0.375, "rgb(158,202,225)"], [0.5, "rgb(107,174,214)"], [0.625, "rgb(66,146,198)"], [0.75, "rgb(33,113,181)"], [0.875, "rgb(8,81,156)"], [1, "rgb(8,48,107)"]];  // plotly.py's "Blues" (ColorBrewer); plotly.js names a different scale so
+  const FONT = { family: "Inter, Helvetica, Arial, sans-serif", size: 12 };
+  const AVERAGE = "all heads (mean)";
+  const AXIS = { automargin: true, gridcolor: "#EBF0F8", linecolor: "#EBF0F8", ticks: "", title: { standoff: 15 },
+    zerolinecolor: "#EBF0F8", zerolinewidth: 2 };
+  const LEAN_WHITE = { layout: { font: { color: "#2a3f5f" }, paper_bgcolor: "white", plot_bgcolor: "white",  // viz/style.py
+    hovermode: "closest", hoverlabel: { align: "left" }, xaxis: AXIS, yaxis: AXIS } };
+
+  const kindOf = (k) => KIND[k] || k;
+  const headOf = (h) => (h === null || h === undefined || h === "" || h === AVERAGE ? null : parseInt(String(h).replace("head ", ""), 10));
+  const plot = (fig) => ({ type: "plotly", plot: JSON.stringify(fig) });
+
+  // The page holds its copy of the analysis as JSON text (a hidden Textbox): parsed once per analysis.
+  let lastText = null, lastBank = null;
+  function parsed(bank) {
+    if (typeof bank !== "string") return bank;
+    if (bank !== lastText) {
+      try { lastBank = bank ? JSON.parse(bank) : null; } catch (e) { lastBank = null; }
+      lastText = bank;
+    }
+    return lastBank;
+  }
+  const fromBank = (f) => (bank, ...rest) => f(parsed(bank), ...rest);
+  const empty = () => null;
+
+  function base(fig, title, height) {
+    const big = state.present;  // presentation mode (present.js): larger type
+    fig.layout = Object.assign(fig.layout || {}, {
+      title: { text: title, x: 0.01, xanchor: "left", font: { size: big ? 24 : 17 } },
+      font: Object.assign({}, FONT, { size: big ? 16 : FONT.size }), template: LEAN_WHITE,
+      margin: { l: 80, r: 30, t: big ? 110 : 70, b: 80 }, autosize: true, height: big ? Math.round(height * 1.7) : height,
+    });
+    return narrow() && !big ? forPhone(fig) : fig;
+  }
+
+  // A phone's width (the page's own, as Gradio lays it out): titles broken onto lines and smaller, margins narrow,
+  // colour bars thin (and left out where a figure has several: each panel prints or names its values on a tap).
+  const narrow = () => (window.innerWidth || 1280) < 600;
+  function forPhone(fig) {
+    const L = fig.layout;
+    L.title.text = String(L.title.text).replace(" — ", "<br>").replace(/<br><sup>/, "<br><sup>");
+    L.title.font = { size: 13 };
+    L.font = Object.assign({}, L.font, { size: 10 });
+    L.margin = Object.assign({}, L.margin, { l: 50, r: 8, t: 92 });
+    const axes = Object.keys(L).filter((k) => k.startsWith("coloraxis"));
+    axes.forEach((k) => {
+      if (axes.length > 1) L[k].showscale = false;
+      else L[k].colorbar = Object.assign({}, L[k].colorbar, { thickness: 8, tickfont: { size: 9 }, title: { text: "" } });
+    });
+    (fig.data || []).forEach((t) => {
+      if (t.colorbar) t.colorbar = Object.assign({}, t.colorbar, { thickness: 8, tickfont: { size: 9 }, title: { text: "" } });
+    });
+    (L.annotations || []).forEach((a) => {
+      a.font = Object.assign({}, a.font, { size: Math.min((a.font || {}).size || 11, 10) });
+      if (typeof a.text === "string") a.text = a.text.split("<br>").map((line) => wrapLine(line, 60)).join("<br>");
+    });
+    return fig;
+  }
+
+  // A line of an annotation broken at spaces into lines of at most n visible characters (tags are not counted).
+  function wrapLine(line, n) {
+    const out = [];
+    let cur = "", seen = 0;
+    line.split(" ").forEach((word) => {
+      const len = word.replace(/<[^>]*>/g, "").length;
+      if (seen && seen + 1 + len > n) { out.push(cur); cur = word; seen = len; } else { cur = seen ? cur + " " + word : word; seen += (seen ? 1 : 0) + len; }
+    });
+    out.push(cur);
+    return out.join("<br>");
+  }
+
+  function ticks(bank, which) {
+    const special = new Set(bank[which + "_special"] || []);
+    return bank[which].map((t, i) => (special.has(i) ? "<i>" + t + "</i>" : t));
+  }
+
+  function tokenAxis(labels, title, size) {
+    const n = labels.length;
+    return {
+      title: { text: title }, tickmode: "array", tickvals: [...Array(n).keys()], ticktext: labels,
+      tickfont: { size: (size || (n <= 20 ? 12 : n <= 32 ? 10 : 8)) * (state.present ? 1.5 : 1) }, showgrid: false,
+      zeroline: false,
+    };
+  }
+
+  function queriesKeys(bank, kind) {
+    if (kind === "encoder") return ["src", "src"];
+    if (kind === "decoder") return ["tgt", "tgt"];
+    return ["tgt", "src"];
+  }
+
+  function hover(bank, kind, withPrediction) {
+    const [q, k] = queriesKeys(bank, kind);
+    const ql = bank[q].map((t, i) => t + " (#" + i + ")" + (withPrediction && kind !== "encoder" ? ", predicting " + bank.out[i] : ""));
+    const kl = bank[k].map((t, j) => t + " (#" + j + ")");
+    return ql.map((qi) => kl.map((kj) => "query: " + qi + "<br>key: " + kj));
+  }
+
+  // (Tq, Tk) weights of one head, or the mean over heads; per-mille integers -> floats
+  function weights(bank, kind, layer, head) {
+    const heads = bank.att[kind][layer];
+    if (head !== null) return heads[head].map((row) => row.map((v) => v / 1000));
+    return heads[0].map((row, i) => row.map((_, j) => {
+      let s = 0;
+      for (const h of heads) s += h[i][j];
+      return Math.round(s / heads.length) / 1000;
+    }));
+  }
+
+  // Decoder self-attention is causal: a query may not look at later positions. Those cells are gaps in the weights
+  // and a grey trace over them names them in the hover, never white like a weight of 0 (viz/attention.py too).
+  const MASKED = "#c8c8c8";
+  const MASKED_HOVER = "masked out: a German position may not look at later ones (score −∞ before softmax, weight 0)";
+  const isMasked = (kind, i, j) => kind === "decoder" && j > i;
+  const unmasked = (kind, z) => z.map((row, i) => row.map((v, j) => (isMasked(kind, i, j) ? null : v)));
+
+  function maskedTrace(z, where) {
+    return Object.assign({ type: "heatmap", z: z.map((row, i) => row.map((_, j) => (j > i ? 1 : null))),
+      x: [...Array(z[0].length).keys()], y: [...Array(z.length).keys()], zmin: 0, zmax: 1,
+      colorscale: [[0, MASKED], [1, MASKED]], showscale: false, hoverongaps: false,
+      hovertemplate: "query #%{y}, key #%{x}<br>" + MASKED_HOVER + "<extra></extra>" }, where || {});
+  }
+
+  function caption(bank) {
+    return "“" + bank.title_html + "”";
+  }
+
+  function heatmap(bank, kindLabel, layer, headLabel) {
+    if (!bank || !bank.att) return empty();
+    const kind = kindOf(kindLabel), head = headOf(headLabel);
+    layer = Math.min(parseInt(layer, 10) || 0, bank.att[kind].length - 1);
+    const [q, k] = queriesKeys(bank, kind);
+    const z = weights(bank, kind, layer, head);
+    const which = head === null ? "mean of " + bank.heads + " heads" : "head " + head;
+    const fig = {
+      data: [{
+        type: "heatmap", z: unmasked(kind, z), x: [...Array(bank[k].length).keys()], y: [...Array(bank[q].length).keys()],
+        zmin: 0, zmax: 1, colorscale: BLUES, customdata: hover(bank, kind, true), hoverongaps: false,
+        hovertemplate: "%{customdata}<br>weight: %{z:.3f}<extra></extra>", colorbar: { title: { text: "weight" } },
+      }],
+      layout: {},
+    };
+    if (kind === "decoder") fig.data.push(maskedTrace(z));
+    const qTitle = kind === "encoder" ? "query: source token" : "query: decoder input (predicts the next token)";
+    const kTitle = kind === "decoder" ? "key: decoder input token" : "key: source token";
+    fig.layout.xaxis = Object.assign(tokenAxis(ticks(bank, k), kTitle), { tickangle: -60, side: "bottom", constrain: "domain" });
+    fig.layout.yaxis = Object.assign(tokenAxis(ticks(bank, q), qTitle), { autorange: "reversed", scaleanchor: "x", constrain: "domain" });
+    const n = Math.max(bank[q].length, bank[k].length);
+    const size = Math.round(Math.min(900, Math.max(420, 22 * n + 160)));
+    return plot(base(fig, TITLE[kind] + ", layer " + layer + ", " + which + " — " + caption(bank) + "<br><sup>" + sub(bank, kind) + "</sup>", size));
+  }
+
+  function grid(rows, cols, titles, hgap, vgap) {
+    const layout = { annotations: [] };
+    const w = (1 - hgap * (cols - 1)) / cols, h = (1 - vgap * (rows - 1)) / rows;
+    const clip = (v) => Math.min(1, Math.max(0, Math.round(v * 1e6) / 1e6));
+    for (let i = 0; i < rows * cols; i++) {
+      const r = Math.floor(i / cols), c = i % cols, x0 = c * (w + hgap), y1 = 1 - r * (h + vgap), a = i === 0 ? "" : String(i + 1);
+      layout["xaxis" + a] = { domain: [clip(x0), clip(x0 + w)], anchor: "y" + a };
+      layout["yaxis" + a] = { domain: [clip(y1 - h), clip(y1)], anchor: "x" + a };
+      if (i < titles.length) layout.annotations.push({ text: titles[i], x: x0 + w / 2, y: y1, xref: "paper", yref: "paper",
+        xanchor: "center", yanchor: "bottom", showarrow: false, font: { size: 11 } });
+    }
+    return layout;
+  }
+
+  // at most PANEL_LABELS token labels along a small panel's axis (viz/attention.py thinned): more overlap; the hover
+  // names every token
+  const PANEL_LABELS = 20;
+  function thinned(axis) {
+    const k = Math.ceil(axis.ticktext.length / PANEL_LABELS);
+    return Object.assign(axis, { ticktext: axis.ticktext.map((t, i) => (i % k === 0 ? t : "")) });
+  }
+
+  function modelView(bank, kindLabel) {
+    if (!bank || !bank.att) return empty();
+    const kind = kindOf(kindLabel), [q, k] = queriesKeys(bank, kind);
+    const layers = bank.att[kind], nL = layers.length, nH = bank.heads;
+    const titles = [];
+    for (let l = 0; l < nL; l++) for (let h = 0; h < nH; h++) titles.push("L" + l + " H" + h);  // fits a phone
+    const layout = grid(nL, nH, titles, 0.02, 0.06);
+    const cd = hover(bank, kind, false), long = Math.max(bank[q].length, bank[k].length) > 24, small = long ? 7 : 9;
+    const data = [];
+    for (let i = 0; i < nL * nH; i++) {
+      const l = Math.floor(i / nH), h = i % nH, a = i === 0 ? "" : String(i + 1);
+      const z = layers[l][h].map((row) => row.map((v) => v / 1000));
+      data.push({ type: "heatmap", z: unmasked(kind, z), coloraxis: "coloraxis", customdata: cd, xaxis: "x" + a, yaxis: "y" + a,
+        hoverongaps: false, hovertemplate: "layer " + l + ", head " + h + "<br>%{customdata}<br>weight: %{z:.3f}<extra></extra>" });
+      if (kind === "decoder") data.push(maskedTrace(z, { xaxis: "x" + a, yaxis: "y" + a }));
+      Object.assign(layout["xaxis" + a], thinned(tokenAxis(ticks(bank, k), l === nL - 1 ? "key" : "", small)), { showticklabels: l === nL - 1, tickangle: -90 });
+      Object.assign(layout["yaxis" + a], thinned(tokenAxis(ticks(bank, q), h === 0 ? "query" : "", small)), { showticklabels: h === 0, autorange: "reversed" });
+    }
+    layout.coloraxis = { colorscale: BLUES, cmin: 0, cmax: 1, colorbar: { title: { text: "weight" } } };
+    const panel = long ? 260 : 210;
+    return plot(base({ data: data, layout: layout }, "Model view: " + TITLE[kind] + " — " + caption(bank) + "<br><sup>rows = layers (L), columns = heads (H)" +
+      (Math.max(bank[q].length, bank[k].length) > PANEL_LABELS ? "; long sentence: some labels left out, tap or hover names each token" : "") +
+      "</sup>", panel * nL + 160));
+  }
+
+  // Head statistics (viz/attention.py head_statistics_figure): the statistics that mean something for this kind,
+  // each on its own scale with its own colour bar (weights share 0..1), a line of text for each under the grids.
+  function statRange(scale, nKeys) {
+    return scale === "weight" ? 1 : scale === "entropy" ? Math.log(Math.max(nKeys, 2)) : Math.max(nKeys - 1, 1);
+  }
+
+  function stats(bank, kindLabel) {
+    if (!bank || !bank.stats) return empty();
+    const kind = kindOf(kindLabel), s = bank.stats[kind], names = Object.keys(s), info = bank.stat_info;
+    const nKeys = bank[queriesKeys(bank, kind)[1]].length, cols = Math.ceil(names.length / 2);
+    const layout = grid(2, cols, names.map((n) => info[n][0]), 0.11, 0.3);
+    const data = names.map((name, i) => {
+      const a = i === 0 ? "" : String(i + 1), v = s[name];
+      const [x0, x1] = layout["xaxis" + a].domain, [y0, y1] = layout["yaxis" + a].domain;
+      layout["coloraxis" + a] = { colorscale: "Viridis", cmin: 0, cmax: statRange(info[name][2], nKeys),
+        colorbar: { x: x1 + 0.005, xanchor: "left", y: (y0 + y1) / 2, len: y1 - y0, thickness: 10, tickfont: { size: 9 } } };
+      layout["xaxis" + a].title = { text: "head" };
+      Object.assign(layout["yaxis" + a], { title: { text: i % cols === 0 ? "layer" : "" }, autorange: "reversed" });
+      return { type: "heatmap", z: v, x: v[0].map((_, h) => "h" + h), y: v.map((_, l) => "L" + l), xaxis: "x" + a, yaxis: "y" + a,
+        coloraxis: "coloraxis" + a, text: v.map((r) => r.map((x) => x.toFixed(2))), texttemplate: "%{text}",
+        hovertemplate: info[name][0] + "<br>layer %{y}, head %{x}<br>value: %{z:.3f}<extra></extra>" };
+    });
+    layout.annotations.push({ text: names.map((n) => "<b>" + info[n][0] + "</b>: " + info[n][1]).join("<br>"), x: 0, y: -0.12,
+      xref: "paper", yref: "paper", xanchor: "left", yanchor: "top", align: "left", showarrow: false, font: { size: 11 } });
+    const fig = base({ data: data, layout: layout }, "Head statistics: " + TITLE[kind] + " — " + caption(bank) +
+      "<br><sup>each value averaged over query positions; each statistic on its own scale</sup>", 620 + 18 * names.length);
+    const notes = fig.layout.annotations[fig.layout.annotations.length - 1].text.split("<br>").length;  // wrapped on a phone
+    fig.layout.margin = Object.assign({}, fig.layout.margin, { b: 80 + 16 * notes });
+    fig.layout.height += Math.max(0, 16 * (notes - names.length));
+    return plot(fig);
+  }
+
+  function step(bank, t, layer, headLabel) {
+    if (!bank || !bank.steps || !bank.steps.length) return empty();
+    const steps = bank.steps;
+    t = Math.max(0, Math.min(parseInt(t, 10) || 0, steps.length - 1));
+    layer = Math.min(parseInt(layer, 10) || 0, bank.att.cross.length - 1);
+    const head = headOf(headLabel), st = steps[t];
+    const which = head === null ? "mean of heads" : "head " + head;
+    const cross = weights(bank, "cross", layer, head)[t];
+    const self = weights(bank, "decoder", layer, head)[t].slice(0, t + 1);
+    const prefix = bank.tgt.slice(0, t + 1);
+    const bars = st.top.map((_, i) => i);
+    const layout = {
+      xaxis: { domain: [0, 1], anchor: "y", tickmode: "array", tickvals: bars, ticktext: st.top },
+      yaxis: { domain: [0.736, 1], anchor: "x", title: { text: "probability" }, range: [0, 1.18] },
+      xaxis2: Object.assign(tokenAxis(ticks(bank, "src"), ""), { domain: [0, 1], anchor: "y2", tickangle: -45 }),
+      yaxis2: { domain: [0.368, 0.536], anchor: "x2", showticklabels: false },
+      xaxis3: Object.assign(tokenAxis(ticks(bank, "tgt").slice(0, t + 1), ""), { domain: [0, 1], anchor: "y3", tickangle: -45 }),
+      yaxis3: { domain: [0, 0.168], anchor: "x3", showticklabels: false },
+      annotations: [
+        ["step " + t + ": the " + st.top.length + " most likely next tokens (red = chosen)", 1],
+        ["cross-attention of this step's query over the source (layer " + layer + ", " + which + ")", 0.536],
+        ["decoder self-attention of this step's query over the prefix", 0.168],
+      ].map(([text, y]) => ({ text: text, x: 0.5, y: y, xref: "paper", yref: "paper", xanchor: "center", yanchor: "bottom",
+        showarrow: false, font: { size: 16 } })),
+    };
+    const data = [
+      { type: "bar", x: bars, y: st.p, marker: { color: bars.map((i) => (i === st.pick ? "#d62728" : "#1f77b4")) },
+        text: st.p.map((p) => p.toFixed(3)), textposition: "outside", customdata: st.top,
+        hovertemplate: "%{customdata}<br>p = %{y:.4f}<extra></extra>", showlegend: false, xaxis: "x", yaxis: "y" },
+      { type: "heatmap", z: [cross], x: cross.map((_, i) => i), zmin: 0, zmax: 1, colorscale: BLUES, showscale: true,
+        customdata: [bank.src.map((s, i) => s + " (#" + i + ")")], colorbar: { title: { text: "weight" }, len: 0.5, y: 0.3 },
+        hovertemplate: "key: %{customdata}<br>weight: %{z:.3f}<extra></extra>", xaxis: "x2", yaxis: "y2" },
+      { type: "heatmap", z: [self], x: self.map((_, i) => i), zmin: 0, zmax: 1, colorscale: BLUES, showscale: false,
+        customdata: [prefix.map((s, i) => s + " (#" + i + ")")],
+        hovertemplate: "key: %{customdata}<br>weight: %{z:.3f}<extra></extra>", xaxis: "x3", yaxis: "y3" },
+    ];
+    if (st.pick < 0) {
+      // sampling can choose a token outside the top-k bars: show it as its own red bar
+      data[0].x.push(bars.length); data[0].y.push(st.chosen_p); data[0].marker.color.push("#d62728");
+      data[0].text.push(st.chosen_p.toFixed(3)); data[0].customdata.push(st.chosen + " (chosen, outside the top " + bars.length + ")");
+      layout.xaxis.tickvals = bars.concat([bars.length]); layout.xaxis.ticktext = st.top.concat([st.chosen + " (chosen)"]);
+    }
+    const words = prefix.join(" ");
+    return plot(base({ data: data, layout: layout }, "Decoding step " + t + ": after “" + words + "” → " + st.chosen + " — " + caption(bank), 760));
+  }
+
+  // The "not translated yet" line: compares the text box, the model and the decoding options that matter for the
+  // chosen method with the request of what the views show.
+  const OPTIONS = ["method", "beam_size", "length_penalty", "max_len", "temperature", "top_k", "top_p", "seed",
+    "no_repeat_ngram_size", "repetition_penalty"];
+  const REPEATS = ["no_repeat_ngram_size", "repetition_penalty"];  // matter for every method
+  const MATTERS = { greedy: ["method", "max_len", ...REPEATS], beam: ["method", "beam_size", "length_penalty", "max_len",
+    ...REPEATS], sample: ["method", "max_len", "temperature", "top_k", "top_p", "seed", ...REPEATS] };
+
+  function changedOptions(req, values) {
+    if (!req || !values.length) return [];
+    const now = {};
+    OPTIONS.forEach((k, i) => { now[k] = values[i]; });
+    const same = (a, b) => (typeof a === "number" || typeof b === "number" ? Number(a) === Number(b) : String(a) === String(b));
+    return (MATTERS[now.method] || OPTIONS).filter((k) => now[k] !== undefined && now[k] !== null && !same(now[k], req[k]));
+  }
+
+  function status(bank, text, model, ...options) {
+    return (AE.linkNote ? AE.linkNote() : "") + tooLong(text) + statusLine(bank, text, model, ...options);
+  }
+
+  // The text box holds at most AE_MAX_CHARS characters; the browser cuts a longer paste without a word: say so.
+  function tooLong(text) {
+    const max = window.AE_MAX_CHARS;
+    if (!max || String(text || "").length < max) return "";
+    return "<div class='ae-status ae-stale'>The sentence box holds at most " + max + " characters: anything " +
+      "longer that you typed or pasted was cut off at the end.</div>";
+  }
+
+  function statusLine(bank, text, model, ...options) {
+    if (!bank || !bank.text) return "<div class='ae-status ae-stale'>Not translated yet: press <b>Translate</b>.</div>";
+    const norm = (s) => String(s || "").replace(/[\u0000-\u001f\u007f]/g, " ").replace(/\s+/g, " ").trim();
+    const req = bank.request ? JSON.parse(bank.request) : null;
+    const shownModel = req ? req.model : model;
+    const changed = changedOptions(req, options);
+    const what = req ? req.method + (req.method === "beam" ? " " + req.beam_size : "") : "";
+    if (norm(text) === norm(bank.text) && (!model || model === shownModel) && !changed.length) {
+      return "<div class='ae-status'>Every view below shows: “" + bank.text_html + "” (" + esc(shownModel) + ", " + esc(what) +
+        ")" + leastSure(bank) + "</div>";
+    }
+    const reasons = [];
+    if (norm(text) !== norm(bank.text)) reasons.push("the sentence");
+    if (model && model !== shownModel) reasons.push("the model (" + esc(model) + ")");
+    if (changed.length) reasons.push("the decoding options (" + changed.map((k) => k.replace("_", " ")).join(", ") + ")");
+    return "<div class='ae-status ae-stale'><b>Not translated yet.</b> You changed " + reasons.join(" and ") +
+      ": press <b>Translate</b> (or Enter) to see it. Until then every view below still shows “" + bank.text_html + "” (" +
+      esc(shownModel) + ", " + esc(what) + ").</div>";
+  }
+
+  // The words the model chose with a low probability (the unsure shade of the output chips), named even when the
+  // sentence as a whole is not flagged: a fluent translation can hide one guessed word. Whole words: a piece's word
+  // is its own start piece and the "·" pieces that continue it (labels are HTML-escaped already).
+  function leastSure(bank) {
+    const floor = window.AE_UNSURE_P || 0.3, out = bank.out || [], steps = bank.steps || [];
+    const special = (s) => /^\[[A-Z]+\]$/.test(s);
+    const weak = [];
+    steps.forEach((st, i) => {
+      if (i >= out.length || special(out[i]) || !(st.chosen_p < floor)) return;
+      let a = i, b = i + 1;
+      while (a > 0 && out[a].startsWith("·")) a--;
+      while (b < out.length && out[b].startsWith("·")) b++;
+      const word = out.slice(a, b).map((x, j) => (j ? x.slice(1) : x)).join("");
+      if (!weak.some((w) => w.start === a)) weak.push({ start: a, word, p: st.chosen_p });
+    });
+    const verdict = bank.may_be_wrong && bank.may_be_wrong.flagged ? ". <b class='ae-unsure'>This translation may well " +
+      "be wrong</b> (the model's own check: " + Math.round(100 * bank.may_be_wrong.p) + "% likely)" : "";
+    if (!weak.length) return verdict;
+    weak.sort((x, y) => x.p - y.p);
+    const named = weak.slice(0, 3).map((w) => "“" + w.word + "” (p " + w.p.toFixed(2) + ")").join(", ");
+    return verdict + ". <span class='ae-unsure'>The model was unsure of " + named + (weak.length > 3 ? " and more" : "") +
+      ": check " + (weak.length > 1 ? "these words" : "this word") + ".</span>";
+  }
+
+  function esc(s) {
+    return String(s).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
+  }
+
+  // Lazy parts: the server draws "inside" (a head's arithmetic) when its tab opens and "bertviz" when its panel
+  // opens, once per analysis. Opening one clicks its hidden button (#ae-run-<name>), whose event reads the shown
+  // request; nothing is asked on page load, nor when a part is reopened for the same analysis.
+  const LAZY = ["inside", "bertviz"];
+  const state = { tab: "attend", bertviz: false, done: {}, present: false };
+
+  function run(name, shown) {
+    if (!shown || state.done[name] === shown) return;
+    const button = document.getElementById("ae-run-" + name);
+    if (!button) return;
+    state.done[name] = shown;
+    button.click();
+  }
+
+  function openTab(name, shown) {
+    if (name === "bertviz") state.bertviz = true; else state.tab = name;
+    if (LAZY.includes(name)) run(name, shown);
+  }
+
+  function closeTab(name) {
+    if (name === "bertviz") state.bertviz = false;
+  }
+
+  function refreshOpen(shown) {
+    // after a translation: redraw the open lazy tab (and the bertviz panel if open); the others wait until opened
+    if (LAZY.includes(state.tab)) run(state.tab, shown);
+    if (state.bertviz) run("bertviz", shown);
+  }
+
+  function download(file) {
+    // a hidden gr.File received the export: hand it to the browser as a download, once
+    if (!file || !file.url) return;
+    const a = document.createElement("a");
+    a.href = file.url; a.download = file.orig_name || "";
+    document.body.appendChild(a); a.click(); a.remove();
+  }
+
+  // -- model-only and sentence figures of the Positional and Experiments tabs (viz/positional.py, viz/logit_lens.py)
+  const RDBU = [[0, "rgb(103,0,31)"], [0.1, "rgb(178,24,43)"], [0.2, "rgb(214,96,77)"], [0.3, "rgb(244,165,130)"], [0.4, "rgb(253,219,199)"], [0.5, "rgb(247,247,247)"], [0.6, "rgb(209,229,240)"], [0.7, "rgb(146,197,222)"], [0.8, "rgb(67,147,195)"], [0.9, "rgb(33,102,172)"], [1, "rgb(5,48,97)"]];  // plotly.py's "RdBu"
+  const GREENS = [[0, "rgb(247,252,245)"], [0.125, "rgb(229,245,224)"], [0.25, "rgb(199,233,192)"], [0.375, "rgb(161,217,155)"], [0.5, "rgb(116,196,118)"], [0.625, "rgb(65,171,93)"], [0.75, "rgb(35,139,69)"], [0.875, "rgb(0,109,44)"], [1, "rgb(0,68,27)"]];  // plotly.py's "Greens"
+  const COLOURS = ["#636efa", "#EF553B", "#00cc96", "#ab63fa", "#FFA15A", "#19d3f3", "#FF6692", "#B6E880", "#FF97FF", "#FECB52"];
+
+  function message(text) {
+    // a figure that only says something (a bad control value): ordinary axes, so the next figure redraws cleanly
+    const blank = { range: [0, 1], showgrid: false, zeroline: false, showticklabels: false };
+    return plot(base({ data: [{ type: "scatter", x: [0.5], y: [0.5], mode: "markers", marker: { opacity: 0 }, hoverinfo: "skip" }],
+      layout: { xaxis: blank, yaxis: Object.assign({}, blank) } }, esc(text), 420));
+  }
+
+  // The model's PE rows 0..n-1: the paper's sinusoids computed here exactly as model/layers.py sinusoidal_table
+  // does (PE(pos, 2i) = sin(pos / 10000^(2i/d)), PE(pos, 2i+1) = cos(...)); a learned table came with the page.
+  function peRows(info, n) {
+    if (info.kind === "learned") return ((window.AE_PE_TABLES || {})[info.model] || []).slice(0, n);
+    const d = info.d_model, rows = [];
+    for (let p = 0; p < n; p++) {
+      const row = new Array(d);
+      for (let i = 0; i < d; i += 2) {
+        const angle = p / Math.pow(10000, i / d);
+        row[i] = Math.sin(angle);
+        if (i + 1 < d) row[i + 1] = Math.cos(angle);
+      }
+      rows.push(row);
+    }
+    return rows;
+  }
+
+  // the Positions slider and the Dimensions box, checked as explorer/api/handlers.py pe_settings checks them
+  function peSettings(info, length, dims) {
+    const n = Number(length), d = info.d_model;
+    if (!Number.isInteger(n) || n < 2 || n > info.max_len) return { error: "Positions must be a whole number from 2 to " + info.max_len + "." };
+    const text = String(dims === null || dims === undefined ? "" : dims).replace(/,/g, " ").trim();
+    const parts = text ? text.split(/\s+/) : ["0", "1", "10", "11"];
+    if (parts.some((x) => !/^[+-]?\d+$/.test(x))) return { error: "Dimensions must be whole numbers separated by commas, e.g. 0, 1, 10." };
+    const chosen = parts.map(Number);
+    if (chosen.length > 12 || chosen.some((x) => x < 0 || x >= d)) return { error: "Dimensions: pick 1 to 12 numbers between 0 and " + (d - 1) + "." };
+    return { n: n, dims: chosen };
+  }
+
+  // [PE matrix, chosen dimensions as waves, similarity of positions]: they depend on the model and the two
+  // controls only, so a new translation with the same model gets the same figures back without recomputing
+  let peKey = null, peFigures = null;
+  function positional(bank, length, dims) {
+    if (!bank || !bank.pe) return [empty(), empty(), empty()];
+    const key = JSON.stringify([bank.pe, length, dims]);
+    if (key !== peKey) { peFigures = positionalFigures(bank, length, dims); peKey = key; }
+    return peFigures;
+  }
+
+  function positionalFigures(bank, length, dims) {
+    const info = bank.pe, s = peSettings(info, length, dims);
+    if (s.error) return [message(s.error), message(s.error), message(s.error)];
+    const rows = peRows(info, s.n), d = info.d_model, model = " — model " + esc(info.model);
+    const formula = info.kind === "learned" ? "learned" : "PE(pos, 2i) = sin(pos / 10000^(2i/d)), PE(pos, 2i+1) = cos(...)";
+    const table = base({
+      data: [{ type: "heatmap", z: rows, colorscale: RDBU, zmid: 0, colorbar: { title: { text: "value" } },
+        hovertemplate: "position %{y}<br>dimension %{x}<br>PE = %{z:.4f}<extra></extra>" }],
+      layout: { xaxis: { title: { text: "dimension i of d_model" } }, yaxis: { title: { text: "position (token index)" }, autorange: "reversed" } },
+    }, "Positional encoding (" + formula + "): " + s.n + " positions x " + d + " dimensions" + model, 520);
+    const pos = [...Array(s.n).keys()];
+    const waves = base({
+      data: s.dims.map((k, i) => ({ type: "scatter", mode: "lines", x: pos, y: rows.map((r) => r[k]), line: { color: COLOURS[i % COLOURS.length] },
+        name: "dim " + k + " (" + (k % 2 === 0 ? "sin" : "cos") + ")", hovertemplate: "dimension " + k + "<br>position %{x}<br>value %{y:.4f}<extra></extra>" })),
+      layout: { xaxis: { title: { text: "position" } }, yaxis: Object.assign({ title: { text: "PE value" } }, info.kind === "learned" ? {} : { range: [-1.1, 1.1] }) },
+    }, "Positional encoding: chosen dimensions as waves over position" + model, 420);
+    const sim = rows.map((a) => rows.map((b) => { let t = 0; for (let k = 0; k < d; k++) t += a[k] * b[k]; return t; }));  // (n, d) x (d, n)
+    const similarity = base({
+      data: [{ type: "heatmap", z: sim, colorscale: "Viridis", colorbar: { title: { text: "dot product" } },
+        hovertemplate: "position %{y} . position %{x}<br>dot product %{z:.3f}<extra></extra>" }],
+      layout: { xaxis: { title: { text: "position q" } }, yaxis: { title: { text: "position p" }, autorange: "reversed" } },
+    }, "Similarity of positional encodings, PE(p) . PE(q): bands of equal offset" + model, 520);
+    return [plot(table), plot(waves), plot(similarity)];
+  }
+
+  // the user's sentence: |token embedding x sqrt(d_model)| next to |PE row added to it|
+  function peSentence(bank) {
+    if (!bank || !bank.pe_sentence) return empty();
+    const s = bank.pe_sentence, x = bank.src.map((_, i) => i), hov = bank.src.map((t, i) => t + " (#" + i + ")");
+    const fig = {
+      data: [
+        { type: "bar", x: x, y: s.emb, name: "|token embedding x sqrt(d_model)|", customdata: hov, marker: { color: COLOURS[0] },
+          hovertemplate: "%{customdata}<br>|embedding| = %{y:.3f}<extra></extra>" },
+        { type: "bar", x: x, y: s.pe, name: "|positional encoding|", customdata: hov, marker: { color: COLOURS[1] },
+          hovertemplate: "%{customdata}<br>|PE| = %{y:.3f}<extra></extra>" },
+      ],
+      layout: { barmode: "group", legend: { orientation: "h", y: 1.02, yanchor: "bottom", x: 0 },
+        xaxis: Object.assign(tokenAxis(ticks(bank, "src"), "source token"), { tickangle: -45 }), yaxis: { title: { text: "L2 norm" } } },
+    };
+    return plot(base(fig, "How big is the position signal next to the word signal? — " + caption(bank), 440));
+  }
+
+  // Logit lens: the output projection after every decoder layer; cell = top next token and its probability
+  function lens(bank) {
+    if (!bank || !bank.lens) return empty();
+    const L = bank.lens.p.length, T = bank.tgt.length;
+    const hov = bank.lens.words.map((row, l) => row.map((w, t) => "after layer " + l + ", position " + t + " (" + bank.tgt[t] +
+      ")<br>top next token: " + w));
+    const fig = {
+      data: [{ type: "heatmap", z: bank.lens.p, x: [...Array(T).keys()], y: [...Array(L).keys()], zmin: 0, zmax: 1, colorscale: GREENS,
+        text: bank.lens.words, texttemplate: "%{text}", textfont: { size: 10 }, customdata: hov, colorbar: { title: { text: "p(top)" } },
+        hovertemplate: "%{customdata}<br>p = %{z:.3f}<extra></extra>" }],
+      layout: {
+        xaxis: Object.assign(tokenAxis(ticks(bank, "tgt"), "decoder input token (predicting the next one)"), { tickangle: -45 }),
+        yaxis: { tickmode: "array", tickvals: [...Array(L).keys()], ticktext: [...Array(L).keys()].map((l) => "after layer " + l),
+          title: { text: "decoder layer" }, autorange: "reversed" },
+      },
+    };
+    return plot(base(fig, "Logit lens: what the decoder would predict if it stopped after each layer — " + caption(bank), 200 + 70 * L));
+  }
+
+  // The server's figures (beam tree, comparison, attribution, patching, what-if, inside a head, training) on a
+  // phone: the same title and margin rules as the browser's own (forPhone), applied once to each figure as it is
+  // drawn (Plotly.relayout changes its layout in place, so a figure is never adjusted twice).
+  function phoneServerFigures() {
+    if (!narrow() || !window.MutationObserver) return;
+    const adjust = () => document.querySelectorAll(".js-plotly-plot").forEach((el) => {
+      if (!el.layout || el.__aePhone === el.layout || state.present || !window.Plotly) return;
+      el.__aePhone = el.layout;
+      const t = el.layout.title || {}, text = typeof t === "string" ? t : t.text || "";
+      try {
+        const update = { "title.text": String(text).replace(" — ", "<br>").split("<br>").map((line) =>
+          (line.startsWith("<sup>") ? line : wrapLine(line, 46))).join("<br>"), "title.font.size": 13,
+          "margin.l": Math.min((el.layout.margin || {}).l || 80, 50), "margin.r": Math.min((el.layout.margin || {}).r || 30, 10) };
+        (el.layout.annotations || []).forEach((a, i) => { update["annotations[" + i + "].font.size"] = 9; });
+        Object.keys(el.layout).filter((k) => k.startsWith("coloraxis")).forEach((k) => { update[k + ".colorbar.thickness"] = 8; });
+        window.Plotly.relayout(el, update);
+      } catch (e) { /* a figure not drawn yet: the next mutation tries again */ el.__aePhone = null; }
+    });
+    new MutationObserver(adjust).observe(document.body, { childList: true, subtree: true });
+  }
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", phoneServerFigures);
+  else phoneServerFigures();
+
+  window.AE = { heatmap: fromBank(heatmap), modelView: fromBank(modelView), stats: fromBank(stats), step: fromBank(step),
+    status: fromBank(status), positional: fromBank(positional), peSentence: fromBank(peSentence), lens: fromBank(lens),
+    download, openTab, closeTab, refreshOpen, kindOf, headOf, state, parsed, esc, current: () => lastBank };
+})();

@@ -1,0 +1,44 @@
+"""What every tab module shares: the page object the tabs put their components on, the event groups (queues) work
+runs in, and the two small layout pieces every tab uses."""
+
+from __future__ import annotations
+
+import re
+from types import SimpleNamespace
+
+import gradio as gr
+
+from explorer.page import texts
+from explorer.serving import limits
+from explorer.serving.fair_queue import LONG
+
+# one limit for all model work (beam search, ablation, exports, what-if, the public API's model endpoints)
+MODEL_WORK = dict(concurrency_id="model", concurrency_limit=limits.MODEL_SLOTS)
+# the page's Translate: more at once, so that the decodes of a class clicking together wait together and run as
+# one batch (explorer/serving/batcher.py); the model work inside still passes the one gate (explorer/serving/store.py)
+TRANSLATE_WORK = dict(concurrency_id="translate", concurrency_limit=limits.TRANSLATE_SLOTS)
+# long work (attribution, patching, attention through training): its own group, a few per client, dropped when
+# nobody listens (explorer/serving/fair_queue.py), and its model work yields to short work between chunks
+# (explorer/serving/store.py)
+LONG_WORK = dict(concurrency_id=LONG, concurrency_limit=limits.LONG_SLOTS)
+# views that only redraw from a stored analysis: one at a time, after any running translation (explorer/serving/priority.py)
+VIEW_WORK = dict(concurrency_id="views", concurrency_limit=1)
+PRIVATE = dict(api_visibility="private")
+
+
+class Page(SimpleNamespace):
+    """The page's components by name (``p.text``, ``p.heatmap``, ...): the top of the page's, then each tab's, as
+    its module adds them; and what the tabs are sized by (``last``: the last decoder layer, ``heads``: the head
+    choices, ``tr``: the default model's translator)."""
+
+
+def tab_intro(tab: str, details: str) -> gr.Markdown:
+    """A tab's first line in plain words, and its longer text (formula, what to try) folded under "More"."""
+    intro = re.sub(r"\*\*(.+?)\*\*", r"<b>\1</b>", texts.TAB_INTROS[tab])  # a <summary> holds no Markdown
+    return gr.Markdown(f"<details class='ae-more'><summary>{intro} <u>More: how it works, what to "
+                       f"try</u></summary>\n\n{details}\n\n</details>", elem_classes=["ae-intro"])
+
+
+def opened(tab: gr.Tab, name: str, p: Page) -> None:
+    """Selecting the tab tells views.js which view is open (a lazy part asks the server once per analysis)."""
+    tab.select(None, p.shown, None, js=f"(s) => {{ AE.openTab({name!r}, s); }}", **PRIVATE)

@@ -1,0 +1,29 @@
+"""Compare: the shown sentence and a second one side by side, one attention view, one colour scale (the second
+sentence is decoded on the button)."""
+
+from __future__ import annotations
+
+import gradio as gr
+
+from explorer.api.handlers import AVERAGE, KIND_LABELS
+from explorer.page import texts, ui
+from explorer.page.tabs.common import MODEL_WORK, PRIVATE, Page, opened, tab_intro
+from explorer.serving import limits
+
+
+def build(p: Page) -> None:
+    with gr.Tab("Compare", id="compare") as tab:
+        tab_intro("compare", texts.COMPARE)
+        p.text_b = gr.Textbox(texts.COMPARE_B, label="Second sentence", max_length=limits.MAX_CHARS,
+                              elem_id="sentence-b")
+        with gr.Row():
+            p.c_kind = gr.Radio(list(KIND_LABELS), value="Encoder self-attention", label="Attention type",
+                                elem_id="compare-kind")
+            p.c_layer = gr.Slider(0, p.last, value=p.last, step=1, label="Layer", elem_id="compare-layer")
+            p.c_head = gr.Dropdown(p.heads, value=AVERAGE, label="Head", elem_id="compare-head")
+        run = gr.Button("Compare with the sentence shown above", elem_id="run-compare")
+        p.compare_view = gr.Plot(label="Side by side, one colour scale", elem_id="compare-view")
+    opened(tab, "compare", p)
+
+    run.click(ui.compare, [p.shown, p.text_b, p.c_kind, p.c_layer, p.c_head], p.compare_view, **MODEL_WORK,
+              **PRIVATE)

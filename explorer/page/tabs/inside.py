@@ -1,0 +1,29 @@
+"""Inside a head: the arithmetic of one head for one query token, drawn by the server when the tab opens (a lazy
+part: once per analysis) and when a control changes."""
+
+from __future__ import annotations
+
+import gradio as gr
+
+from explorer.api.handlers import KIND_LABELS
+from explorer.page import texts, ui
+from explorer.page.tabs.common import PRIVATE, VIEW_WORK, Page, opened, tab_intro
+
+
+def build(p: Page) -> None:
+    with gr.Tab("Inside a head", id="inside") as tab:
+        tab_intro("inside", texts.INSIDE)
+        with gr.Row():
+            kind = gr.Radio(list(KIND_LABELS), value="Encoder self-attention", label="Attention type")
+            layer = gr.Slider(0, p.last, value=0, step=1, label="Layer")
+            p.in_head = gr.Dropdown(p.heads[1:], value="head 0", label="Head")
+            query = gr.Dropdown([], label="Query token", elem_id="query")
+        plot = gr.Plot(label="Inside the head", elem_id="inside-plot")
+    p.in_layer = layer
+    opened(tab, "inside", p)
+
+    controls = [p.shown, kind, layer, p.in_head, query]
+    p.run_lazy["inside"].click(ui.inside_tab, controls, [query, plot], **VIEW_WORK, **PRIVATE)
+    kind.input(ui.inside_tab, controls, [query, plot], **VIEW_WORK, **PRIVATE)
+    for c in (layer, p.in_head, query):
+        c.input(ui.inside_view, controls, plot, **VIEW_WORK, **PRIVATE)

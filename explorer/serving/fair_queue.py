@@ -1,0 +1,115 @@
+"""Gradio's queue with two rules for long work (attribution, patching, attention through training: the "long"
+concurrency group in app.py), so that one visitor cannot hold up a class:
+
+- **A few per client.** A client may have at most ``limits.LONG_PER_CLIENT`` long requests queued or running;
+  one more is refused at once with a message that says so (a page or a gradio_client is one client by its
+  session; a plain HTTP call without a session by its address). At most ``limits.LONG_QUEUE`` long requests
+  wait in all.
+- **Nobody listening, nothing run.** A long request posted to ``/gradio_api/call/<name>`` whose result stream
+  nobody has opened ``limits.UNHEARD_GRACE_S`` seconds after it was queued is dropped before it runs (four such
+  posts once burned 30 CPU-seconds). A page that closes is already dropped by Gradio itself.
+
+Short work needs neither: its model work goes first at the model gate (explorer/serving/store.py). Written against
+gradio 6.31 (pinned); app.serve gives the app's queue this class, as blocks.py does for sessions.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import Any
+
+from gradio import route_utils
+from gradio.exceptions import Error
+from gradio.queueing import Queue
+from gradio.server_messages import ProcessCompletedMessage
+from gradio.utils import error_payload
+
+from explorer.serving import limits, listeners
+
+log = logging.getLogger("attention-explorer")
+LONG = "long"  # the concurrency id of long work
+
+dropped = 0  # long requests dropped because nobody was listening (tests, benchmarks)
+
+
+def posted(event: Any) -> bool:
+    """Posted to /gradio_api/call/<name> (Gradio marks those bodies simple_format). A page's or gradio_client's
+    events come through /queue/join, and Gradio drops those itself when their stream closes."""
+    return bool(getattr(getattr(event, "data", None), "simple_format", False))
+
+
+def heard(event: Any) -> bool:
+    return listeners.listening(event.session_hash, event._id)
+
+
+def client_of(body: Any, request: Any) -> str:
+    """A page or gradio_client by its session; a plain HTTP call without one by its address."""
+    if getattr(body, "session_hash", None):
+        return "session:" + str(body.session_hash)
+    host = getattr(getattr(request, "client", None), "host", None)
+    return "address:" + str(host)
+
+
+class FairQueue(Queue):
+    def _long_events(self) -> list[Any]:
+        queued = list(self.event_queue_per_concurrency_id[LONG].queue) if LONG in self.event_queue_per_concurrency_id \
+            else []
+        running = [e for job in self.active_jobs if job for e in job if e.concurrency_id == LONG]
+        return queued + running
+
+    async def push(self, body, request, username):
+        fn = None
+        if body.fn_index is not None:
+            try:
+                fn = route_utils.get_fn(self.blocks, None, body)
+            except Exception:
+                fn = None
+        if fn is None or fn.concurrency_id != LONG:
+            return await super().push(body, request, username)
+        client = client_of(body, request)
+        mine = [e for e in self._long_events() if getattr(e, "ae_client", None) == client]
+        waiting = self.event_queue_per_concurrency_id.get(LONG)
+        refusal = None
+        if len(mine) >= limits.LONG_PER_CLIENT:
+            refusal = (f"You already have {len(mine)} long computations (attribution, patching, attention through "
+                       "training) waiting or running; each is answered in turn. Wait for them before asking for another.")
+        elif waiting is not None and len(waiting.queue) >= limits.LONG_QUEUE:
+            refusal = (f"{len(waiting.queue)} long computations are waiting already; try again in a minute "
+                       "(translations and the other views still answer at once).")
+        ok, event_id, state = await super().push(body, request, username)
+        if not ok:
+            return ok, event_id, state
+        event = self.event_ids_to_events.get(event_id)
+        if event is None:
+            return ok, event_id, state
+        if refusal is None:
+            event.ae_client = client
+            return ok, event_id, state
+        # taken and answered at once with the refusal, as an error of this event: a page shows it as a toast and a
+        # client raises it with the message (a refused join would reach them as a bare "400 Bad Request")
+        async with self.delete_lock:
+            queue = self.event_queue_per_concurrency_id[event.concurrency_id].queue
+            if event in queue:
+                queue.remove(event)
+            self.event_ids_to_events.pop(event_id, None)
+        content = error_payload(Error(refusal, print_exception=False), True)
+        self.send_message(event, ProcessCompletedMessage(output=content, title="Error", success=False))
+        return ok, event_id, state
+
+    def get_events(self):
+        """Gradio's choice of the next events, after dropping long requests nobody is listening for."""
+        global dropped
+        q = self.event_queue_per_concurrency_id.get(LONG)
+        if q is not None and q.queue:
+            now = time.monotonic()
+            for event in [e for e in q.queue if posted(e) and now - e.enqueue_time > limits.UNHEARD_GRACE_S
+                          and not heard(e)]:
+                q.queue.remove(event)
+                self.event_ids_to_events.pop(event._id, None)
+                self.pending_event_ids_session.get(event.session_hash, set()).discard(event._id)
+                event.alive = False
+                dropped += 1
+                log.warning("dropped a %s request nobody was listening for (%s)", event.fn.api_name,
+                            getattr(event, "ae_client", "?")[:40])
+        return super().get_events()

@@ -1,0 +1,274 @@
+"""May this translation be wrong? A sentence-level quality estimate from what one analysis pass already holds.
+
+The old "unsure" warning looked at one number, the mean log-probability of the output, and caught a third of the
+wrong translations. This estimate combines the signals the page's own pass (``Translator.analyze``: the decode,
+then one teacher-forced pass that captures every hook) already has, with no second decode:
+
+- how sure the decoder was: the mean and the minimum log-probability of the chosen pieces, the share chosen with
+  p < 0.3, the mean entropy, and the mean margin to the runner-up piece;
+- what the cross-attention left out: the share of source pieces that all decoder layers and heads together hardly
+  ever read (an untranslated word), and how unevenly the attention is spread;
+- the shape of the output: the ratio of output to source pieces (too short drops words; too long babbles),
+  repeated output pieces;
+- how foreign the source is: unknown pieces, pieces per word (a rare word falls apart into many pieces), length.
+
+A logistic regression over these (standardised) gives the probability that the translation's sentence chrF
+against a reference would be below 40. It is fitted on the val splits (``python -m training.quality``), checked on
+a second val of newer sentences, and kept in metrics.json under "quality" with the SHA-256 of the weights it was
+fitted on: for any other weights it is not used (``read_quality`` returns None) and the page says so.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import torch
+
+KEY = "quality"
+LABEL = "sentence chrF < 40 against the reference"
+LOW_P = 0.3  # a piece chosen below this is "unsure" (the chips' orange shades start here too)
+UNREAD = 0.2  # a source piece read less than this share of an even spread counts as left out
+
+FEATURES = (
+    "mean_logprob",  # mean log-probability of the chosen pieces (EOS included)
+    "min_logprob",  # the least sure piece
+    "low_share",  # share of pieces chosen with p < LOW_P
+    "mean_entropy",  # mean entropy (nats) of the next-piece distribution
+    "mean_margin",  # mean log-probability gap between the chosen piece and the best other one
+    "unread_share",  # share of source words' pieces the cross-attention hardly reads
+    "attention_spread",  # standard deviation of the normalised cross-attention mass over source pieces
+    "length_ratio",  # log((output pieces + 1) / source pieces)
+    "length_ratio_sq",  # its square: both too short and too long are bad
+    "repeated_share",  # share of output pieces that repeat the piece or bigram before them
+    "unknown_share",  # share of source pieces that are the unknown piece
+    "pieces_per_word",  # source pieces per source word
+    "log_source_len",  # log of the source length in pieces
+    "very_low_count",  # how many pieces were chosen with p < 0.1
+    "worst_window",  # the lowest mean log-probability of three pieces in a row
+    "eos_logprob",  # how sure the decoder was that the sentence ends there
+    "cross_entropy",  # how spread each output piece's cross-attention is (entropy / log of source length)
+    "eos_attention",  # the share of cross-attention spent on the source's end (EOS), where heads park
+    "split_words",  # share of source words that fall apart into 3 or more pieces (rare words)
+)
+
+
+def _word_starts(pieces: list[str]) -> list[bool]:
+    return [i == 0 or p.startswith("\u2581") or not any(c.isalnum() for c in p) for i, p in enumerate(pieces)]
+
+
+@dataclass
+class PassSignals:
+    """What one analysis pass says about its translation, small enough to keep for thousands of sentences.
+    T = output pieces + EOS, S = source pieces + EOS."""
+
+    chosen: np.ndarray  # (T,) log-probability of each chosen piece
+    other: np.ndarray  # (T,) log-probability of the best other piece
+    entropy: np.ndarray  # (T,) entropy (nats) of each next-piece distribution
+    cross: np.ndarray  # (L, H, T, S) cross-attention weights of every decoder layer and head
+    src_ids: list[int]
+    src_pieces: list[str]
+    out_ids: list[int]
+
+    def to_json(self) -> dict:
+        return {k: (v.round(5).tolist() if isinstance(v, np.ndarray) else v) for k, v in self.__dict__.items()}
+
+    @classmethod
+    def from_json(cls, d: dict) -> PassSignals:
+        return cls(**{k: (np.asarray(v, dtype=np.float64) if k in ("chosen", "other", "entropy", "cross") else v)
+                      for k, v in d.items()})
+
+
+def pass_signals(logits: torch.Tensor, out_ids: list[int], blocked: list[int], cross: list[torch.Tensor],
+                 src_ids: list[int], src_pieces: list[str]) -> PassSignals:
+    """logits: (T, V) of the teacher-forced pass, T = len(out_ids) (output ids + EOS); cross: one (H, T, S)
+    weights tensor per decoder layer; src_ids / src_pieces: the source incl. EOS."""
+    t = len(out_ids)
+    logp = logits[:t].float().index_fill(-1, torch.tensor(blocked), float("-inf")).log_softmax(-1)  # (T, V)
+    ids = torch.tensor(out_ids)
+    chosen = logp.gather(1, ids[:, None])[:, 0]  # (T,)
+    top2 = logp.topk(2, dim=-1)  # values, indices: (T, 2)
+    other = torch.where(top2.indices[:, 0] == ids, top2.values[:, 1], top2.values[:, 0])  # (T,)
+    entropy = -(logp.exp() * logp.nan_to_num(neginf=0.0)).sum(-1)  # (T,)
+    weights = torch.stack([w.float() for w in cross])  # (L, H, T, S)
+    return PassSignals(chosen.numpy().astype(np.float64), other.numpy().astype(np.float64),
+                       entropy.numpy().astype(np.float64), weights.numpy().astype(np.float64),
+                       list(src_ids), list(src_pieces), list(out_ids))
+
+
+def features(sig: PassSignals, unk_id: int) -> np.ndarray:
+    """The FEATURES of one translation, in order."""
+    chosen, t = sig.chosen, len(sig.out_ids)
+    mass = sig.cross.sum(axis=(0, 1, 2))  # (L, H, T, S) -> (S,): the attention each source piece gets
+    mass = mass / mass.mean()  # 1.0 = an even spread
+    words = [i for i, s in enumerate(sig.src_pieces[:-1]) if any(c.isalnum() for c in s)]  # pieces of words
+    unread = float(np.mean([mass[i] < UNREAD for i in words])) if words else 0.0
+    ratio = math.log(t / max(1, len(sig.src_ids) - 1))  # (output pieces + 1) / source pieces
+    body = sig.out_ids[:-1]
+    repeats = sum(1 for i in range(1, len(body)) if body[i] == body[i - 1]
+                  or (i >= 3 and body[i - 1 : i + 1] == body[i - 3 : i - 1]))
+    src_body = sig.src_ids[:-1]
+    n_words = max(1, sum(_word_starts(sig.src_pieces[:-1])))
+    per_piece = sig.cross.mean(axis=(0, 1))  # (L, H, T, S) -> (T, S): each output piece's attention over the source
+    cross_entropy = -(per_piece * np.log(np.clip(per_piece, 1e-12, None))).sum(-1) / math.log(max(2, per_piece.shape[1]))
+    starts = [i for i, s in enumerate(_word_starts(sig.src_pieces[:-1])) if s]
+    word_lengths = [e - s for s, e in zip(starts, starts[1:] + [len(src_body)])]
+    return np.array([
+        chosen.mean(),
+        chosen.min(),
+        float((np.exp(chosen) < LOW_P).mean()),
+        sig.entropy.mean(),
+        (chosen - sig.other).mean(),
+        unread,
+        float(mass[:-1].std()) if len(mass) > 2 else 0.0,
+        ratio,
+        ratio * ratio,
+        repeats / max(1, len(body)),
+        sum(i == unk_id for i in src_body) / max(1, len(src_body)),
+        len(src_body) / n_words,
+        math.log(max(1, len(src_body))),
+        float((chosen < math.log(0.1)).sum()),
+        float(np.convolve(chosen, np.ones(3) / 3, mode="valid").min()) if len(chosen) >= 3 else float(chosen.mean()),
+        float(chosen[-1]),
+        float(cross_entropy.mean()) if len(sig.src_ids) > 1 else 0.0,
+        float(per_piece[:, -1].mean()),
+        sum(n >= 3 for n in word_lengths) / max(1, len(word_lengths)),
+    ], dtype=np.float64)
+
+
+def analysis_pass(a: Any) -> PassSignals:
+    """The PassSignals of an Analysis (model/translator.py), from its own captured pass."""
+    n_layers = sum(1 for k in a.cache if k.startswith("decoder.layers.") and k.endswith(".cross_attn.weights"))
+    cross = [a.cache[f"decoder.layers.{i}.cross_attn.weights"][0] for i in range(n_layers)]  # each (H, T, S)
+    return pass_signals(a.cache["logits"][0], a.out_ids, list(a.blocked_ids), cross, a.src_ids, a.src_tokens)
+
+
+def analysis_signals(a: Any, unk_id: int) -> np.ndarray:
+    """The FEATURES of an Analysis."""
+    return features(analysis_pass(a), unk_id)
+
+
+@dataclass(frozen=True)
+class QualityModel:
+    """A fitted estimate: P(bad) = sigmoid(bias + weights . (features - mean) / scale); flagged when >= threshold."""
+
+    features: tuple[str, ...]
+    mean: tuple[float, ...]
+    scale: tuple[float, ...]
+    weights: tuple[float, ...]
+    bias: float
+    threshold: float
+    fitted_on: str  # which sentences, in words
+    sentences: int
+    scores: dict  # {"val": {"recall": .., "precision": .., ...}, "recent": {...}}: as measured when fitted
+    weights_sha256: str = ""
+
+    def probability(self, x: np.ndarray) -> float:
+        z = self.bias + float(np.dot(self.weights, (x - np.asarray(self.mean)) / np.asarray(self.scale)))
+        return 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, z))))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"label": LABEL, "features": list(self.features), "mean": list(self.mean), "scale": list(self.scale),
+                "weights": list(self.weights), "bias": self.bias, "threshold": self.threshold,
+                "fitted_on": self.fitted_on, "sentences": self.sentences, "scores": self.scores,
+                "weights_sha256": self.weights_sha256}
+
+
+def read_quality(metrics: Any, where: str, weights_sha256: str | None = None) -> QualityModel | None:
+    """metrics.json's "quality" section -> a QualityModel; None when there is none, or when it was fitted on other
+    weights than ``weights_sha256`` (when given). A malformed section raises ValueError naming ``where``."""
+    data = metrics.get(KEY) if isinstance(metrics, dict) else None
+    if data is None:
+        return None
+    try:
+        if not isinstance(data, dict):
+            raise TypeError("not an object")
+        q = QualityModel(tuple(data["features"]), tuple(map(float, data["mean"])), tuple(map(float, data["scale"])),
+                         tuple(map(float, data["weights"])), float(data["bias"]), float(data["threshold"]),
+                         str(data["fitted_on"]), int(data["sentences"]), dict(data.get("scores", {})),
+                         str(data.get("weights_sha256", "")))
+    except (TypeError, KeyError, ValueError, OverflowError) as e:
+        raise ValueError(f"{where}: \"{KEY}\" needs features, mean, scale, weights, bias, threshold, fitted_on and "
+                         f"sentences ({type(e).__name__}: {e})") from None
+    if q.features != FEATURES:
+        raise ValueError(f"{where}: \"{KEY}\" was fitted on the features {list(q.features)}, but this code computes "
+                         f"{list(FEATURES)}: fit it again (python -m training.quality)")
+    n = len(FEATURES)
+    numbers = q.mean + q.scale + q.weights + (q.bias, q.threshold)
+    if (len(q.mean), len(q.scale), len(q.weights)) != (n, n, n) or not all(map(math.isfinite, numbers)) \
+            or min(q.scale) <= 0 or not 0 < q.threshold < 1:
+        raise ValueError(f"{where}: \"{KEY}\" needs {n} finite means, scales > 0 and weights, and 0 < threshold < 1")
+    if weights_sha256 is not None and q.weights_sha256 != weights_sha256:
+        return None  # fitted on other weights
+    return q
+
+
+def fit_logistic(x: np.ndarray, y: np.ndarray, l2: float = 1.0, iters: int = 50) -> tuple[np.ndarray, float]:
+    """Weights and bias of an L2-regularised logistic regression by Newton's method (deterministic).
+    x: (N, F) standardised features, y: (N,) 0/1."""
+    n, f = x.shape
+    xb = np.hstack([x, np.ones((n, 1))])  # (N, F+1): the last column is the bias
+    w = np.zeros(f + 1)
+    reg = np.full(f + 1, l2)
+    reg[-1] = 0.0  # the bias is not shrunk
+    for _ in range(iters):
+        p = 1.0 / (1.0 + np.exp(-np.clip(xb @ w, -50, 50)))  # (N,)
+        grad = xb.T @ (p - y) + reg * w  # (F+1,)
+        hess = (xb * (p * (1 - p))[:, None]).T @ xb + np.diag(reg) + 1e-9 * np.eye(f + 1)  # (F+1, F+1)
+        step = np.linalg.solve(hess, grad)
+        w -= step
+        if np.abs(step).max() < 1e-10:
+            break
+    return w[:-1], float(w[-1])
+
+
+def recall_precision(flagged: np.ndarray, bad: np.ndarray) -> tuple[float, float]:
+    hit = float((flagged & bad).sum())
+    return hit / max(1, int(bad.sum())), hit / max(1, int(flagged.sum()))
+
+
+def word_spans(pieces: list[str]) -> list[tuple[int, int]]:
+    """(start, end) piece ranges of the output's words: a piece starting with '▁' (or punctuation) starts one."""
+    starts = [i for i, s in enumerate(_word_starts(pieces)) if s]
+    return [(s, e) for s, e in zip(starts, starts[1:] + [len(pieces)])]
+
+
+def suspect_words(pieces: list[str], probs: list[float], most: int = 3, below: float = LOW_P) -> list[int]:
+    """Indices of the output words (word_spans order) most likely wrong: those with a piece chosen with
+    p < ``below``, least sure first, at most ``most``. Punctuation is never named."""
+    scored = []
+    for k, (s, e) in enumerate(word_spans(pieces)):
+        if not any(c.isalnum() for c in "".join(pieces[s:e])):
+            continue
+        low = min(probs[s:e], default=1.0)
+        if low < below:
+            scored.append((low, k))
+    return [k for _, k in sorted(scored)[:most]]
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """What the page says about one translation."""
+
+    probability: float  # P(sentence chrF < 40), as fitted
+    flagged: bool  # probability >= the fitted threshold
+    words: tuple[str, ...]  # the output words most likely wrong, least sure first (may be empty)
+    word_indices: tuple[int, ...]  # their indices in word_spans(out pieces without EOS)
+
+
+def estimate(a: Any, unk_id: int, shown_probs: list[float] | None = None) -> Estimate | None:
+    """The fitted estimate of an Analysis from its own pass; None when the model has none for these weights, or
+    heads are switched off (then it is not the model the estimate was fitted on). The words are named by
+    ``shown_probs`` (the probability each output piece is shown with; default: the model's own)."""
+    q = getattr(a, "quality", None)
+    if q is None or a.ablated:
+        return None
+    prob = q.probability(analysis_signals(a, unk_id))
+    pieces = list(a.out_tokens[:-1])  # without EOS
+    probs = list(shown_probs if shown_probs is not None else a.model_probs())[: len(pieces)]
+    idx = tuple(suspect_words(pieces, probs))
+    spans = word_spans(pieces)
+    words = tuple("".join(pieces[s:e]).replace("\u2581", " ").strip() for s, e in (spans[k] for k in idx))
+    return Estimate(prob, prob >= q.threshold, words, idx)

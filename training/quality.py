@@ -1,0 +1,170 @@
+"""Fit the "may be wrong" estimate (model/quality.py) of a checkpoint on val, check it on recent, write it.
+
+    python -m training.quality --checkpoint checkpoints/en-de            # fit on val, report val and recent, write
+    python -m training.quality --checkpoint checkpoints/en-de --no-write # measure only
+
+Every sentence goes through ``Translator.analyze`` (greedy), the very pass the page makes, so the features are the
+page's. The label is "sentence chrF < 40 against the reference" (sacreBLEU's sentence chrF). The estimate is fitted
+on the val splits (Tatoeba val and Multi30k val); the threshold is the lowest probability whose flags on val are
+right at least ``--precision`` of the time. Tatoeba's second val of newer sentences (recent) is only measured.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import sacrebleu
+import torch
+
+from model import quality
+from model.checkpoint import METRICS, weights_sha256
+from model.tokenizer import UNK
+from model.translator import DecodeOptions, load_pretrained, resolve
+from training.data import read_split
+
+FIT = (("tatoeba", "val"), ("multi30k", "val"))
+CHECK = (("tatoeba", "recent"),)
+BAD_CHRF = 40.0
+
+
+def measure(tr, src: list[str], refs: list[str], label: str) -> tuple[list[quality.PassSignals], np.ndarray, list[str]]:
+    """(each pair's PassSignals, sentence chrF (N,), translations), through the page's own pass."""
+    sigs, scores, hyps = [], [], []
+    t0 = time.time()
+    decoded = []
+    for k in range(0, len(src), 32):  # greedy decodes batched, as the page's batcher does; then the page's pass
+        chunk = src[k : k + 32]
+        decoded += tr.greedy_batch(chunk, [DecodeOptions()] * len(chunk))
+    for i, (s, r) in enumerate(zip(src, refs)):
+        a = tr.analyze(s, decoded=decoded[i])
+        sigs.append(quality.analysis_pass(a))
+        hyps.append(a.translation)
+        scores.append(sacrebleu.sentence_chrf(a.translation, [r]).score)
+        if (i + 1) % 500 == 0:
+            print(f"  {label}: {i + 1}/{len(src)} ({time.time() - t0:.0f} s)", file=sys.stderr, flush=True)
+    return sigs, np.asarray(scores), hyps
+
+
+def measure_cached(tr, src: list[str], refs: list[str], label: str, cache: Path | None, sha: str):
+    """measure(), kept in ``cache`` (JSON, gzip) for these weights and sentences: features can change without
+    decoding again."""
+    key = {"weights_sha256": sha, "split": label, "sources": len(src), "first": src[:1], "last": src[-1:]}
+    path = cache / f"{label.replace('/', '_')}.json.gz" if cache else None
+    if path is not None and path.is_file():
+        with gzip.open(path, "rt", encoding="utf-8") as f:
+            data = json.load(f)
+        if data["key"] == key:
+            return [quality.PassSignals.from_json(d) for d in data["signals"]], np.asarray(data["chrf"]), data["hyps"]
+    sigs, chrf, hyps = measure(tr, src, refs, label)
+    if path is not None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with gzip.open(path, "wt", encoding="utf-8") as f:
+            json.dump({"key": key, "signals": [x.to_json() for x in sigs], "chrf": chrf.tolist(), "hyps": hyps}, f)
+    return sigs, chrf, hyps
+
+
+def choose_threshold(p: np.ndarray, bad: np.ndarray, precision: float) -> float:
+    """The lowest threshold whose flags (p >= threshold) are right at least ``precision`` of the time, among
+    thresholds that flag at least 20 sentences (fewer would make the precision a coin toss)."""
+    best = None
+    for t in np.unique(np.round(p, 4))[::-1]:  # high to low: more flags as it falls
+        flagged = p >= t
+        if flagged.sum() < 20:
+            continue
+        if quality.recall_precision(flagged, bad)[1] >= precision:
+            best = float(t)
+    if best is None:
+        raise SystemExit(f"no threshold reaches precision {precision:.0%} on val: the features do not separate")
+    return best
+
+
+def summary(q: quality.QualityModel, x: np.ndarray, chrf: np.ndarray) -> dict:
+    p = np.array([q.probability(row) for row in x])
+    bad = chrf < BAD_CHRF
+    flagged = p >= q.threshold
+    r, pr = quality.recall_precision(flagged, bad)
+    order = np.argsort(-p)  # AUC by ranks: the chance a bad sentence scores above a good one
+    ranks = np.empty(len(p))
+    ranks[order[::-1]] = np.arange(1, len(p) + 1)
+    auc = (ranks[bad].sum() - bad.sum() * (bad.sum() + 1) / 2) / max(1, bad.sum() * (~bad).sum())
+    return {"sentences": int(len(p)), "bad": int(bad.sum()), "flagged": int(flagged.sum()),
+            "recall": round(r, 4), "precision": round(pr, 4), "auc": round(float(auc), 4)}
+
+
+def old_warning(x: np.ndarray, chrf: np.ndarray, floor: float) -> dict:
+    """The mean-log-probability floor's flags, for comparison."""
+    flagged = x[:, quality.FEATURES.index("mean_logprob")] < floor
+    r, pr = quality.recall_precision(flagged, chrf < BAD_CHRF)
+    return {"flagged": int(flagged.sum()), "recall": round(r, 4), "precision": round(pr, 4)}
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--checkpoint", default="en-de", help="folder, or a name under checkpoints/")
+    p.add_argument("--data-dir", default=None, help="Multi30k folder (default ../shared/data/multi30k)")
+    p.add_argument("--tatoeba-dir", default=None, help="Tatoeba folder (default ../shared/data/tatoeba)")
+    p.add_argument("--precision", type=float, default=0.70, help="the flags' precision to reach on val")
+    p.add_argument("--l2", type=float, default=1.0, help="L2 penalty of the logistic regression")
+    p.add_argument("--limit", type=int, default=0, help="first N pairs of each split (a quick look)")
+    p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--cache", type=Path, default=None,
+                   help="keep each split's decodes and pass signals here (re-fit without decoding again)")
+    p.add_argument("--no-write", action="store_true", help="measure, do not write metrics.json")
+    args = p.parse_args(argv)
+    torch.set_num_threads(args.threads)
+    folder = resolve(args.checkpoint)
+    tr = load_pretrained(folder)
+    dirs = {"multi30k": args.data_dir, "tatoeba": args.tatoeba_dir}
+    data, sha = {}, weights_sha256(folder)
+    for corpus, split in FIT + CHECK:
+        src, refs = read_split(dirs[corpus], split, corpus=corpus)
+        if args.limit:
+            src, refs = src[: args.limit], refs[: args.limit]
+        sigs, chrf, hyps = measure_cached(tr, src, refs, f"{corpus}/{split}", args.cache, sha)
+        data[f"{corpus}/{split}"] = (np.stack([quality.features(x, UNK) for x in sigs]), chrf, hyps)
+    fit_keys = [f"{c}/{s}" for c, s in FIT]
+    x = np.concatenate([data[k][0] for k in fit_keys])  # (N, F)
+    chrf = np.concatenate([data[k][1] for k in fit_keys])
+    mean, scale = x.mean(0), x.std(0)
+    scale[scale < 1e-8] = 1.0
+    w, b = quality.fit_logistic((x - mean) / scale, (chrf < BAD_CHRF).astype(float), l2=args.l2)
+    probs = 1 / (1 + np.exp(-np.clip(b + ((x - mean) / scale) @ w, -50, 50)))
+    threshold = choose_threshold(probs, chrf < BAD_CHRF, args.precision)
+    q = quality.QualityModel(quality.FEATURES, tuple(np.round(mean, 6).tolist()), tuple(np.round(scale, 6).tolist()),
+                             tuple(np.round(w, 6).tolist()), round(b, 6), round(threshold, 4),
+                             " + ".join(fit_keys), int(len(x)), {}, sha)
+    scores = {"val": summary(q, x, chrf)}
+    for key, (xs, cs, _) in data.items():
+        scores[key] = summary(q, xs, cs)
+    metrics_path = folder / METRICS
+    metrics = json.loads(metrics_path.read_text()) if metrics_path.is_file() else {}
+    floor = metrics.get("confidence", {}).get("low_mean_logprob")
+    print(f"{'split':22} {'sentences':>9} {'bad':>5} {'flagged':>7} {'recall':>7} {'precision':>9} {'AUC':>6}"
+          + ("   old warning (mean log-p floor): recall / precision" if floor is not None else ""))
+    for key, s in scores.items():
+        old = ""
+        if floor is not None and key != "val":
+            o = old_warning(data[key][0], data[key][1], floor)
+            old = f"   {o['recall']:.1%} / {o['precision']:.1%} ({o['flagged']} flagged)"
+        print(f"{key:22} {s['sentences']:>9} {s['bad']:>5} {s['flagged']:>7} {s['recall']:>7.1%} "
+              f"{s['precision']:>9.1%} {s['auc']:>6.3f}{old}")
+    print("weights (standardised features):", ", ".join(f"{n} {v:+.2f}" for n, v in zip(quality.FEATURES, w)))
+    print(f"threshold {threshold:.4f} (precision >= {args.precision:.0%} on val)")
+    q = quality.QualityModel(**{**q.__dict__, "scores": scores})
+    if args.no_write or args.limit:
+        print("not written" + (" (--limit)" if args.limit else ""))
+        return 0
+    metrics[quality.KEY] = q.to_dict()
+    metrics_path.write_text(json.dumps(metrics, indent=2) + "\n")
+    print(f"wrote {metrics_path} \"{quality.KEY}\"")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
