@@ -69,8 +69,11 @@ def advice(a: Analysis) -> list[str]:
 def may_be_wrong(a: Analysis) -> Estimate | None:
     """The fitted quality estimate of this translation (model/quality.py), from the analysis' own pass; None when
     the model has none for its weights, or heads are switched off (not the model it was fitted on). Its named
-    words are those the output chips shade as unsure (p < 0.3 when chosen), least sure first."""
-    return estimate(a, UNK, token_probs(a))
+    words are those the output chips shade as unsure (p < 0.3 when chosen), least sure first. Computed once per
+    analysis (the pieces, the chips and the page's copy all ask; dataclasses.replace makes a new one)."""
+    if "_may_be_wrong" not in a.__dict__:
+        a.__dict__["_may_be_wrong"] = estimate(a, UNK, token_probs(a))
+    return a.__dict__["_may_be_wrong"]
 
 
 # the output chips' shades, surest first: (lowest probability, colour); green (sure) to orange (unsure), text dark
