@@ -540,7 +540,7 @@ def test_toy_reverse_needs_eos_to_reverse():
                    "23-66% of its attention to EOS in encoder layer 0 and 10-40% in layer 1, and rollout "
                    "multiplies that through, so EOS wins 32 of 34 rows, where occlusion puts the mirror letter "
                    "first in most (scripts/attribution_vs_occlusion.py) "
-                   "(a known weakness of rollout, README: 'Known limit of rollout'; weighting attention by the norms of "
+                   "(a known weakness of rollout, docs/api.md: 'Known limit of rollout'; weighting attention by the norms of "
                    "the value vectors (Kobayashi et al., 2020) does not change it)")
 @pytest.mark.parametrize("example", _toy_examples())
 def test_toy_reverse_rollout_argmax_is_the_mirror_position(example):

@@ -1,6 +1,6 @@
 """Train an English->German Transformer on Multi30k + Tatoeba (or a toy task) with the paper's recipe, scaled down.
 
-    python -m training.train --out runs/en-de                      # the shipped en-de recipe (README: "Train")
+    python -m training.train --out runs/en-de                      # the shipped en-de recipe (docs/training.md: "The recipe")
     python -m training.train --out runs/en-de --resume             # continue an interrupted run, exactly
     python -m training.train --out runs/en-de --resume --sitting-minutes 150   # train 150 minutes, then stop
     python -m training.train --task reverse --out checkpoints/toy-reverse --d-model 64 --d-ff 128 \

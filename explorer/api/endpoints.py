@@ -1,4 +1,4 @@
-"""The public API: one typed function per endpoint name in README's API section (registered with gr.api).
+"""The public API: one typed function per endpoint name in docs/api.md (registered with gr.api).
 
 Every endpoint takes the sentence first, then the decoding options with their documented defaults
 (Request's field defaults), then its own settings; every argument after the sentence may be left
@@ -290,7 +290,7 @@ def file_data(path: str) -> gr.FileData:
     return gr.FileData(path=path, orig_name=Path(path).name)
 
 
-PUBLIC = {  # api_name -> function; README's API section lists these names (callers depend on them)
+PUBLIC = {  # api_name -> function; docs/api.md lists these names (callers depend on them)
     "translate": translate, "analyze": analyze, "attention": attention, "step": step, "beam": beam,
     "positional": positional, "queries": queries, "inside_head": inside_head, "ablate": ablate,
     "logit_lens": logit_lens, "bertviz": bertviz, "model_info": model_info, "export_tensors": export_tensors,

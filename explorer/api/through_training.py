@@ -22,7 +22,7 @@ from viz.page_data import short
 from viz.through_training import through_training
 
 NO_SNAPSHOTS = ("The model “{name}” was trained without snapshots, so there is nothing to watch. "
-                "Training with --snapshots keeps them (README: Training you can watch).")
+                "Training with --snapshots keeps them (docs/training.md: Snapshots).")
 
 
 @functools.lru_cache(maxsize=limits.TRAINING_VIEW_CACHE)
