@@ -1,12 +1,23 @@
-"""Benchmark: class rooms' push channel (explorer/classroom/rooms.py, routes.py) against `python app.py` in its own
-process, as a class meets it: students joined by HTTP and listening on server-sent events, a teacher changing the view.
+"""Benchmark: class rooms' push channel (explorer/classroom/rooms.py, explorer/classroom/routes.py) against
+`python app.py` in its own process, as a class meets it: students joined by HTTP and listening on server-sent events, a
+teacher changing the view.
 
-    python bench/class_rooms.py [--students 100] [--changes 30] [--rooms 10 --per-room 30]
+    python bench/class_rooms.py [--students 100] [--changes 30] [--rooms 10 --per-room 30] [--only push|floods]
 
 Prints, from one run: p50/p95 delivery (the teacher's POST to each follower's event), the server's CPU per change
 for the whole class (utime+stime of the server process from /proc, minus its idle rate over the same time), errors,
 and RSS growth; once for one room of --students, once for --rooms rooms of --per-room at once.
 Goals (issue "Lead a class with it"): p95 <= 1 s, CPU per change <= 50 ms, 0 errors, RSS growth <= 20 MB.
+
+Then two floods of one visitor (issue 33), each while 5 students translate their own sentences (Translate over the
+HTTP API, one every 1.5 s each) and the teacher keeps changing the view: a **stream flood** (--flood-students student
+ids each trying to open --flood-streams event streams at once, held for --flood-s seconds) and an **answer flood**
+(--flood-students ids each answering once a second, at the lesson's stops and at made-up ones, for --flood-s
+seconds). Each prints streams or answers taken and refused, Translate p50/p95 during it, the teacher's panel (its
+changes answered 200, the events its stream heard, the bytes down it), the server's CPU and RSS growth.
+Goals: Translate p95 <= 1 s and RSS growth <= 50 MB during either, the teacher's panel keeps working. First the same
+without a flood (the baseline: the machine's own Translate p95). Each case lets the students translate WARM_S seconds
+before it measures, so that the analysis store's filling is not counted as the flood's memory.
 """
 
 from __future__ import annotations
@@ -26,6 +37,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.app_server import rss_mb, start  # noqa: E402
+from bench.fair_share import Translators  # noqa: E402
 
 TICK = os.sysconf("SC_CLK_TCK")
 
@@ -70,7 +82,7 @@ async def teach(url: str, pid: int, rooms: int, per_room: int, changes: int, gap
     async with httpx.AsyncClient(timeout=120, limits=limits) as client:
         opened = []
         for _ in range(rooms):
-            r = await client.post(f"{url}/class/new")
+            r = await client.post(f"{url}/class/new", json={})
             r.raise_for_status()
             opened.append(r.json())
         await asyncio.sleep(1)
@@ -134,6 +146,157 @@ def show(r: dict) -> None:
           f"+{r['rss_growth']:.1f} MB -> {'PASS' if ok else 'FAIL'}")
 
 
+WARM_S = 25  # translations before a case is measured
+STOPS = [f"stop {i}" for i in range(1, 9)]  # the lesson's own (explorer/classroom/rooms.py STOPS)
+
+
+class Panel:
+    """The teacher during a flood: a change every 0.5 s (each answer's status kept), the panel's stream heard."""
+
+    def __init__(self, client: httpx.AsyncClient, url: str, room: dict) -> None:
+        self.client, self.url, self.room = client, url, room
+        self.statuses: list[int] = []
+        self.events = self.bytes = 0
+        self.tasks = [asyncio.create_task(self.listen()), asyncio.create_task(self.change())]
+
+    async def listen(self) -> None:
+        async with self.client.stream("GET", f"{self.url}/class/{self.room['code']}/teacher",
+                                      params={"key": self.room["key"]}) as s:
+            async for line in s.aiter_lines():
+                self.bytes += len(line) + 1
+                self.events += line.startswith("data:")
+
+    async def change(self) -> None:
+        i = 0
+        while True:
+            r = await self.client.post(f"{self.url}/class/{self.room['code']}/state",
+                                       json={"key": self.room["key"], "state": f"text=Flood%20{i}&tab=steps"})
+            self.statuses.append(r.status_code)
+            i += 1
+            await asyncio.sleep(0.5)
+
+    async def close(self) -> dict:
+        for t in self.tasks:
+            t.cancel()
+        await asyncio.gather(*self.tasks, return_exceptions=True)
+        ok = self.statuses.count(200)
+        return {"panel_changes": f"{ok}/{len(self.statuses)}", "panel_events": self.events,
+                "panel_mb": self.bytes / 1e6, "panel_ok": ok == len(self.statuses) > 0 and self.events > 0}
+
+
+async def flood_room(client: httpx.AsyncClient, url: str, students: int) -> tuple[dict, list[str]]:
+    r = await client.post(f"{url}/class/new", json={})
+    r.raise_for_status()
+    room = r.json()
+    sids = []
+    for _ in range(students):
+        j = await client.post(f"{url}/class/{room['code']}/join", json={"nick": ""})
+        j.raise_for_status()
+        sids.append(j.json()["sid"])
+    return room, sids
+
+
+async def stream_flood(url: str, pid: int, students: int, per: int, seconds: float) -> dict:
+    """Each of ``students`` ids tries to open ``per`` event streams at once; the open ones are held ``seconds``."""
+    limits = httpx.Limits(max_connections=students * per + 50, max_keepalive_connections=50)
+    async with httpx.AsyncClient(timeout=60, limits=limits) as client:
+        room, sids = await flood_room(client, url, students)
+        held: list = []
+        statuses: dict[int, int] = {}
+
+        async def one(sid: str) -> None:
+            try:
+                resp = await client.send(client.build_request("GET", f"{url}/class/{room['code']}/events",
+                                                              params={"sid": sid}), stream=True)
+            except httpx.HTTPError as e:
+                statuses[-1] = statuses.get(-1, 0) + 1
+                print("  stream error:", repr(e)[:120])
+                return
+            statuses[resp.status_code] = statuses.get(resp.status_code, 0) + 1
+            if resp.status_code == 200:
+                held.append(resp)
+            else:
+                await resp.aread()
+                await resp.aclose()
+
+        with Translators(url + "/") as tr:
+            await asyncio.sleep(WARM_S)  # the analysis store fills to its bound first: its growth is not the flood's
+            first, rss0, c0, t0 = len(tr.times), rss_mb(pid), cpu_s(pid), time.perf_counter()
+            own0 = time.process_time()
+            panel = Panel(client, url, room)
+            await asyncio.gather(*(one(sid) for sid in sids for _ in range(per)))
+            peak = rss_mb(pid)
+            end = time.perf_counter() + seconds
+            while time.perf_counter() < end:
+                await asyncio.sleep(1)
+                peak = max(peak, rss_mb(pid))
+            panel_result = await panel.close()
+            for resp in held:
+                await resp.aclose()
+            cpu, own = cpu_s(pid) - c0, time.process_time() - own0
+        await client.post(f"{url}/class/{room['code']}/end", json={"key": room["key"]})
+        return {"case": f"stream flood: {students} ids x {per} streams", "taken": statuses.get(200, 0),
+                "refused": {k: v for k, v in statuses.items() if k != 200}, "translate": tr.times[first:],
+                "translate_errors": tr.errors, "cpu_s": cpu, "own_cpu_s": own, "wall_s": time.perf_counter() - t0,
+                "rss_growth": peak - rss0} | panel_result
+
+
+async def answer_flood(url: str, pid: int, students: int, seconds: float, quiet: bool = False) -> dict:
+    """Each of ``students`` ids answers once a second for ``seconds``: at a lesson stop, or at a made-up one. With
+    ``quiet``, nobody answers: the same room, translations and teacher, for the baseline."""
+    limits = httpx.Limits(max_connections=students + 50, max_keepalive_connections=students + 50)
+    async with httpx.AsyncClient(timeout=60, limits=limits) as client:
+        room, sids = await flood_room(client, url, 0 if quiet else students)
+        statuses: dict[int, int] = {}
+        end = 0.0
+
+        async def one(k: int, sid: str) -> None:
+            i = 0
+            while time.perf_counter() < end and not quiet:
+                stop = STOPS[i % 8] if i % 2 else f"stop {1000 + k * 100 + i}"  # every other: a made-up stop
+                try:
+                    r = await client.post(f"{url}/class/{room['code']}/answer",
+                                          json={"sid": sid, "stop": stop, "option": i % 4, "options": 4})
+                    statuses[r.status_code] = statuses.get(r.status_code, 0) + 1
+                except httpx.HTTPError:
+                    statuses[-1] = statuses.get(-1, 0) + 1
+                i += 1
+                await asyncio.sleep(1.0)
+
+        with Translators(url + "/") as tr:
+            await asyncio.sleep(WARM_S)  # the analysis store fills to its bound first: its growth is not the flood's
+            first, rss0, c0, t0 = len(tr.times), rss_mb(pid), cpu_s(pid), time.perf_counter()
+            own0 = time.process_time()
+            panel = Panel(client, url, room)
+            end = time.perf_counter() + seconds
+            peak = rss_mb(pid)
+            flood = asyncio.gather(*(one(k, sid) for k, sid in enumerate(sids)))
+            while time.perf_counter() < end or not flood.done():
+                await asyncio.sleep(1)
+                peak = max(peak, rss_mb(pid))
+            await flood
+            panel_result = await panel.close()
+            cpu, own = cpu_s(pid) - c0, time.process_time() - own0
+        await client.post(f"{url}/class/{room['code']}/end", json={"key": room["key"]})
+        case = "quiet (no flood: the baseline)" if quiet else f"answer flood: {students} ids x 1 answer/s"
+        return {"case": f"{case} for {seconds:.0f} s",
+                "taken": statuses.get(200, 0), "refused": {k: v for k, v in statuses.items() if k != 200},
+                "translate": tr.times[first:], "translate_errors": tr.errors, "cpu_s": cpu, "own_cpu_s": own,
+                "wall_s": time.perf_counter() - t0, "rss_growth": peak - rss0} | panel_result
+
+
+def show_flood(r: dict) -> None:
+    t = r["translate"]
+    p95 = pct(t, 0.95)
+    ok = p95 <= 1 and r["rss_growth"] <= 50 and r["panel_ok"] and r["translate_errors"] == 0
+    print(f"{r['case']}: taken {r['taken']}, refused {r['refused']}; Translate p50 {statistics.median(t):.2f} s, "
+          f"p95 {p95:.2f} s ({len(t)} runs, {r['translate_errors']} errors); teacher's changes {r['panel_changes']} "
+          f"answered 200, its stream heard {r['panel_events']} events ({r['panel_mb']:.2f} MB); server CPU "
+          f"{r['cpu_s']:.1f} s in {r['wall_s']:.0f} s (the bench's own, on the same cores: {r['own_cpu_s']:.1f} s); "
+          f"RSS growth (peak) +{r['rss_growth']:.1f} MB "
+          f"-> {'PASS' if ok else 'FAIL'}")
+
+
 def main() -> None:
     p = argparse.ArgumentParser()
     p.add_argument("--students", type=int, default=100)
@@ -142,16 +305,30 @@ def main() -> None:
     p.add_argument("--per-room", type=int, default=30)
     p.add_argument("--gap", type=float, default=0.5, help="seconds between the teacher's changes")
     p.add_argument("--port", type=int, default=7897)
+    p.add_argument("--only", choices=("push", "floods"), help="only the push channel's cases, or only the floods")
+    p.add_argument("--flood-students", type=int, default=150)
+    p.add_argument("--flood-streams", type=int, default=20, help="streams each student id tries to open")
+    p.add_argument("--flood-s", type=float, default=60)
     args = p.parse_args()
     proc, boot = start([sys.executable, "app.py"], args.port)
     url = f"http://127.0.0.1:{args.port}"
     try:
         print(f"server up in {boot:.1f} s (pid {proc.pid})")
-        show(asyncio.run(teach(url, proc.pid, 1, args.students, args.changes, args.gap)))
-        # joins are limited per address and minute (rooms.JOINS_PER_MIN): every student here comes from 127.0.0.1
-        print("waiting 61 s for the per-address join window to clear")
-        time.sleep(61)
-        show(asyncio.run(teach(url, proc.pid, args.rooms, args.per_room, args.changes, args.gap)))
+        if args.only != "floods":
+            show(asyncio.run(teach(url, proc.pid, 1, args.students, args.changes, args.gap)))
+            # joins are limited per address and minute (rooms.JOINS_PER_MIN): every student here comes from 127.0.0.1
+            print("waiting 61 s for the per-address join window to clear")
+            time.sleep(61)
+            show(asyncio.run(teach(url, proc.pid, args.rooms, args.per_room, args.changes, args.gap)))
+        if args.only != "push":
+            if args.only is None:
+                time.sleep(61)
+            show_flood(asyncio.run(answer_flood(url, proc.pid, args.flood_students, args.flood_s, quiet=True)))
+            show_flood(asyncio.run(stream_flood(url, proc.pid, args.flood_students, args.flood_streams,
+                                                args.flood_s)))
+            print("waiting 61 s for the per-address join window to clear")
+            time.sleep(61)
+            show_flood(asyncio.run(answer_flood(url, proc.pid, args.flood_students, args.flood_s)))
     finally:
         proc.terminate()
         proc.wait(timeout=30)

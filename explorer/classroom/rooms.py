@@ -14,9 +14,13 @@ import asyncio
 import hashlib
 import hmac
 import re
+import resource
 import secrets
 import time
-from collections import deque
+import unicodedata
+from collections import OrderedDict, deque
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"  # no look-alikes: no 0/O, 1/I/L
@@ -30,9 +34,24 @@ STATE_CHARS = 8_000  # a view: a link's query string (links.js), as long as a lo
 STOP_CHARS = 40  # a lesson stop's name
 MAX_OPTIONS = 8
 MAX_SHARES = 60  # views sent to the teacher in one room; the oldest go first
-MESSAGES_PER_MIN = 60  # what one client (a student, the teacher) may send in a minute
+MESSAGES_PER_MIN = 60  # what one student may send in a minute
+# what the teacher's page may send in a minute: it posts its view every 0.4 s while a slider moves (150 a minute), and
+# opening the teacher's stream is not counted
+TEACHER_MESSAGES_PER_MIN = 240
+MISSES_PER_MIN = 30  # wrong codes, keys or student ids from one address in a minute; then every code route waits
 JOINS_PER_MIN = 300  # joins from one address in a minute (a school's classes behind one address join at once)
 ROOMS_PER_HOUR = 20  # rooms one address may open in an hour (a school's teachers behind one address)
+RATE_KEYS = 20_000  # addresses (or ids) one rate table remembers; the least recently seen go first
+# the lesson's stops as its page names them (explorer/page/static/lesson.js: stopKey(), eight stops)
+STOPS = tuple(f"stop {i}" for i in range(1, 9))
+NOT_TEACHER_NICKS = {"teacher", "the teacher"}  # a student may not appear as the teacher
+# push streams (server-sent events) open at once: a student's page (and a reload's), the teacher's (projector and
+# laptop), a room, this process; the process's cap stays far below its file descriptors, so that a flood is refused
+# in words and the server's accept loop keeps its descriptors
+STREAMS_PER_STUDENT = 3
+STREAMS_PER_TEACHER = 4
+ROOM_STREAMS = 2 * MAX_STUDENTS  # students' streams in one room (the teacher's are not counted here)
+MAX_STREAMS = max(64, min(3_000, resource.getrlimit(resource.RLIMIT_NOFILE)[0] // 4))
 
 
 class RoomError(Exception):
@@ -48,40 +67,80 @@ def digest(key: str) -> str:
 
 
 def stop_name(value: object) -> str:
-    """A lesson stop's name ("stop 6"): letters, digits, spaces, - and _ only (it is a key, never prose)."""
+    """A lesson stop's name: one of the lesson's own (``STOPS``, "stop 1" to "stop 8"), nothing else."""
     name = clean(value, "stop", STOP_CHARS)
     if not re.fullmatch(r"[A-Za-z0-9 _-]+", name):
         raise RoomError("A stop's name has only letters, digits, spaces, - and _.")
+    if name not in STOPS:
+        raise RoomError(f"The lesson has stops “{STOPS[0]}” to “{STOPS[-1]}” only.")
     return name
 
 
+NOT_TEXT = "The {name} has a character that is not text (a lone surrogate): please type it again."
+
+
+def plain(value: str, name: str) -> str:
+    """``value`` without lone surrogates (refused: they cannot be sent on as UTF-8), with control characters (C0,
+    C1, line and paragraph separators) as spaces, and without format characters (zero-width, bidi overrides and
+    isolates, soft hyphens, byte-order marks: Unicode's Cf)."""
+    if value.isascii() and value.isprintable():
+        return value
+    out = []
+    for c in value:
+        kind = unicodedata.category(c)
+        if kind == "Cs":
+            raise RoomError(NOT_TEXT.format(name=name))
+        if kind == "Cc" or kind in ("Zl", "Zp"):
+            out.append(" ")
+        elif kind != "Cf":
+            out.append(c)
+    return "".join(out)
+
+
 def clean(value: object, name: str, limit: int, empty: str | None = None) -> str:
-    """User text: a str of at most ``limit`` characters, control characters as spaces, trimmed (it is shown escaped
-    wherever it is shown; this only bounds it)."""
+    """User text, before it is stored: a str of at most ``limit`` characters, cleaned (``plain``) and trimmed (it
+    is shown escaped wherever it is shown; this bounds it and keeps it printable)."""
     if value is None:
         value = ""
     if not isinstance(value, str):
         raise RoomError(f"The {name} must be text.")
     if len(value) > limit:
         raise RoomError(f"Please keep the {name} to {limit} characters; it has {len(value)}.")
-    text = "".join(" " if ord(c) < 32 or ord(c) == 127 else c for c in value).strip()
+    text = plain(value, name).strip()
     if not text and empty is None:
         raise RoomError(f"The {name} is empty.")
     return text or (empty or "")
 
 
 class Rate:
-    """At most ``n`` events per ``window`` seconds for each key (a sliding window of timestamps)."""
+    """At most ``n`` events per ``window`` seconds for each key (a sliding window of timestamps), remembering at most
+    ``keys`` keys: the least recently seen go first (an LRU), so that many addresses cost bounded memory."""
 
-    def __init__(self, n: int, window: float):
-        self.n, self.window = n, window
-        self.seen: dict[str, deque] = {}
+    def __init__(self, n: int, window: float, keys: int | None = None):
+        self.n, self.window, self.keys = n, window, keys or RATE_KEYS
+        self.seen: OrderedDict[str, deque] = OrderedDict()
+
+    def _window(self, key: str, now: float) -> deque:
+        q = self.seen.get(key)
+        if q is None:
+            q = self.seen[key] = deque()
+            while len(self.seen) > self.keys:
+                self.seen.popitem(last=False)
+        else:
+            self.seen.move_to_end(key)
+        while q and now - q[0] > self.window:
+            q.popleft()
+        return q
+
+    def full(self, key: str, now: float | None = None) -> bool:
+        """Whether ``key`` has used its ``n`` (nothing taken)."""
+        if key not in self.seen:
+            return False
+        return len(self._window(key, time.monotonic() if now is None else now)) >= self.n
 
     def take(self, key: str, message: str, now: float | None = None) -> None:
         now = time.monotonic() if now is None else now
-        q = self.seen.setdefault(key, deque())
-        while q and now - q[0] > self.window:
-            q.popleft()
+        q = self._window(key, now)
         if len(q) >= self.n:
             raise RoomError(message, 429)
         q.append(now)
@@ -112,6 +171,7 @@ class Room:
     shares: list[dict] = field(default_factory=list)
     shown: dict | None = None  # a student's view the teacher showed to everyone
     ended: str = ""  # why the room ended ("" while open)
+    streams: int = 0  # students' push streams open now
     _changed: asyncio.Event | None = None
 
     # -- the push channel: every waiter wakes at a change, reads the newest state (changes in between coalesce)
@@ -150,17 +210,74 @@ class Room:
         return {"code": self.code, "version": self.teacher_version, "state": self.state, "ended": self.ended,
                 "students": len(self.students), "following": following, "exploring": len(self.students) - following,
                 "tallies": {stop: self.tally(stop) for stop in sorted(self.answers)},
-                "revealed": sorted(self.revealed), "shares": self.shares[-20:]}
+                "revealed": sorted(self.revealed),
+                "shares": [{k: v for k, v in share.items() if k != "sid"} for share in self.shares[-20:]]}
+
+
+class NoRoom(RoomError):
+    """One answer for a code that is no room, a key that is not the room's and a student id not in it: the same
+    status and words for a given code, so that a guess learns nothing. Each counts against the address's misses."""
+
+    def __init__(self, code: object):
+        text = code.strip().upper() if isinstance(code, str) else ""
+        shown = "".join(c for c in text if c in ALPHABET)[:CODE_LEN]
+        super().__init__(f"There is no class with the code “{shown}” that you can use: check the code, or ask your "
+                         "teacher for the link (a class ends when the teacher ends it or the server restarts; "
+                         "then join again).", 404)
 
 
 class Rooms:
-    """Every open room of this process, with the bounds on rooms, students, text and messages."""
+    """Every open room of this process, with the bounds on rooms, students, text, messages and streams."""
 
     def __init__(self):
         self.rooms: dict[str, Room] = {}
         self.messages = Rate(MESSAGES_PER_MIN, 60)
+        self.teachers = Rate(TEACHER_MESSAGES_PER_MIN, 60)
         self.joins = Rate(JOINS_PER_MIN, 60)
         self.opens = Rate(ROOMS_PER_HOUR, 3600)
+        self.misses = Rate(MISSES_PER_MIN, 60)
+        self.streams: dict[str, int] = {}  # "s:<sid>" / "t:<code>" -> streams open now
+        self.open_streams = 0  # in this process
+
+    # -- wrong codes, keys and ids: counted per address; past MISSES_PER_MIN every code route waits ----------------
+    def guard(self, address: str) -> None:
+        if self.misses.full("a:" + address):
+            raise RoomError("Too many wrong class codes from this address in a minute: wait a moment.", 429)
+
+    def missed(self, address: str) -> None:
+        try:
+            self.misses.take("a:" + address, "")
+        except RoomError:
+            pass
+
+    # -- push streams ----------------------------------------------------------------------------------------------
+    @contextmanager
+    def streaming(self, room: Room, who: str) -> Iterator[None]:
+        """One push stream of ``who`` ("s:<sid>" or "t:<code>") in ``room`` while the block runs, or a refusal in
+        words when one more would pass a cap (``who``'s, the room's, the process's)."""
+        mine = self.streams.get(who, 0)
+        if who.startswith("t:") and mine >= STREAMS_PER_TEACHER:
+            raise RoomError(f"The teacher's panel is open in {STREAMS_PER_TEACHER} pages already: close one.", 429)
+        if who.startswith("s:") and mine >= STREAMS_PER_STUDENT:
+            raise RoomError(f"This class is open in {STREAMS_PER_STUDENT} of your pages already: close one.", 429)
+        student = who.startswith("s:")  # the room's cap is its students' pages: the teacher's panel always opens
+        if student and room.streams >= ROOM_STREAMS:
+            raise RoomError(f"This class has {ROOM_STREAMS} of its students' pages open already: close one.", 503)
+        if self.open_streams >= MAX_STREAMS:
+            raise RoomError("The server has as many classes' pages open as it can hold: try again in a minute.", 503)
+        self.streams[who] = mine + 1
+        room.streams += student
+        self.open_streams += 1
+        try:
+            yield
+        finally:
+            self.open_streams -= 1
+            room.streams -= student
+            left = self.streams.get(who, 1) - 1
+            if left > 0:
+                self.streams[who] = left
+            else:
+                self.streams.pop(who, None)
 
     # -- finding, sweeping ---------------------------------------------------------------------------------
     def sweep(self, now: float | None = None) -> None:
@@ -175,29 +292,31 @@ class Rooms:
         self.rooms.pop(room.code, None)
         for sid in room.students:
             self.messages.forget(sid)
+        self.teachers.forget("t:" + room.code)
 
     def room(self, code: object) -> Room:
         self.sweep()
-        text = code.strip().upper() if isinstance(code, str) else ""
-        room = self.rooms.get(text)
+        room = self.rooms.get(code.strip().upper() if isinstance(code, str) else "")
         if room is None:
-            shown = "".join(c for c in text if c in ALPHABET)[:CODE_LEN]
-            raise RoomError(f"There is no class with the code “{shown}”: check the code, or ask your teacher for "
-                            "the link (a class ends when the teacher ends it or the server restarts).", 404)
+            raise NoRoom(code)
         return room
 
-    def teacher(self, code: object, key: object) -> Room:
+    def teacher(self, code: object, key: object, charge: bool = True) -> Room:
+        """The room whose key ``key`` is, counting one message of the teacher's unless ``charge`` is False (opening
+        the teacher's stream, asking whether the room is there)."""
         room = self.room(code)
         if not isinstance(key, str) or not hmac.compare_digest(digest(key), room.key_digest):
-            raise RoomError("Only the teacher who opened this class can do that.", 403)
-        self.messages.take("t:" + room.code, "Too many changes in a minute: wait a moment.")
+            raise NoRoom(code)
+        if charge:
+            self.teachers.take("t:" + room.code, "Too many changes in a minute: wait a moment.")
         return room
 
-    def student(self, room: Room, sid: object) -> Student:
+    def student(self, room: Room, sid: object, charge: bool = True) -> Student:
         student = room.students.get(sid) if isinstance(sid, str) else None
         if student is None:
-            raise RoomError("You are not in this class (it may have restarted): join again with its code.", 403)
-        self.messages.take(sid, "Too many messages in a minute: wait a moment.")
+            raise NoRoom(room.code)
+        if charge:
+            self.messages.take(sid, "Too many messages in a minute: wait a moment.")
         return student
 
     # -- the teacher ---------------------------------------------------------------------------------------
@@ -217,15 +336,20 @@ class Rooms:
 
     def set_state(self, code: object, key: object, state: object) -> Room:
         room = self.teacher(code, key)
-        room.state = clean(state, "view", STATE_CHARS, empty="")
+        state = clean(state, "view", STATE_CHARS, empty="")
+        if state == room.state and room.shown is None:
+            return room  # nothing changed: nobody is woken
+        room.state = state
         room.shown = None
         room.bump()
         return room
 
     def reveal(self, code: object, key: object, stop: object) -> Room:
         room = self.teacher(code, key)
-        room.revealed.add(stop_name(stop))
-        room.bump()
+        name = stop_name(stop)
+        if name not in room.revealed:
+            room.revealed.add(name)
+            room.bump()
         return room
 
     def show(self, code: object, key: object, share_id: object) -> Room:
@@ -246,8 +370,35 @@ class Rooms:
         room.bump()
         return room
 
+    def remove(self, code: object, key: object, share_id: object) -> Room:
+        """The student who sent a view leaves the class: their answers, their views and their place go; their page is
+        told (its stream ends). They may join again with the code, as anyone may."""
+        room = self.teacher(code, key)
+        share = next((s for s in room.shares if s["id"] == share_id), None)
+        if share is None:
+            raise RoomError("That view is no longer in the list.", 404)
+        sid = share["sid"]
+        room.students.pop(sid, None)
+        for votes in room.answers.values():
+            votes.pop(sid, None)
+        room.shares = [s for s in room.shares if s["sid"] != sid]
+        if room.shown and room.shown["id"] == share_id:
+            room.shown = None
+        self.messages.forget(sid)
+        room.bump()
+        return room
+
     def end(self, code: object, key: object) -> None:
         self.close(self.teacher(code, key), "The teacher ended the class.")
+
+    def check(self, code: object, key: object = None, sid: object = None) -> Room:
+        """The room, if ``key`` leads it or ``sid`` is in it (a page asks before it forgets a class); NoRoom if not.
+        Nothing is charged: a page asks only after its stream failed."""
+        room = self.room(code)
+        if key is not None:
+            return self.teacher(code, key, charge=False)
+        self.student(room, sid, charge=False)
+        return room
 
     # -- students ------------------------------------------------------------------------------------------
     def join(self, code: object, nick: object = "", address: str = "") -> tuple[Room, Student]:
@@ -256,6 +407,8 @@ class Rooms:
         if len(room.students) >= MAX_STUDENTS:
             raise RoomError(f"This class is full ({MAX_STUDENTS} students).", 403)
         name = clean(nick, "nickname", NICK_CHARS, empty=f"Student {len(room.students) + 1}")
+        if " ".join(name.casefold().split()).strip(".:!-_ ") in NOT_TEACHER_NICKS:
+            raise RoomError("“Teacher” is the teacher's name in a class: please choose another nickname.")
         student = Student(secrets.token_urlsafe(12), name)
         room.students[student.sid] = student
         room.bump(follower=False)
@@ -264,8 +417,9 @@ class Rooms:
     def follow(self, code: object, sid: object, following: object) -> Room:
         room = self.room(code)
         student = self.student(room, sid)
-        student.following = following is True
-        room.bump(follower=False)
+        if student.following != (following is True):
+            student.following = following is True
+            room.bump(follower=False)
         return room
 
     def answer(self, code: object, sid: object, stop: object, option: object, options: object) -> Room:
@@ -279,14 +433,17 @@ class Rooms:
             raise RoomError(f"The answer must be an option from 0 to {options - 1}.")
         if room.options.setdefault(name, options) != options:
             raise RoomError("That stop has a different number of options.")
-        room.answers.setdefault(name, {}).setdefault(sid, option)
-        room.bump(follower=name in room.revealed)
+        votes = room.answers.setdefault(name, {})
+        if sid not in votes:  # a later answer changes nothing, so it wakes nobody
+            votes[sid] = option
+            room.bump(follower=name in room.revealed)
         return room
 
     def share(self, code: object, sid: object, state: object, note: object = "") -> Room:
         room = self.room(code)
         student = self.student(room, sid)
-        share = {"id": secrets.token_urlsafe(6), "nick": student.nick, "state": clean(state, "view", STATE_CHARS),
+        share = {"id": secrets.token_urlsafe(6), "sid": sid, "nick": student.nick,
+                 "state": clean(state, "view", STATE_CHARS),
                  "note": clean(note, "note", NOTE_CHARS, empty="")}
         room.shares = (room.shares + [share])[-MAX_SHARES:]
         room.bump(follower=False)

@@ -7,11 +7,18 @@ not a Gradio queue event per student per change.
     GET  /class/<code>/events?sid=      server-sent events: the student's view of the room at every change
     GET  /class/<code>/teacher?key=     server-sent events: the teacher's panel (students, tallies, shared views)
     GET  /class/<code>/qr.svg?origin=   the join link as a QR code (SVG), for the projector
-    POST /class/<code>/<action>         state, reveal, show, back, end (the teacher, with key); follow, answer, share
-                                        (a student, with sid)
+    POST /class/<code>/<action>         state, reveal, show, back, remove, end (the teacher, with key); follow, answer, share
+                                        (a student, with sid); check (either: is the room there for me?)
 
-Every refusal is JSON ``{"error": "<words>"}`` with its status (rooms.RoomError); user text is bounded here and
-escaped wherever the page shows it.
+Every refusal is JSON ``{"error": "<words>"}`` with its status (rooms.RoomError); user text is bounded and cleaned
+in rooms.py and escaped wherever the page shows it. A POST must be ``application/json`` (415 otherwise), and when it
+carries an ``Origin`` header that origin must be this server's own (403): a page elsewhere cannot post to a class.
+A POST without ``Origin`` comes from no browser (curl, the benchmarks) and is taken. A code that is no room, a key
+not the room's and an id not in it get one answer (rooms.NoRoom, 404) and count as misses of the client's address;
+past rooms.MISSES_PER_MIN in a minute every route that takes a code answers 429. The client's address is the TCP
+peer, or with ``ATTENTION_EXPLORER_TRUSTED_PROXY=N`` (N proxies in front, each appending to X-Forwarded-For) the N-th
+address of X-Forwarded-For from the right; without it, every request that carries X-Forwarded-For counts as one
+address ("forwarded"), so a forged header buys nothing.
 """
 
 from __future__ import annotations
@@ -20,20 +27,28 @@ import asyncio
 import io
 import json
 import logging
+import os
 import re
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from explorer.classroom.rooms import ROOMS, Room, RoomError, Rooms
+from explorer.classroom.rooms import ROOMS, NoRoom, Room, RoomError, Rooms
 
 log = logging.getLogger("attention-explorer")
 PREFIX = "/class/"
 KEEPALIVE_S = 15  # a comment line this often keeps proxies from closing a quiet stream
 MAX_BODY = 16_384  # bytes of one POST: a view is at most rooms.STATE_CHARS characters
+TRUSTED_PROXY_ENV = "ATTENTION_EXPLORER_TRUSTED_PROXY"  # how many proxies in front append to X-Forwarded-For
+RETRY_S = 10  # what a refused stream asks the page to wait (Retry-After)
+
+
+def as_bytes(payload: Any) -> bytes:
+    """JSON as UTF-8; text that is not (a lone surrogate rooms.py refused at the door) as escapes, never a 500."""
+    return json.dumps(payload, ensure_ascii=False).encode("utf-8", "backslashreplace")
 
 
 async def reply(send, status: int, payload: Any, content_type: bytes = b"application/json") -> None:
-    body = payload if isinstance(payload, bytes) else json.dumps(payload, ensure_ascii=False).encode()
+    body = payload if isinstance(payload, bytes) else as_bytes(payload)
     await send({"type": "http.response.start", "status": status,
                 "headers": [(b"content-type", content_type), (b"content-length", str(len(body)).encode()),
                             (b"cache-control", b"no-store")]})
@@ -55,7 +70,7 @@ async def read_json(receive) -> dict:
             break
     try:
         data = json.loads(b"".join(chunks) or b"{}")
-    except (ValueError, UnicodeDecodeError):
+    except (ValueError, UnicodeDecodeError, RecursionError):  # RecursionError: thousands of nested [ or {
         raise RoomError("The message is not JSON.") from None
     if not isinstance(data, dict):
         raise RoomError("The message must be a JSON object.")
@@ -68,9 +83,48 @@ def query(scope) -> dict[str, str]:
     return {k: v[0] for k, v in parse_qs(scope.get("query_string", b"").decode("latin-1")).items()}
 
 
-def address(scope) -> str:
+def headers_of(scope) -> dict[str, str]:
+    return {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
+
+
+def trusted_proxies() -> int:
+    """``ATTENTION_EXPLORER_TRUSTED_PROXY``: the number of proxies in front of the server (0, unset: none trusted)."""
+    try:
+        return max(0, int(os.environ.get(TRUSTED_PROXY_ENV, "0") or 0))
+    except ValueError:
+        return 0
+
+
+def address(scope, trusted: int | None = None) -> str:
+    """The client's address, for the per-address limits. With ``trusted`` proxies in front (each appends the
+    address it saw to X-Forwarded-For), the ``trusted``-th entry from the right; with none, the TCP peer, except that
+    a request carrying X-Forwarded-For counts as the one address "forwarded" (uvicorn rewrites the peer from that
+    header for a loopback peer, so the peer cannot be told from a forged header)."""
+    trusted = trusted_proxies() if trusted is None else trusted
+    forwarded = [h.strip() for k, v in scope.get("headers", []) if k.lower() == b"x-forwarded-for"
+                 for h in v.decode("latin-1").split(",") if h.strip()]
+    if trusted and forwarded:
+        return forwarded[-min(trusted, len(forwarded))][:64]
+    if forwarded:
+        return "forwarded"
     client = scope.get("client") or ("", 0)
     return str(client[0])
+
+
+def check_post(scope) -> None:
+    """A POST to a class: JSON only, and from this server's own pages when a browser sent it (Origin)."""
+    headers = headers_of(scope)
+    if headers.get("content-type", "").split(";")[0].strip().lower() != "application/json":
+        raise RoomError("A message to a class is sent as application/json.", 415)
+    origin = headers.get("origin")
+    if origin is None:
+        return  # no browser sends a POST without it: curl, a script
+    # the host the page was opened on: Host, or the proxy's X-Forwarded-Host (a page elsewhere cannot set that header
+    # without a CORS preflight, which nothing here answers; a client that is no browser can forge any header anyway)
+    hosts = {headers.get("host", ""), headers.get("x-forwarded-host", "")}
+    m = re.fullmatch(r"https?://([^/\s?#]{1,200})", origin)
+    if not m or m.group(1) not in hosts - {""}:
+        raise RoomError("Messages to a class come only from this server's own pages.", 403)
 
 
 def qr_svg(url: str) -> bytes:
@@ -93,7 +147,7 @@ def join_url(scope, origin: str, code: str) -> str:
 
 async def events(send, room: Room, render: Callable[[], dict], version: Callable[[], int]) -> None:
     """Server-sent events: the rendered room now, then again at every change (changes in between coalesce into
-    the newest); ends after the room ends."""
+    the newest); ends after the room ends (or after telling a removed student so)."""
     await send({"type": "http.response.start", "status": 200,
                 "headers": [(b"content-type", b"text/event-stream"), (b"cache-control", b"no-store"),
                             (b"x-accel-buffering", b"no")]})
@@ -102,10 +156,11 @@ async def events(send, room: Room, render: Callable[[], dict], version: Callable
         changed = room.changed()  # taken before reading: a change from here on wakes us
         if version() != last or room.ended:
             last = version()
-            data = json.dumps(render(), ensure_ascii=False)
-            await send({"type": "http.response.body", "body": f"event: room\ndata: {data}\n\n".encode(),
-                        "more_body": not room.ended})
-            if room.ended:
+            rendered = render()
+            over = bool(room.ended or rendered.get("ended"))  # the room ended, or this student was removed
+            await send({"type": "http.response.body", "body": b"event: room\ndata: " + as_bytes(rendered) + b"\n\n",
+                        "more_body": not over})
+            if over:
                 return
         try:
             await asyncio.wait_for(changed.wait(), KEEPALIVE_S)
@@ -133,7 +188,8 @@ async def stream(receive, send, room, render, version) -> None:
 TEACHER = {"state": lambda r, d: r.set_state(d.get("code"), d.get("key"), d.get("state")),
            "reveal": lambda r, d: r.reveal(d.get("code"), d.get("key"), d.get("stop")),
            "show": lambda r, d: r.show(d.get("code"), d.get("key"), d.get("share")),
-           "back": lambda r, d: r.bring_back(d.get("code"), d.get("key"))}
+           "back": lambda r, d: r.bring_back(d.get("code"), d.get("key")),
+           "remove": lambda r, d: r.remove(d.get("code"), d.get("key"), d.get("share"))}
 STUDENT = {"follow": lambda r, d: r.follow(d.get("code"), d.get("sid"), d.get("following")),
            "answer": lambda r, d: r.answer(d.get("code"), d.get("sid"), d.get("stop"), d.get("option"),
                                            d.get("options")),
@@ -141,37 +197,51 @@ STUDENT = {"follow": lambda r, d: r.follow(d.get("code"), d.get("sid"), d.get("f
 
 
 class ClassRoutes:
-    def __init__(self, app: Callable[..., Awaitable[None]], rooms: Rooms | None = None) -> None:
+    def __init__(self, app: Callable[..., Awaitable[None]], rooms: Rooms | None = None,
+                 trusted: int | None = None) -> None:
         self.app = app
         self.rooms = rooms or ROOMS
+        self.trusted = trusted_proxies() if trusted is None else trusted
 
     async def __call__(self, scope: dict[str, Any], receive, send) -> None:
         path = scope.get("path", "") if scope["type"] == "http" else ""
         if not path.startswith(PREFIX):
             return await self.app(scope, receive, send)
+        client = address(scope, self.trusted)
         try:
-            await self.route(scope, receive, send, scope.get("method", ""), path[len(PREFIX):].strip("/").split("/"))
+            await self.route(scope, receive, send, scope.get("method", ""), path[len(PREFIX):].strip("/").split("/"),
+                             client)
         except RoomError as e:
+            if isinstance(e, NoRoom):
+                self.rooms.missed(client)
             log.info("class: refused %s %s: %s", scope.get("method"), path[:60], str(e)[:120])
             await reply(send, e.status, {"error": str(e)})
 
-    async def route(self, scope, receive, send, method: str, parts: list[str]) -> None:
+    async def route(self, scope, receive, send, method: str, parts: list[str], client: str) -> None:
         rooms = self.rooms
+        if method == "POST":
+            check_post(scope)
         if method == "POST" and parts == ["new"]:
-            code, key = rooms.open(address(scope))
+            code, key = rooms.open(client)
             return await reply(send, 200, {"code": code, "key": key})
         if len(parts) != 2:
             raise RoomError("No such class address.", 404)
         code, action = parts
+        rooms.guard(client)  # every route that takes a code: past MISSES_PER_MIN wrong ones, a wait
         if method == "GET" and action == "events":
             sid = query(scope).get("sid", "")
             room = rooms.room(code)
-            if sid not in room.students:
-                raise RoomError("You are not in this class (it may have restarted): join again with its code.", 403)
-            return await stream(receive, send, room, lambda: room.for_student(sid), lambda: room.version)
+            rooms.student(room, sid, charge=False)
+            def mine() -> dict:  # a student the teacher removed hears it once, and their stream ends
+                return room.for_student(sid) | ({} if sid in room.students or room.ended else
+                                                {"ended": "The teacher removed you from the class."})
+
+            with rooms.streaming(room, "s:" + sid):
+                return await stream(receive, send, room, mine, lambda: room.version)
         if method == "GET" and action == "teacher":
-            room = rooms.teacher(code, query(scope).get("key"))
-            return await stream(receive, send, room, room.for_teacher, lambda: room.teacher_version)
+            room = rooms.teacher(code, query(scope).get("key"), charge=False)  # a reload is no change
+            with rooms.streaming(room, "t:" + room.code):
+                return await stream(receive, send, room, room.for_teacher, lambda: room.teacher_version)
         if method == "GET" and action == "qr.svg":
             room = rooms.room(code)
             return await reply(send, 200, qr_svg(join_url(scope, query(scope).get("origin", ""), room.code)),
@@ -181,11 +251,14 @@ class ClassRoutes:
         data = await read_json(receive)
         data["code"] = code
         if action == "join":
-            room, student = rooms.join(code, data.get("nick"), address(scope))
+            room, student = rooms.join(code, data.get("nick"), client)
             return await reply(send, 200, {"sid": student.sid} | room.for_student(student.sid))
         if action == "end":
             rooms.end(code, data.get("key"))
             return await reply(send, 200, {"ended": True})
+        if action == "check":
+            room = rooms.check(code, data.get("key"), data.get("sid"))
+            return await reply(send, 200, {"open": True, "code": room.code})
         if action in TEACHER:
             return await reply(send, 200, TEACHER[action](rooms, data).for_teacher())
         if action in STUDENT:

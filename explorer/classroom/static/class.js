@@ -18,8 +18,36 @@
       throw new Error("The server cannot be reached.");
     }
     const answer = await r.json().catch(() => ({}));
-    if (!r.ok) throw new Error(answer.error || "The server answered " + r.status + ".");
+    if (!r.ok) {
+      const e = new Error(answer.error || "The server answered " + r.status + ".");
+      e.status = r.status;
+      throw e;
+    }
     return answer;
+  }
+
+  // After a stream failed for good: is the class still there for this page? Only the server's answer that it is not
+  // (404: no such class, or not ours) ends it here; a refusal (too many pages, a busy server) or no answer is a
+  // moment to wait and try again, keeping the teacher's key.
+  async function gone(who) {
+    try { await api(encodeURIComponent(room.code) + "/check", who); return false; } catch (e) { return e.status === 404; }
+  }
+
+  function retry(listen, message) {  // a failed stream that is no end of the class: say so, try again
+    close();
+    room.retryMs = Math.min(60000, (room.retryMs || 2500) * 2);
+    const el = box(room.role === "teacher" ? "class-panel" : "class-banner");
+    el.classList.add("ae-class-on");
+    if (!el.querySelector(".ae-class-retry")) {
+      el.insertAdjacentHTML("afterbegin", "<div class='ae-status ae-stale ae-class-retry'></div>");
+    }
+    el.querySelector(".ae-class-retry").textContent = message + " Trying again in " + Math.round(room.retryMs / 1000) + " s.";
+    room.retry = setTimeout(() => { room.retry = null; listen(); }, room.retryMs);
+  }
+
+  function heard() {  // a state arrived: the stream works again
+    room.retryMs = 0;
+    document.querySelectorAll(".ae-class-retry").forEach((el) => el.remove());
   }
 
   function box(id) {
@@ -42,6 +70,8 @@
     room.source = null;
     if (room.timer) clearInterval(room.timer);
     room.timer = null;
+    if (room.retry) clearTimeout(room.retry);
+    room.retry = null;
   }
 
   function ended(message) {
@@ -66,11 +96,14 @@
     const es = new EventSource("/class/" + room.code + "/teacher?key=" + encodeURIComponent(room.key));
     room.source = es;
     es.addEventListener("room", (e) => {
+      heard();
       room.data = JSON.parse(e.data);
       if (room.data.ended) ended(room.data.ended); else render();
     });
-    es.onerror = () => {
-      if (es.readyState === 2 && !room.leaving) ended("This class is no longer on the server (it ended, or the server restarted).");
+    es.onerror = async () => {
+      if (es.readyState !== 2 || room.leaving || room.source !== es) return;
+      if (await gone({ key: room.key })) ended("This class is no longer on the server (it ended, or the server restarted).");
+      else if (room.role === "teacher" && !room.leaving) retry(listenTeacher, "The class's panel could not be reached.");
     };
     // the teacher's view, sent when it changes: a hidden button's event reads it from the page (no server request)
     room.timer = setInterval(() => { const b = document.getElementById("ae-room-state"); if (b) b.click(); }, 400);
@@ -106,7 +139,8 @@
         " <button onclick='AE.room.reveal(" + attr(t.stop) + ")'>Reveal to the class</button>") +
       "</li>").join("");
     const shares = d.shares.slice().reverse().map((s) => "<li><b>" + esc(s.nick) + "</b>" + (s.note ? ": " + esc(s.note) : "") +
-      " <button onclick='AE.room.show(" + attr(s.id) + ")'>Show to everyone</button></li>").join("");
+      " <button onclick='AE.room.show(" + attr(s.id) + ")'>Show to everyone</button>" +
+      " <button onclick='AE.room.remove(" + attr(s.id) + ")'>Remove this student</button></li>").join("");
     el.innerHTML = "<div class='ae-class-head'><span>Class code</span> <b id='class-code'>" + esc(d.code) + "</b>" +
       " <span class='ae-class-count'>" + d.students + " student" + (d.students === 1 ? "" : "s") + ": " + d.following +
       " following, " + d.exploring + " exploring on their own</span></div>" +
@@ -135,6 +169,7 @@
     const es = new EventSource("/class/" + encodeURIComponent(room.code) + "/events?sid=" + encodeURIComponent(room.sid));
     room.source = es;
     es.addEventListener("room", (e) => {
+      heard();
       const d = JSON.parse(e.data);
       room.data = d;
       if (d.ended) { ended(d.ended); return; }
@@ -144,8 +179,12 @@
       if (room.following && d.state && d.state !== room.last) { room.last = d.state; AE.follow(d.state); }
       if (AE.lesson && AE.lesson.refreshClass) AE.lesson.refreshClass();
     });
-    es.onerror = () => {
-      if (es.readyState !== 2 || room.leaving) return;
+    es.onerror = async () => {
+      if (es.readyState !== 2 || room.leaving || room.source !== es) return;
+      if (!(await gone({ sid: room.sid }))) {
+        if (room.role === "student" && !room.leaving) retry(() => listenStudent(resumed), "The class could not be reached.");
+        return;
+      }
       if (resumed) { sessionStorage.removeItem("ae-class-" + room.code); close(); resumed = false; join(room.code); return; }
       ended("This class is no longer on the server (the teacher ended it, or the server restarted).");
     };
@@ -227,6 +266,7 @@
 
   AE.room = { teach, push, joinCode, share, shareView, answer, revealed, leave, start, state: room,
     reveal: (stop) => teacherDo("reveal", { stop }), show: (id) => teacherDo("show", { share: id }),
+    remove: (id) => teacherDo("remove", { share: id }),
     back: () => teacherDo("back"), end: () => teacherDo("end").then(() => ended("You ended the class.")),
     explore: () => setFollowing(false), followAgain: () => setFollowing(true) };
 })();

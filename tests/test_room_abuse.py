@@ -1,0 +1,361 @@
+"""Class rooms that one visitor cannot break (issue 33): user text cleaned, streams capped, stops bounded, the teacher's
+stream free, guesses limited with one answer, JSON-only same-origin posts, addresses from a trusted proxy only.
+
+Over real HTTP where the finding is about HTTP: explorer/classroom/routes.py's ClassRoutes in front of an empty app,
+served by uvicorn (as Gradio serves it: proxy headers trusted from 127.0.0.1) in a thread of this process."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+import threading
+import time
+from contextlib import contextmanager
+
+import httpx
+import pytest
+
+from explorer.classroom import rooms as r
+from explorer.classroom.rooms import RoomError, Rooms
+from explorer.classroom.routes import ClassRoutes
+
+JSON = {"content-type": "application/json"}
+
+
+def refused(fn, *args, status=None, words=""):
+    with pytest.raises(RoomError) as e:
+        fn(*args)
+    if status is not None:
+        assert e.value.status == status, str(e.value)
+    assert words.lower() in str(e.value).lower(), str(e.value)
+    return e.value
+
+
+async def nothing(scope, receive, send):  # what Gradio would be: here, a 404 for everything else
+    if scope["type"] != "http":
+        return
+    await send({"type": "http.response.start", "status": 404, "headers": []})
+    await send({"type": "http.response.body", "body": b""})
+
+
+@contextmanager
+def served(rooms: Rooms, trusted: int = 0):
+    """ClassRoutes over HTTP with ``trusted`` proxies in front (the setting app.py's server reads from the
+    environment)."""
+    import os
+
+    import uvicorn
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    saved = os.environ.get("ATTENTION_EXPLORER_TRUSTED_PROXY")
+    os.environ["ATTENTION_EXPLORER_TRUSTED_PROXY"] = str(trusted)
+    try:
+        routes = ClassRoutes(nothing, rooms)
+    finally:
+        if saved is None:
+            del os.environ["ATTENTION_EXPLORER_TRUSTED_PROXY"]
+        else:
+            os.environ["ATTENTION_EXPLORER_TRUSTED_PROXY"] = saved
+    server = uvicorn.Server(uvicorn.Config(routes, host="127.0.0.1", port=port, log_level="warning", lifespan="off"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not server.started:
+        assert time.monotonic() < deadline and thread.is_alive(), "the test server did not start"
+        time.sleep(0.02)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(20)
+
+
+def post(url, path, body=None, raw: bytes | None = None, headers=None):
+    content = raw if raw is not None else json.dumps(body or {}).encode()  # ASCII escapes: \ud800 travels as sent
+    return httpx.post(url + path, content=content, headers={**JSON, **(headers or {})}, timeout=30)
+
+
+# -- (1) user text: lone surrogates refused, controls / bidi / zero-width cleaned, "Teacher" taken; deep JSON a 400
+def test_user_text_is_cleaned_or_refused_before_it_is_stored():
+    rooms = Rooms()
+    code, key = rooms.open()
+    _, s = rooms.join(code, "Ana")
+    refused(rooms.share, code, s.sid, "text=a", "\ud800", status=400, words="not text")
+    refused(rooms.share, code, s.sid, "text=\udfff", "", status=400, words="not text")
+    before = len(rooms.rooms[code].students)
+    refused(rooms.join, code, "x\ud800", status=400, words="not text")
+    assert len(rooms.rooms[code].students) == before  # refused before the student is added
+    for nick in ("Teacher", "teacher", " TEACHER ", "The Teacher", "Teacher."):
+        refused(rooms.join, code, nick, status=400, words="teacher")
+    room = rooms.share(code, s.sid, "text=a", "a\u202eevil\u200b\u200d\u2066x\x85y\x9bz\u2028w\ufeff")
+    note = room.shares[-1]["note"]
+    assert note == "aevilx y z w"
+    _, odd = rooms.join(code, "\u200b\u202e")  # only invisible characters: anonymous
+    assert odd.nick.startswith("Student")
+    json.dumps(room.for_teacher(), ensure_ascii=False).encode("utf-8")  # every render encodes
+
+
+def test_a_surrogate_cannot_cut_the_teachers_panel_and_deep_json_is_a_400():
+    rooms = Rooms()
+    with served(rooms) as url:
+        room = post(url, "/class/new").json()
+        code, key = room["code"], room["key"]
+        joined = post(url, f"/class/{code}/join", {"nick": "\ud800"})
+        assert joined.status_code == 400 and "not text" in joined.json()["error"]
+        assert rooms.rooms[code].students == {}  # not added either
+        sid = post(url, f"/class/{code}/join", {"nick": "Ana"}).json()["sid"]
+        shared = post(url, f"/class/{code}/share", {"sid": sid, "state": "text=a", "note": "\ud800"})
+        assert shared.status_code == 400
+        for action in ("state", "back"):
+            assert post(url, f"/class/{code}/{action}", {"key": key, "state": "text=b"}).status_code == 200
+        with httpx.stream("GET", f"{url}/class/{code}/teacher", params={"key": key}, timeout=10) as st:
+            assert st.status_code == 200
+            line = next(x for x in st.iter_lines() if x.startswith("data:"))
+            assert json.loads(line[5:])["students"] == 1
+        for raw in (b"[" * 8000, b'{"nick": ' + b"[" * 8000 + b"]" * 8000 + b"}", b"{" * 8000, b'{"a":' * 3000):
+            deep = post(url, f"/class/{code}/join", raw=raw)
+            assert deep.status_code == 400 and "not json" in deep.json()["error"].lower()
+
+
+# -- (2) streams: a few per student id and per teacher, a cap per room and per process, refused in words ------------
+async def open_streams(url: str, path: str, n: int, hold: list) -> list[int]:
+    """Open ``n`` event streams at once; keep the open ones (in ``hold``) and return every status."""
+    client = httpx.AsyncClient(timeout=10)
+    hold.append(client)
+    statuses = []
+    for _ in range(n):
+        resp = await client.send(client.build_request("GET", url + path), stream=True)
+        statuses.append(resp.status_code)
+        if resp.status_code != 200:
+            body = json.loads(await resp.aread())
+            assert body["error"] and "close one" in body["error"] or "try again" in body["error"]
+            await resp.aclose()
+        else:
+            hold.append(resp)
+    return statuses
+
+
+async def close_all(hold: list) -> None:
+    for x in reversed(hold):
+        await x.aclose()
+
+
+def test_streams_are_capped_per_student_per_teacher_per_room_and_per_process(monkeypatch):
+    rooms = Rooms()
+
+    async def run(url):
+        room = (await asyncio.to_thread(post, url, "/class/new")).json()
+        code, key = room["code"], room["key"]
+        sids = [(await asyncio.to_thread(post, url, f"/class/{code}/join", {})).json()["sid"] for _ in range(4)]
+        hold: list = []
+        try:
+            mine = await open_streams(url, f"/class/{code}/events?sid={sids[0]}", r.STREAMS_PER_STUDENT + 3, hold)
+            assert mine == [200] * r.STREAMS_PER_STUDENT + [429] * 3
+            teacher_path = f"/class/{code}/teacher?key={key}"
+            teacher = await open_streams(url, teacher_path, r.STREAMS_PER_TEACHER - 1, hold)
+            assert teacher == [200] * (r.STREAMS_PER_TEACHER - 1)
+            monkeypatch.setattr(r, "ROOM_STREAMS", r.STREAMS_PER_STUDENT + 2)  # the students' pages in one room
+            more = await open_streams(url, f"/class/{code}/events?sid={sids[1]}", 3, hold)
+            assert more == [200, 200, 503]  # the room's cap
+            # a room full of students' pages still lets its teacher's panel open, up to the teacher's own cap
+            assert await open_streams(url, teacher_path, 2, hold) == [200, 429]
+            open_now = r.STREAMS_PER_STUDENT + 2 + r.STREAMS_PER_TEACHER
+            other = (await asyncio.to_thread(post, url, "/class/new")).json()
+            osid = (await asyncio.to_thread(post, url, f"/class/{other['code']}/join", {})).json()["sid"]
+            monkeypatch.setattr(r, "MAX_STREAMS", open_now + 1)
+            elsewhere = await open_streams(url, f"/class/{other['code']}/events?sid={osid}", 2, hold)
+            assert elsewhere == [200, 503]  # the process's cap
+            assert rooms.open_streams == open_now + 1
+            # the teacher's panel keeps working meanwhile
+            assert (await asyncio.to_thread(post, url, f"/class/{code}/state", {"key": key, "state": "x=1"})).status_code == 200
+        finally:
+            await close_all(hold)
+        for _ in range(100):  # the server notices each close: every count goes back to 0
+            if rooms.open_streams == 0:
+                break
+            await asyncio.sleep(0.05)
+        assert rooms.open_streams == 0 and rooms.streams == {} and rooms.rooms[code].streams == 0
+
+    with served(rooms) as url:
+        asyncio.run(run(url))
+
+
+def test_the_process_cap_stays_far_below_the_descriptors():
+    import resource
+
+    assert 64 <= r.MAX_STREAMS <= max(64, resource.getrlimit(resource.RLIMIT_NOFILE)[0] // 4)
+
+
+# -- (3) stops: the lesson's own names, tallies bounded, a push only when something changed ---------------------------
+def test_answers_take_only_the_lessons_stops_and_wake_nobody_when_nothing_changed():
+    rooms = Rooms()
+    code, key = rooms.open()
+    room = rooms.rooms[code]
+    _, s = rooms.join(code, "")
+    for stop in ("stop 9", "stop 0", "stop-6", "x" * 30, "anything"):
+        refused(rooms.answer, code, s.sid, stop, 0, 4, status=400, words="stop 1")
+    for i in range(1, 9):
+        rooms.answer(code, s.sid, f"stop {i}", 0, 4)
+    assert sorted(room.answers) == sorted(r.STOPS) and len(r.STOPS) == 8
+    rooms.reveal(code, key, "stop 2")
+    v, tv = room.version, room.teacher_version
+    rooms.answer(code, s.sid, "stop 2", 1, 4)  # a second answer at a revealed stop: nothing changed
+    rooms.reveal(code, key, "stop 2")  # revealed again: nothing changed
+    rooms.follow(code, s.sid, True)  # following already
+    rooms.set_state(code, key, "text=a")
+    v1 = room.version
+    rooms.set_state(code, key, "text=a")  # the same view again
+    assert (room.version, room.teacher_version) == (v1, tv + 1) and v1 == v + 1
+    refused(rooms.reveal, code, key, "stop 99", words="stop 1")
+
+
+def test_the_lesson_page_names_its_stops_as_the_server_takes_them():
+    from pathlib import Path
+
+    lesson = (Path(__file__).resolve().parent.parent / "explorer/page/static/lesson.js").read_text()
+    assert 'const stopKey = () => "stop " + (lesson.stop + 1);' in lesson
+    assert lesson.count("title: \"") == len(r.STOPS)
+
+
+# -- (4) the teacher's stream is not charged; a slider's 150 changes a minute pass ------------------------------------
+def test_opening_the_teacher_stream_is_free_and_a_moving_slider_is_not_refused():
+    rooms = Rooms()
+    with served(rooms) as url:
+        room = post(url, "/class/new").json()
+        code, key = room["code"], room["key"]
+        with httpx.Client(timeout=10) as client:
+            for _ in range(70):  # reloads, each opening the panel's stream
+                with client.stream("GET", f"{url}/class/{code}/teacher", params={"key": key}) as st:
+                    assert st.status_code == 200
+            for i in range(150):  # one minute of a slider moving: a change every 0.4 s
+                got = client.post(f"{url}/class/{code}/state", json={"key": key, "state": f"step={i}"})
+                assert got.status_code == 200, (i, got.text)
+
+
+# -- (5) guessing: one answer for "no such room" and "not yours", and a limit per client ------------------------------
+def test_wrong_codes_keys_and_ids_get_one_answer_and_a_limit_per_address():
+    rooms = Rooms()
+    with served(rooms, trusted=1) as url:
+        def as_(ip):
+            return {"x-forwarded-for": ip}
+        room = post(url, "/class/new", headers=as_("10.0.0.1")).json()
+        code, key = room["code"], room["key"]
+        sid = post(url, f"/class/{code}/join", {}, headers=as_("10.0.0.1")).json()["sid"]
+        other = "ABCDEF" if code != "ABCDEF" else "ABCDEG"
+        # the same code, real or not, wrong key or id: the same status and the same words
+        for path, body in (("state", {"key": "nope", "state": "x"}), ("reveal", {"key": sid, "stop": "stop 1"}),
+                           ("answer", {"sid": "nope", "stop": "stop 1", "option": 0, "options": 4}),
+                           ("check", {"key": "nope"}), ("check", {"sid": "nope"})):
+            real = post(url, f"/class/{code}/{path}", body, headers=as_("10.0.0.2"))
+            none = post(url, f"/class/{other}/{path}", body, headers=as_("10.0.0.2"))
+            assert real.status_code == none.status_code == 404
+            assert real.json()["error"].replace(code, "CODE") == none.json()["error"].replace(other, "CODE")
+        real = httpx.get(f"{url}/class/{code}/teacher", params={"key": "nope"}, headers=as_("10.0.0.2"))
+        none = httpx.get(f"{url}/class/{other}/teacher", params={"key": "nope"}, headers=as_("10.0.0.2"))
+        assert real.status_code == none.status_code == 404
+        # one address guessing: past MISSES_PER_MIN wrong ones, every code route waits, a right code too
+        for i in range(r.MISSES_PER_MIN):
+            post(url, f"/class/ZZZ{i:03d}/check", {"key": "x"}, headers=as_("10.0.0.3"))
+        for path in (f"/class/{code}/join", f"/class/{code}/check", "/class/ZZZZZZ/state"):
+            late = post(url, path, {"key": key, "sid": sid}, headers=as_("10.0.0.3"))
+            assert late.status_code == 429 and "wrong class codes" in late.json()["error"]
+        assert httpx.get(f"{url}/class/{code}/qr.svg", headers=as_("10.0.0.3")).status_code == 429
+        # other addresses (a class behind its own) are not held back
+        assert post(url, f"/class/{code}/check", {"key": key}, headers=as_("10.0.0.4")).status_code == 200
+        assert post(url, f"/class/{code}/check", {"sid": sid}, headers=as_("10.0.0.4")).json()["open"] is True
+
+
+# -- (6) POSTs: JSON only, from this server's own pages -----------------------------------------------------------
+def test_cross_site_and_non_json_posts_are_refused():
+    rooms = Rooms()
+    with served(rooms) as url:
+        plain = httpx.post(f"{url}/class/new", content=b"{}", headers={"content-type": "text/plain"})
+        assert plain.status_code == 415 and "application/json" in plain.json()["error"]
+        assert httpx.post(f"{url}/class/new", content=b"{}").status_code == 415  # no content type at all
+        evil = post(url, "/class/new", headers={"origin": "https://evil.example"})
+        assert evil.status_code == 403 and "own pages" in evil.json()["error"]
+        assert post(url, "/class/new", headers={"origin": "null"}).status_code == 403
+        assert rooms.rooms == {}
+        own = post(url, "/class/new", headers={"origin": url})  # the page's own fetch
+        code = own.json()["code"]
+        assert post(url, "/class/new").status_code == 200  # no Origin: no browser (curl, the benchmarks)
+        form = httpx.post(f"{url}/class/{code}/join", content=b"nick=x", headers={
+            "content-type": "application/x-www-form-urlencoded", "origin": "https://evil.example"})
+        assert form.status_code == 415 and rooms.rooms[code].students == {}
+        evil_join = post(url, f"/class/{code}/join", {"nick": "x"}, headers={"origin": "https://evil.example"})
+        assert evil_join.status_code == 403 and rooms.rooms[code].students == {}
+
+
+# -- (7) addresses: X-Forwarded-For only from a trusted proxy; the tables bounded -------------------------------------
+def test_a_forged_forwarded_for_buys_no_rooms_and_a_trusted_proxy_is_read(monkeypatch):
+    monkeypatch.setattr(r, "ROOMS_PER_HOUR", 3)
+    rooms = Rooms()
+    rooms.opens = r.Rate(3, 3600)
+    with served(rooms) as url:  # no trusted proxy: a forged header is one address for all who send it
+        for i in range(3):
+            assert post(url, "/class/new", headers={"x-forwarded-for": f"1.2.3.{i}"}).status_code == 200
+        assert post(url, "/class/new", headers={"x-forwarded-for": "1.2.3.99"}).status_code == 429
+        assert post(url, "/class/new").status_code == 200  # the peer itself is another address
+    rooms = Rooms()
+    rooms.opens = r.Rate(3, 3600)
+    with served(rooms, trusted=1) as url:  # one proxy in front: the address it appended counts
+        for i in range(3):  # what the client put before the proxy's entry is its own business
+            assert post(url, "/class/new", headers={"x-forwarded-for": f"6.6.6.{i}, 1.2.3.4"}).status_code == 200
+        assert post(url, "/class/new", headers={"x-forwarded-for": "7.7.7.7, 1.2.3.4"}).status_code == 429
+        assert post(url, "/class/new", headers={"x-forwarded-for": "1.2.3.5"}).status_code == 200
+        code = post(url, "/class/new", headers={"x-forwarded-for": "1.2.3.6"}).json()["code"]
+        rooms.joins = r.Rate(2, 60)  # joins are counted per visitor too
+        for _ in range(2):
+            assert post(url, f"/class/{code}/join", {}, headers={"x-forwarded-for": "5.5.5.5"}).status_code == 200
+        assert post(url, f"/class/{code}/join", {}, headers={"x-forwarded-for": "5.5.5.5"}).status_code == 429
+        assert post(url, f"/class/{code}/join", {}, headers={"x-forwarded-for": "5.5.5.6"}).status_code == 200
+
+
+def test_trusted_proxy_setting_and_address_rules(monkeypatch):
+    from explorer.classroom.routes import address, trusted_proxies
+
+    monkeypatch.delenv("ATTENTION_EXPLORER_TRUSTED_PROXY", raising=False)
+    assert trusted_proxies() == 0
+    monkeypatch.setenv("ATTENTION_EXPLORER_TRUSTED_PROXY", "1")
+    assert trusted_proxies() == 1
+    scope = {"client": ("9.9.9.9", 5), "headers": [(b"x-forwarded-for", b"1.1.1.1, 2.2.2.2")]}
+    assert address(scope, 0) == "forwarded" and address(scope, 1) == "2.2.2.2" and address(scope, 2) == "1.1.1.1"
+    assert address(scope, 5) == "1.1.1.1"
+    assert address({"client": ("9.9.9.9", 5), "headers": []}, 1) == "9.9.9.9"
+
+
+def test_rate_tables_are_bounded():
+    rate = r.Rate(5, 60, keys=100)
+    for i in range(1000):
+        rate.take(f"a:10.0.{i // 256}.{i % 256}", "")
+    assert len(rate.seen) == 100
+    assert Rooms().misses.keys == r.RATE_KEYS <= 20_000
+
+
+# -- hygiene: a teacher removes a student (by a view they sent); their stream is told and ends ------------------------
+def test_a_teacher_removes_a_student_who_sent_a_view():
+    rooms = Rooms()
+    with served(rooms) as url:
+        room = post(url, "/class/new").json()
+        code, key = room["code"], room["key"]
+        sids = [post(url, f"/class/{code}/join", {"nick": n}).json()["sid"] for n in ("Ana", "Prank")]
+        for sid in sids:
+            assert post(url, f"/class/{code}/answer", {"sid": sid, "stop": "stop 1", "option": 0,
+                                                      "options": 4}).status_code == 200
+        panel = post(url, f"/class/{code}/share", {"sid": sids[1], "state": "text=x", "note": "lol"})
+        assert panel.status_code == 200
+        heard = []
+        with httpx.stream("GET", f"{url}/class/{code}/events", params={"sid": sids[1]}, timeout=10) as st:
+            lines = st.iter_lines()
+            heard.append(json.loads(next(x for x in lines if x.startswith("data:"))[5:]))
+            teacher = post(url, f"/class/{code}/back", {"key": key}).json()
+            assert all("sid" not in s for s in teacher["shares"])  # the panel never sees a student's id
+            removed = post(url, f"/class/{code}/remove", {"key": key, "share": teacher["shares"][0]["id"]}).json()
+            assert removed["students"] == 1 and removed["shares"] == [] and removed["tallies"]["stop 1"]["answered"] == 1
+            heard += [json.loads(x[5:]) for x in lines if x.startswith("data:")]  # ends by itself
+        assert heard[-1]["ended"] == "The teacher removed you from the class."
+        assert post(url, f"/class/{code}/follow", {"sid": sids[1], "following": False}).status_code == 404
+        assert post(url, f"/class/{code}/remove", {"key": sids[0], "share": "x"}).status_code == 404
