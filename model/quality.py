@@ -110,11 +110,10 @@ def features(sig: PassSignals, unk_id: int) -> np.ndarray:
     repeats = sum(1 for i in range(1, len(body)) if body[i] == body[i - 1]
                   or (i >= 3 and body[i - 1 : i + 1] == body[i - 3 : i - 1]))
     src_body = sig.src_ids[:-1]
-    n_words = max(1, sum(_word_starts(sig.src_pieces[:-1])))
+    word_lengths = [e - s for s, e in word_spans(sig.src_pieces[:-1])]  # source pieces per word
+    n_words = max(1, len(word_lengths))
     per_piece = sig.cross.mean(axis=(0, 1))  # (L, H, T, S) -> (T, S): each output piece's attention over the source
     cross_entropy = -(per_piece * np.log(np.clip(per_piece, 1e-12, None))).sum(-1) / math.log(max(2, per_piece.shape[1]))
-    starts = [i for i, s in enumerate(_word_starts(sig.src_pieces[:-1])) if s]
-    word_lengths = [e - s for s, e in zip(starts, starts[1:] + [len(src_body)])]
     return np.array([
         chosen.mean(),
         chosen.min(),
