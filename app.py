@@ -56,6 +56,15 @@ DRAW = """(bank, text, model, kind, layer, head, step, slayer, shead, peLen, peD
   ...AE.positional(bank, peLen, peDims), AE.peSentence(bank), AE.lens(bank)]"""
 
 
+# links.js's keys of the decoding options, in p.options's order
+LINK_OPTIONS = ("method", "beam", "alpha", "max_len", "temperature", "top_k", "top_p", "seed", "no_repeat",
+                "rep_penalty")
+# inputs of the page that are deliberately not in a link or a room's state, by label, with why
+LEFT_OUT = {
+    "Examples (click one to translate it)": "a click copies its sentence into the text box, which the state holds",
+}
+
+
 def link_rules(model: gr.Dropdown, method: gr.Radio, numbers: dict[str, gr.Slider | gr.Number]) -> dict:
     """What a link's request fields may hold, read from the components that will take them (links.js checks each
     value against these before it sets a component)."""
@@ -155,9 +164,20 @@ def build() -> gr.Blocks:
                   "corrupt": p.corrupt, "patch_pos": p.patch_pos, "prefix": p.prefix, "edit_word": p.edit_piece,
                   "edit_new": p.edit_new, "text_b": p.text_b, "c_kind": p.c_kind, "c_layer": p.c_layer,
                   "c_head": p.c_head, "pe_len": p.pe_len, "pe_dims": p.pe_dims}
+        # Inside a head and attention through training: their pickers too (a follower sees the teacher's head)
+        extras |= {"in_kind": p.in_kind, "in_layer": p.in_layer, "in_head": p.in_head, "in_query": p.in_query,
+                   "tt_layer": p.tt_layer, "tt_head": p.tt_head}
         demo.link_rules["extras"] = extra_rules(extras, {"heads": "heads", "preset": "preset", "attr_layer": "layer",
-                                                         "c_layer": "layer", "c_head": "head"})
+                                                         "c_layer": "layer", "c_head": "head", "in_layer": "layer",
+                                                         "tt_layer": "layer", "tt_head": "head"})
+        # the query token's choices are the shown analysis's tokens ("3: dog"): any short text, matched by its number
+        demo.link_rules["extras"]["fields"]["in_query"] = {"type": "text", "default": ""}
         extra_in = list(extras.values())
+        # every input a student can set, by its link key: the link and the class room carry exactly these
+        # (tests/test_link_state.py: every other input of the page is named in LEFT_OUT, with why)
+        demo.link_state = {"text": p.text, "model": p.model, **dict(zip(LINK_OPTIONS, p.options)), "kind": p.kind,
+                           "layer": p.layer, "head": p.head, "step": p.step, "step_layer": p.step_layer,
+                           "step_head": p.step_head, **extras}
         options = p.options
         draw_in = [p.bank, p.text, p.model, p.kind, p.layer, p.head, p.step, p.step_layer, p.step_head, p.pe_len,
                    p.pe_dims, *options]

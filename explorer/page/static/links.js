@@ -159,6 +159,7 @@
     keys.forEach((key, i) => {
       if (!(key in link.extras)) return;
       const raw = link.extras[key], rule = fields[key];
+      if ((link.resets || []).includes(key) && String(values[i] === null ? "" : values[i]) === raw) return;
       let value;
       if (rule.type === "text") {
         value = raw.length <= (window.AE_MAX_CHARS || 300) ? raw : ignore(key, raw, "at most " + window.AE_MAX_CHARS + " characters");
@@ -178,6 +179,7 @@
           (choices.length > 6 ? ", …" : ""));
       }
       if (value !== undefined) out[i] = value;
+      if (value !== undefined && key.startsWith("in_") && String(value) !== String(values[i])) link.insideSet = true;
     });
     link.runPending = link.run.slice();
     if (link.ignored.length > ignoredBefore) {  // the status line says so: every view drawn again, with the note
@@ -191,6 +193,13 @@
   function linkRun() {
     const runs = link.runPending || [];
     link.runPending = [];
+    if (link.insideSet) {  // Inside a head's pickers changed: its view again (now if open, else when opened)
+      link.insideSet = false;
+      AE.state.done.inside = null;
+      const inside = document.getElementById("ae-run-inside");
+      if (inside && AE.state.tab === "inside") { AE.state.done.inside = ""; inside.click(); }
+    }
+    if (link.followed) { link.followed = false; if (link.onFollowed) setTimeout(link.onFollowed, 0); }
     runs.forEach((name) => {
       const [button, , box] = RUNS[name];
       // Gradio puts a tab's content on the page when the tab is first opened: wait for the button (at most 20 s)
@@ -314,6 +323,15 @@
     link.follow = null;
     if (!params) { link.go = false; return values; }
     const out = take(params, values);
+    link.resets = [];
+    Object.entries(extraRules()).forEach(([key, rule]) => {
+      if (key in link.extras || rule.default === null || rule.default === undefined || key === "in_query") return;
+      link.extras[key] = Array.isArray(rule.default) ? rule.default.join(",") : String(rule.default);
+      link.resets.push(key);
+    });
+    link.extrasPending = link.go;
+    link.followed = link.go;
+    if (!link.go && link.onFollowed) setTimeout(link.onFollowed, 0);
     const bank = AE.current();
     link.same = out.every((v, i) => String(v) === String(values[i])) && !!bank && bank.text === out[0];
     return out;

@@ -20,6 +20,7 @@ def build(p: Page) -> None:
             query = gr.Dropdown([], label="Query token", elem_id="query")
         plot = gr.Plot(label="Inside the head", elem_id="inside-plot")
     p.in_layer = layer
+    p.in_kind, p.in_query = kind, query  # in the link and room state too (app.py's extras)
     opened(tab, "inside", p)
 
     controls = [p.shown, kind, layer, p.in_head, query]
