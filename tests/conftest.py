@@ -1,5 +1,7 @@
 import os
+import shutil
 import signal
+import tempfile
 import time
 
 import pytest
@@ -14,6 +16,9 @@ torch.set_num_threads(int(os.environ.get("TORCH_THREADS", "2")))
 # process, a browser): at the end, any still alive fails the run (pytest_sessionfinish). Set, not defaulted: a
 # pytest run inside a test checks its own.
 os.environ[SUITE_MARK] = str(os.getpid())
+# class rooms in a SQLite file of this run's own (explorer/classroom/store.py), removed at the end
+ROOMS_FILE = os.path.join(tempfile.mkdtemp(prefix="ae-rooms-"), "rooms.sqlite3")
+os.environ.setdefault("ATTENTION_EXPLORER_ROOMS", ROOMS_FILE)
 LEFTOVER_GRACE_S = 5.0  # a process killed at a test's end may take a moment to go
 LEFTOVERS = pytest.StashKey[dict]()  # {pid: command line} of those still alive at the end
 
@@ -78,3 +83,7 @@ def pytest_terminal_summary(terminalreporter):
             terminalreporter.line(f"pid {pid}: {cmd[:300]}", red=True)
         terminalreporter.line(f"{len(left)} process(es) alive {LEFTOVER_GRACE_S:.0f} s after the last test; killed "
                               "now. Each test must end what it starts (tests/processes.py).", red=True)
+
+
+def pytest_unconfigure(config):
+    shutil.rmtree(os.path.dirname(ROOMS_FILE), ignore_errors=True)

@@ -1,9 +1,10 @@
 """Class rooms: a room a teacher opens, students join by a short code, follow the teacher's view in, answer the
 lesson's questions in, and send their own views to (the server side; explorer/classroom/routes.py puts it on HTTP).
 
-Everything lives in this process's memory. Nothing personal is kept: a student is a random id and, if they give one,
-a nickname; answers are counted per room, never named to the class. A restart ends every room (pages say so; a
-student's own view is in their link). Control is a secret key that only the teacher's browser holds: it is never part
+Rooms live in this process's memory and, by default, in a SQLite file (explorer/classroom/store.py), written at
+every change: a restart brings every open room back, and pages reconnect by themselves. Nothing personal is kept: a
+student is a random id and, if they give one, a nickname; answers are counted per room, never named to the class.
+Control is a secret key that only the teacher's browser holds: it is never part
 of the join link, and only its digest is kept here. No Gradio, no asyncio loop needed to create a room: waiting for a
 change (``Room.changed``) is the one awaitable, for the push channel.
 """
@@ -22,6 +23,8 @@ from collections import OrderedDict, deque
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+
+from explorer.classroom.store import RoomStore
 
 ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"  # no look-alikes: no 0/O, 1/I/L
 CODE_LEN = 6
@@ -172,7 +175,9 @@ class Room:
     shown: dict | None = None  # a student's view the teacher showed to everyone
     ended: str = ""  # why the room ended ("" while open)
     streams: int = 0  # students' push streams open now
+    back: int = 0  # how many times the teacher brought everyone back: a page that sees it change follows at once
     _changed: asyncio.Event | None = None
+    _save: object = None  # Rooms' writer to its store (store.py), called at every change
 
     # -- the push channel: every waiter wakes at a change, reads the newest state (changes in between coalesce)
     def changed(self) -> asyncio.Event:
@@ -185,6 +190,8 @@ class Room:
             self.version += 1
         self.teacher_version += 1
         self.touched = time.monotonic()
+        if self._save is not None:
+            self._save(self)
         old, self._changed = self._changed, None
         if old is not None:
             old.set()
@@ -203,15 +210,33 @@ class Room:
                 "following": bool(me and me.following), "nick": me.nick if me else "",
                 "mine": {stop: votes[sid] for stop, votes in self.answers.items() if sid in votes},
                 "revealed": {stop: self.tally(stop) for stop in sorted(self.revealed)},
-                "shown": self.shown}
+                "shown": self.shown, "back": self.back}
 
     def for_teacher(self) -> dict:
         following = sum(s.following for s in self.students.values())
         return {"code": self.code, "version": self.teacher_version, "state": self.state, "ended": self.ended,
                 "students": len(self.students), "following": following, "exploring": len(self.students) - following,
                 "tallies": {stop: self.tally(stop) for stop in sorted(self.answers)},
-                "revealed": sorted(self.revealed),
+                "revealed": sorted(self.revealed), "shown": self.shown,
                 "shares": [{k: v for k, v in share.items() if k != "sid"} for share in self.shares[-20:]]}
+
+
+    # -- kept between restarts (store.py): everything but the push channel's waiters and the open streams
+    def dump(self) -> dict:
+        return {"code": self.code, "key_digest": self.key_digest, "state": self.state, "version": self.version,
+                "teacher_version": self.teacher_version, "back": self.back,
+                "students": [[s.sid, s.nick, s.following] for s in self.students.values()],
+                "answers": self.answers, "options": self.options, "revealed": sorted(self.revealed),
+                "shares": self.shares, "shown": self.shown}
+
+    @classmethod
+    def load(cls, data: dict, idle: float) -> Room:
+        room = cls(data["code"], data["key_digest"], touched=time.monotonic() - idle, state=data["state"],
+                   version=data["version"] + 1, teacher_version=data["teacher_version"] + 1, back=data.get("back", 0),
+                   students={sid: Student(sid, nick, following) for sid, nick, following in data["students"]},
+                   answers=data["answers"], options=data["options"], revealed=set(data["revealed"]),
+                   shares=data["shares"], shown=data["shown"])
+        return room
 
 
 class NoRoom(RoomError):
@@ -222,15 +247,21 @@ class NoRoom(RoomError):
         text = code.strip().upper() if isinstance(code, str) else ""
         shown = "".join(c for c in text if c in ALPHABET)[:CODE_LEN]
         super().__init__(f"There is no class with the code “{shown}” that you can use: check the code, or ask your "
-                         "teacher for the link (a class ends when the teacher ends it or the server restarts; "
-                         "then join again).", 404)
+                         "teacher for the link (a class ends when the teacher ends it or after 3 hours without "
+                         "activity; then join again).", 404)
 
 
 class Rooms:
     """Every open room of this process, with the bounds on rooms, students, text, messages and streams."""
 
-    def __init__(self):
+    def __init__(self, store: RoomStore | None = None):
         self.rooms: dict[str, Room] = {}
+        self.store = store  # None: rooms live in this process only
+        for idle, data in store.load(IDLE_S, MAX_ROOMS) if store else ():
+            try:
+                self.rooms[data["code"]] = self.kept(Room.load(data, idle))
+            except (KeyError, TypeError, ValueError):
+                store.delete(str(data.get("code", "")))
         self.messages = Rate(MESSAGES_PER_MIN, 60)
         self.teachers = Rate(TEACHER_MESSAGES_PER_MIN, 60)
         self.joins = Rate(JOINS_PER_MIN, 60)
@@ -238,6 +269,12 @@ class Rooms:
         self.misses = Rate(MISSES_PER_MIN, 60)
         self.streams: dict[str, int] = {}  # "s:<sid>" / "t:<code>" -> streams open now
         self.open_streams = 0  # in this process
+
+    def kept(self, room: Room) -> Room:
+        """``room``, written to the store at every change from now on."""
+        if self.store is not None:
+            room._save = lambda r: self.store.save(r.code, r.dump())
+        return room
 
     # -- wrong codes, keys and ids: counted per address; past MISSES_PER_MIN every code route waits ----------------
     def guard(self, address: str) -> None:
@@ -288,8 +325,11 @@ class Rooms:
 
     def close(self, room: Room, why: str) -> None:
         room.ended = why
+        room._save = None  # an ended room is deleted, not kept
         room.bump()
         self.rooms.pop(room.code, None)
+        if self.store is not None:
+            self.store.delete(room.code)
         for sid in room.students:
             self.messages.forget(sid)
         self.teachers.forget("t:" + room.code)
@@ -331,7 +371,9 @@ class Rooms:
             if code not in self.rooms:
                 break
         key = secrets.token_urlsafe(24)
-        self.rooms[code] = Room(code, digest(key))
+        self.rooms[code] = room = self.kept(Room(code, digest(key)))
+        if self.store is not None:
+            self.store.save(code, room.dump())
         return code, key
 
     def set_state(self, code: object, key: object, state: object) -> Room:
@@ -367,6 +409,7 @@ class Rooms:
         room = self.teacher(code, key)
         for s in room.students.values():
             s.following = True
+        room.back += 1  # every page follows the teacher's current view at once, whatever it showed
         room.bump()
         return room
 
@@ -450,4 +493,4 @@ class Rooms:
         return room
 
 
-ROOMS = Rooms()
+ROOMS = Rooms(RoomStore.from_env())  # in SQLite by default (store.py): a restart keeps every class

@@ -1,0 +1,61 @@
+"""Rooms survive a restart (explorer/classroom/store.py): a second Rooms on the same SQLite file holds every open
+room as it was (students, following, tallies, reveals, views sent, the shown view, the teacher's view); ended and
+expired rooms are deleted."""
+
+import sqlite3
+import time
+
+from explorer.classroom import rooms as r
+from explorer.classroom.rooms import Rooms
+from explorer.classroom.store import RoomStore
+
+
+def test_a_class_comes_back_after_a_restart_as_it_was(tmp_path):
+    path = str(tmp_path / "rooms.sqlite3")
+    before = Rooms(RoomStore(path))
+    code, key = before.open()
+    _, a = before.join(code, "Ana")
+    _, b = before.join(code, "Ben")
+    before.answer(code, a.sid, "stop 3", 1, 4)
+    before.answer(code, b.sid, "stop 3", 2, 4)
+    before.reveal(code, key, "stop 3")
+    before.follow(code, b.sid, False)
+    before.share(code, b.sid, "text=A%20cat&tab=steps", "look")
+    before.set_state(code, key, "text=A%20dog&tab=inside&in_layer=2")
+    ended, ended_key = before.open()
+    before.end(ended, ended_key)
+
+    after = Rooms(RoomStore(path))  # the process started again
+    assert set(after.rooms) == {code}
+    room = after.rooms[code]
+    assert room.for_teacher()["tallies"]["stop 3"]["counts"] == [0, 1, 1, 0]
+    assert room.for_student(a.sid)["state"] == "text=A%20dog&tab=inside&in_layer=2"
+    assert room.for_student(a.sid)["revealed"]["stop 3"]["answered"] == 2
+    assert room.for_student(b.sid)["following"] is False and room.for_student(a.sid)["nick"] == "Ana"
+    after.teacher(code, key)  # the same key leads it
+    share = room.shares[0]["id"]
+    after.show(code, key, share)
+    assert after.rooms[code].for_student(a.sid)["shown"]["nick"] == "Ben"
+    after.bring_back(code, key)
+    assert all(s["following"] for s in (room.for_student(a.sid), room.for_student(b.sid)))
+    again = Rooms(RoomStore(path))
+    assert again.rooms[code].back == 1 and again.rooms[code].for_teacher()["following"] == 2
+
+
+def test_ended_and_expired_rooms_are_deleted_and_the_store_is_bounded(tmp_path, monkeypatch):
+    path = str(tmp_path / "rooms.sqlite3")
+    rooms = Rooms(RoomStore(path))
+    codes = [rooms.open(f"10.0.0.{i}")[0] for i in range(4)]
+    db = sqlite3.connect(path)
+    db.execute("UPDATE rooms SET saved = ? WHERE code = ?", (time.time() - r.IDLE_S - 10, codes[0]))
+    db.commit()
+    monkeypatch.setattr(r, "MAX_ROOMS", 2)
+    kept = Rooms(RoomStore(path))
+    assert len(kept.rooms) == 2 and codes[0] not in kept.rooms
+    assert db.execute("SELECT COUNT(*) FROM rooms").fetchone()[0] == 2
+    db.close()
+
+
+def test_memory_only_when_asked(monkeypatch):
+    monkeypatch.setenv("ATTENTION_EXPLORER_ROOMS", "memory")
+    assert RoomStore.from_env() is None
