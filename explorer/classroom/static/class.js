@@ -35,7 +35,7 @@
 
   function retry(listen, message) {  // a failed stream that is no end of the class: say so, try again
     close();
-    room.retryMs = Math.min(60000, (room.retryMs || 2500) * 2);
+    room.retryMs = Math.min(RETRY_MAX_MS, (room.retryMs || 500) * 2) * (0.75 + Math.random() / 2);
     const el = box(room.role === "teacher" ? "class-panel" : "class-banner");
     el.classList.add("ae-class-on");
     if (!el.querySelector(".ae-class-retry")) {
@@ -47,8 +47,48 @@
 
   function heard() {  // a state arrived: the stream works again
     room.retryMs = 0;
+    const was = document.querySelectorAll(".ae-class-retry").length > 0 || room.reconnecting;
+    room.reconnecting = false;
     document.querySelectorAll(".ae-class-retry").forEach((el) => el.remove());
+    if (was) room.backNote = Date.now();  // the banner or panel says "back" for a few seconds
   }
+
+  const SETTLE_MS = 1500;
+  const RETRY_MAX_MS = 4000;  // a page tries again at most this long after the last try (with jitter)
+  const BACK_NOTE_MS = 6000;
+  function backNote() {
+    return room.backNote && Date.now() - room.backNote < BACK_NOTE_MS ?
+      " <span class='ae-class-back'>Connected again: the class goes on.</span>" : "";
+  }
+
+  // the server cannot be reached for now (a restart, a dropped connection): the browser tries again by itself
+  function reconnecting() {
+    room.reconnecting = true;
+    const el = box(room.role === "teacher" ? "class-panel" : "class-banner");
+    if (!el.querySelector(".ae-class-retry")) {
+      el.insertAdjacentHTML("afterbegin", "<div class='ae-status ae-stale ae-class-retry'></div>");
+    }
+    el.querySelector(".ae-class-retry").textContent = "Reconnecting to the class… (the server cannot be reached; " +
+      "this page tries again by itself)";
+  }
+
+  // the address bar names the room this page is in (a reload stays in it)
+  function nameRoom(code) {
+    const url = new URL(window.location.href);
+    if (url.searchParams.get("class") === code) return;
+    url.search = "?class=" + encodeURIComponent(code);
+    try { window.history.replaceState(null, "", url.toString()); } catch (e) { /* a sandboxed frame */ }
+  }
+
+  // this page shows a view that came from the room (a shown view on the teacher's page, or the teacher's own view
+  // after a reload): the view is applied as a link opened now would be, and the teacher's page posts nothing until
+  // it is (then what the page shows is the room's view, and only the teacher's next change is posted)
+  function adopt(state) {
+    room.adopting = Date.now();
+    room.adopted = false;
+    AE.follow(state);
+  }
+  AE.link.onFollowed = () => { if (room.adopting) room.adopted = true; };
 
   function box(id) {
     let el = document.getElementById(id);
@@ -98,9 +138,18 @@
     es.addEventListener("room", (e) => {
       heard();
       room.data = JSON.parse(e.data);
-      if (room.data.ended) ended(room.data.ended); else render();
+      if (room.data.ended) { ended(room.data.ended); return; }
+      nameRoom(room.data.code);
+      const shownId = room.data.shown ? room.data.shown.id : null;
+      if (!room.restored || (shownId && shownId !== room.shownId)) {  // a reload, or Show to everyone
+        if (room.data.state && (shownId || !room.pushed)) adopt(room.data.state);
+      }
+      room.restored = true;
+      room.shownId = shownId;
+      render();
     });
     es.onerror = async () => {
+      if (es.readyState === 0 && !room.leaving && room.source === es) reconnecting();
       if (es.readyState !== 2 || room.leaving || room.source !== es) return;
       if (await gone({ key: room.key })) ended("This class is no longer on the server (it ended, or the server restarted).");
       else if (room.role === "teacher" && !room.leaving) retry(listenTeacher, "The class's panel could not be reached.");
@@ -111,6 +160,21 @@
 
   function push(query) {
     if (room.role !== "teacher" || query === room.pushed) return;
+    if (!room.restored) return;  // the room's view first: a reloaded page's defaults are no change of the teacher's
+    if (room.adopting) {  // the room's view is being applied here: what the page shows then is no change of ours
+      const now = Date.now();
+      if (!room.adopted && now - room.adopting < 30000) return;
+      // once applied, the page settles (a lazy view's answer sets its query token, ...): changes within
+      // SETTLE_MS of the last are the page's own, absorbed (at most 10 s after the view was applied)
+      if (room.adopted && (!room.settled || now - room.settled < SETTLE_MS) && now - room.adopting < 10000) {
+        room.settled = now;
+        room.pushed = query;
+        return;
+      }
+      room.adopting = 0;
+      room.settled = 0;
+      if (room.adopted && query === room.pushed) return;
+    }
     room.pushed = query;
     api(room.code + "/state", { key: room.key, state: query }).catch((e) => say(e.message));
   }
@@ -146,7 +210,10 @@
       " following, " + d.exploring + " exploring on their own</span></div>" +
       "<img class='ae-qr' alt='QR code of the join link' src='/class/" + encodeURIComponent(d.code) + "/qr.svg?origin=" +
       encodeURIComponent(origin) + "'><p class='ae-join'>Join: <a href='" + esc(join) + "' target='_blank'>" + esc(join) +
-      "</a></p><p><button onclick='AE.room.back()'>Bring everyone back</button> <button onclick='AE.room.end()'>End the class</button></p>" +
+      "</a></p>" + (d.shown ? "<p class='ae-shown' id='class-showing'>Everyone sees " + esc(d.shown.nick) + "'s view" +
+        (d.shown.note ? " — " + esc(d.shown.note) : "") + " (your page shows it too; change anything to lead again)</p>" :
+        "<p class='ae-join' id='class-showing'>Everyone following sees your view.</p>") + backNote() +
+      "<p><button onclick='AE.room.back()'>Bring everyone back</button> <button onclick='AE.room.end()'>End the class</button></p>" +
       (stops ? "<p><b>Lesson answers</b></p><ul id='class-tally'>" + stops + "</ul>" : "<p class='ae-join'>Lesson answers appear here as students answer.</p>") +
       (shares ? "<p><b>Views sent to you</b></p><ul id='class-shares'>" + shares + "</ul>" : "");
   }
@@ -160,6 +227,7 @@
       const nick = window.prompt ? window.prompt("Your name for the class (optional; leave empty to stay anonymous):", "") : "";
       const r = await api(encodeURIComponent(code) + "/join", { nick: nick || "" });
       Object.assign(room, { code: r.code, sid: r.sid, following: true });
+      nameRoom(r.code);
       sessionStorage.setItem("ae-class-" + r.code, r.sid);
       listenStudent(false);
     } catch (e) { say(e.message); }
@@ -173,13 +241,19 @@
       const d = JSON.parse(e.data);
       room.data = d;
       if (d.ended) { ended(d.ended); return; }
-      if (d.following && !room.following) room.last = null;  // brought back: catch up
-      room.following = d.following;
+      nameRoom(d.code);
+      if (room.back === undefined) room.back = d.back;
+      if (d.back !== room.back) { room.back = d.back; room.following = true; room.last = null; room.editNote = false; }  // brought back
+      else if (!room.editedAt || Date.now() - room.editedAt > 5000) {
+        if (d.following && !room.following) room.last = null;  // follow again (this page or another of mine)
+        room.following = d.following;
+      }
       banner();
       if (room.following && d.state && d.state !== room.last) { room.last = d.state; AE.follow(d.state); }
       if (AE.lesson && AE.lesson.refreshClass) AE.lesson.refreshClass();
     });
     es.onerror = async () => {
+      if (es.readyState === 0 && !room.leaving && room.source === es) reconnecting();
       if (es.readyState !== 2 || room.leaving || room.source !== es) return;
       if (!(await gone({ sid: room.sid }))) {
         if (room.role === "student" && !room.leaving) retry(() => listenStudent(resumed), "The class could not be reached.");
@@ -198,14 +272,33 @@
       "<b>Exploring on your own</b> · class " + esc(d.code) + " <button onclick='AE.room.followAgain()'>Follow again</button>") +
       " <button onclick='AE.room.shareView()'>Send my view to the teacher</button>" +
       (d.shown ? " <span class='ae-shown'>Shown: " + esc(d.shown.nick) + "'s view" + (d.shown.note ? " — " + esc(d.shown.note) : "") +
-        "</span>" : "");
+        "</span>" : "") + (room.editNote && !room.following ? " <span class='ae-class-edited'>You changed the view, so you " +
+        "explore on your own now (your work is kept). “Follow again” catches up with the teacher.</span>" : "") + backNote();
   }
 
+  // a following student who edits any input of the page is exploring on their own from then on: nothing the teacher
+  // does overwrites it (the banner and the teacher's counts say so); "Follow again" catches up
+  function edited(e) {
+    if (!e.isTrusted || room.role !== "student" || !room.sid || !room.following) return;
+    const t = e.target;
+    if (!t || !t.closest || t.closest("#class-banner, #class-panel, #ae-lesson, #lesson-box, #where")) return;
+    if (e.type === "click" && !t.closest("button[role='tab'], [role='option'], ul.options li, .overflow-dropdown button")) return;
+    if (!t.closest(".gradio-container")) return;
+    room.following = false;
+    room.editedAt = Date.now();
+    room.editNote = true;
+    banner();
+    setFollowing(false);
+  }
+  ["input", "change", "click"].forEach((type) => document.addEventListener(type, edited, true));
+
   function setFollowing(on) {
+    if (on) room.editNote = false;
     api(room.code + "/follow", { sid: room.sid, following: on }).then((d) => {
       if (on) room.last = null;
       room.data = d;
       room.following = d.following;
+      room.back = d.back;
       banner();
       if (on && d.state) { room.last = d.state; AE.follow(d.state); }
     }).catch((e) => say(e.message));
@@ -246,9 +339,10 @@
   // page load: a join link joins; a teacher's reload keeps the room it holds the key of
   function start() {
     const params = new URLSearchParams(window.location.search);
-    if (params.has("class")) return join(params.get("class").trim().toUpperCase());
     let saved = null;
     try { saved = JSON.parse(localStorage.getItem("ae-teach") || "null"); } catch (e) { saved = null; }
+    const named = params.has("class") ? params.get("class").trim().toUpperCase() : "";
+    if (named && !(saved && saved.code === named)) return join(named);
     if (saved && saved.code && saved.key) { Object.assign(room, { role: "teacher", code: saved.code, key: saved.key }); listenTeacher(); }
   }
 

@@ -14,9 +14,10 @@ def build(p: Page) -> None:
     with gr.Tab("Inside a head", id="inside") as tab:
         tab_intro("inside", texts.INSIDE)
         with gr.Row():
-            kind = gr.Radio(list(KIND_LABELS), value="Encoder self-attention", label="Attention type")
-            layer = gr.Slider(0, p.last, value=0, step=1, label="Layer")
-            p.in_head = gr.Dropdown(p.heads[1:], value="head 0", label="Head")
+            kind = gr.Radio(list(KIND_LABELS), value="Encoder self-attention", label="Attention type",
+                            elem_id="in-kind")
+            layer = gr.Slider(0, p.last, value=0, step=1, label="Layer", elem_id="in-layer")
+            p.in_head = gr.Dropdown(p.heads[1:], value="head 0", label="Head", elem_id="in-head")
             query = gr.Dropdown([], label="Query token", elem_id="query")
         plot = gr.Plot(label="Inside the head", elem_id="inside-plot")
     p.in_layer = layer

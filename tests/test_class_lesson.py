@@ -1,0 +1,118 @@
+"""A lesson a teacher runs from start to end (issue 34), in real Chromium: a teacher (laptop) and two students
+(phones). Inside a head is followed; Show to everyone reaches the teacher's page too; a following student who edits
+is switched to exploring and keeps their text; Bring everyone back returns them at once; a teacher's reload keeps the
+teacher's view and the address bar names the room."""
+
+from contextlib import ExitStack
+
+import pytest
+from app_server import MODEL
+from test_browser import browser, open_tab, server, settled  # noqa: F401
+from test_class_room import shows, translate
+from test_every_screen import LAPTOP, PHONE, opened, wait_tab
+
+pytestmark = pytest.mark.skipif(MODEL != "en-de", reason="English sentences on the shipped en-de model")
+
+
+def banner(pg, text, timeout=20_000):
+    pg.locator("#class-banner", has_text=text).wait_for(timeout=timeout)
+
+
+def panel(pg, text, timeout=20_000):
+    pg.wait_for_function("(t) => document.querySelector('#class-panel')?.innerText.includes(t)", arg=text,
+                         timeout=timeout)
+
+
+def inside(pg) -> dict:
+    return pg.evaluate("""() => ({
+      kind: document.querySelector('#in-kind input:checked')?.value,
+      layer: document.querySelector('#in-layer input[type=number]')?.value,
+      head: document.querySelector('#in-head input')?.value})""")
+
+
+def pick(pg, elem_id, option):
+    pg.locator(f"#{elem_id} input").first.click()
+    pg.get_by_role("option", name=option).click()
+
+
+def start_class(stack, browser, server):  # noqa: F811
+    teacher = stack.enter_context(opened(browser, server, **LAPTOP))
+    settled(teacher)
+    teacher.locator("#teach").click()
+    teacher.locator("#class-code").wait_for(timeout=10_000)
+    code = teacher.locator("#class-code").inner_text()
+    students = [stack.enter_context(opened(browser, f"{server}?class={code}", **PHONE)) for _ in range(2)]
+    for s in students:
+        banner(s, "Following the teacher", 60_000)
+    panel(teacher, "2 students")
+    return teacher, code, students
+
+
+def test_show_follow_explore_and_bring_back(browser, server):  # noqa: F811
+    with ExitStack() as stack:
+        teacher, code, (a, b) = start_class(stack, browser, server)
+        assert f"class={code}" in teacher.url  # the address bar names the room
+
+        # Inside a head: kind, layer and head are followed
+        translate(teacher, "The old man reads a newspaper.")
+        open_tab(teacher, "Inside a head")
+        teacher.locator("#in-kind label", has_text="Cross-attention").click()
+        teacher.locator("#in-layer input[type=number]").fill("2")
+        teacher.locator("#in-layer input[type=number]").press("Enter")
+        pick(teacher, "in-head", "head 3")
+        want = {"kind": "Cross-attention", "layer": "2", "head": "head 3"}
+        teacher.wait_for_function("() => document.querySelector('#in-head input')?.value === 'head 3'")
+        for s in (a, b):
+            shows(s, "The old man reads a newspaper.", 60_000)
+            wait_tab(s, "Inside a head")
+            s.wait_for_function("(w) => document.querySelector('#in-layer input[type=number]')?.value === w.layer &&"
+                                " document.querySelector('#in-head input')?.value === w.head &&"
+                                " document.querySelector('#in-kind input:checked')?.value === w.kind",
+                                arg=want, timeout=30_000)
+        assert inside(a) == want
+
+        # Show to everyone: the shown view is the teacher's page's view too
+        a.locator("#class-banner button", has_text="Explore on my own").click()
+        banner(a, "Exploring")
+        translate(a, "A cat sleeps on the sofa.")
+        a.evaluate("() => { window.prompt = () => 'the cat'; }")
+        a.locator("#class-banner button", has_text="Send my view").click()
+        teacher.locator("#class-shares button", has_text="Show to everyone").first.click()
+        shows(teacher, "A cat sleeps on the sofa.", 60_000)
+        shows(b, "A cat sleeps on the sofa.", 60_000)
+        banner(b, "Shown:")
+        panel(teacher, "Everyone sees")
+        teacher.wait_for_timeout(2500)  # the teacher's page posts nothing of its own: the shown view stays shown
+        panel(teacher, "Everyone sees")
+        banner(b, "Shown:")
+
+        # a following student who types is exploring on their own, and keeps their text
+        b.locator("#sentence textarea").fill("My own sentence about a horse.")
+        banner(b, "Exploring on your own")
+        panel(teacher, "0 following, 2 exploring")  # a chose to explore; b typed
+        translate(teacher, "Two children play football.")
+        shows(a, "A cat sleeps on the sofa.")  # a explores: not moved
+        b.wait_for_timeout(2500)
+        assert b.locator("#sentence textarea").input_value() == "My own sentence about a horse."
+        assert "Shown:" not in teacher.locator("#class-panel").inner_text()
+
+        # Bring everyone back: both at once on the teacher's current view, banners say so
+        teacher.locator("#class-panel button", has_text="Bring everyone back").click()
+        for s in (a, b):
+            shows(s, "Two children play football.", 60_000)
+            banner(s, "Following the teacher")
+        panel(teacher, "2 following, 0 exploring")
+
+        # a teacher's reload keeps the teacher's view (and the room)
+        open_tab(teacher, "Step by step")
+        wait_tab(a, "Step by step")
+        teacher.reload()
+        teacher.locator("#class-code", has_text=code).wait_for(timeout=60_000)
+        shows(teacher, "Two children play football.", 60_000)
+        wait_tab(teacher, "Step by step")
+        assert f"class={code}" in teacher.url
+        teacher.wait_for_timeout(1500)
+        shows(a, "Two children play football.")
+        wait_tab(a, "Step by step")
+        for pg in (teacher, a, b):
+            assert pg.errors == []
