@@ -116,3 +116,46 @@ def test_show_follow_explore_and_bring_back(browser, server):  # noqa: F811
         wait_tab(a, "Step by step")
         for pg in (teacher, a, b):
             assert pg.errors == []
+
+
+def at_stop(pg, n, timeout=30_000):
+    pg.wait_for_function("(n) => document.querySelector('#ae-lesson h3')?.innerText.includes('stop ' + n + ' of 8')",
+                         arg=n, timeout=timeout)
+
+
+def test_the_teacher_paces_the_lesson_and_the_tally_names_the_options(browser, server):  # noqa: F811
+    with ExitStack() as stack:
+        teacher, code, (a, b) = start_class(stack, browser, server)
+        teacher.get_by_text("Guided lesson").first.click()
+        teacher.locator("#ae-lesson-start").click()
+        for s in (a, b):
+            at_stop(s, 1)  # their lessons opened at the teacher's stop, no click of theirs
+        teacher.locator("#ae-lesson .ae-nav button", has_text="Next").click()
+        for s in (a, b):
+            at_stop(s, 2)
+            wait_tab(s, "Positional encoding")
+        # each answers on their own page (stop 2: the options are -1, 0, 0.5, 1; the model's answer is 1)
+        a.locator(".ae-answer", has_text="0.5").click()
+        b.locator(".ae-answer").nth(3).click()
+        teacher.wait_for_function("() => document.querySelector('#class-tally')?.innerText.includes('2 answered')",
+                                  timeout=20_000)
+        tally = teacher.locator("#class-tally").inner_text()
+        assert "0.5: 1" in tally and "-1: 0" in tally, tally  # each option's text with its count
+        assert teacher.locator("#class-tally .ae-right").count() == 0  # the right one is marked only after Reveal
+        teacher.locator("#class-tally button", has_text="Reveal").click()
+        teacher.locator("#class-tally .ae-right", has_text="the model's answer").wait_for(timeout=20_000)
+        assert teacher.locator("#class-tally .ae-right").inner_text().startswith("D 1")
+        for s in (a, b):
+            s.locator(".ae-class-tally", has_text="2 answered").wait_for(timeout=20_000)
+
+        # a student who answers alone is never moved
+        b.locator("#class-banner button", has_text="Explore on my own").click()
+        banner(b, "Exploring on your own")
+        teacher.locator("#ae-lesson .ae-nav button", has_text="Next").click()
+        at_stop(a, 3)
+        b.wait_for_timeout(2500)
+        at_stop(b, 2, 1000)
+        b.locator("#class-banner button", has_text="Follow again").click()
+        at_stop(b, 3)  # and catches up when following again
+        for pg in (teacher, a, b):
+            assert pg.errors == []

@@ -188,3 +188,24 @@ def test_the_join_link_comes_as_a_qr_code_only_for_this_servers_address(server):
     assert httpx.post(f"{server}/class/{code}/join", content=b"x" * 20_000, headers=as_json,
                       timeout=30).status_code == 413
     assert httpx.post(f"{server}/class/{code}/join", content=b"[1]", headers=as_json, timeout=30).status_code == 400
+
+
+def test_the_teacher_leads_the_lesson_and_the_right_answer_shows_only_after_reveal():
+    rooms = Rooms()
+    code, key = rooms.open()
+    _, s = rooms.join(code, "Ana")
+    room = rooms.lesson_at(code, key, 1, ["-1", "0", "0.5", "1"], 3)
+    assert room.for_student(s.sid)["lesson"] == 1
+    assert room.for_teacher()["questions"]["stop 2"] == {"options": ["-1", "0", "0.5", "1"], "answer": None}
+    assert "questions" not in room.for_student(s.sid)
+    rooms.answer(code, s.sid, "stop 2", 2, 4)
+    rooms.reveal(code, key, "stop 2")
+    assert room.for_teacher()["questions"]["stop 2"]["answer"] == 3
+    version = room.version
+    rooms.lesson_at(code, key, 1, ["-1", "0", "0.5", "1"], 3)
+    assert room.version == version  # nothing changed: nobody woken
+    refused(rooms.lesson_at, code, key, 9, words="from -1 to 8")
+    refused(rooms.lesson_at, code, key, 2, ["a"] * 9, 0, words="1 to 8 options")
+    refused(rooms.lesson_at, code, key, 2, ["a", "b"], 2, words="right answer")
+    refused(rooms.lesson_at, code, key, 2, ["x" * 161, "b"], 0, words="160 characters")
+    refused(rooms.lesson_at, code, s.sid, 2, status=404)

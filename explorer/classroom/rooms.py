@@ -36,6 +36,7 @@ NOTE_CHARS = 140
 STATE_CHARS = 8_000  # a view: a link's query string (links.js), as long as a long link
 STOP_CHARS = 40  # a lesson stop's name
 MAX_OPTIONS = 8
+OPTION_CHARS = 160  # one option's text, as the teacher's panel shows it
 MAX_SHARES = 60  # views sent to the teacher in one room; the oldest go first
 MESSAGES_PER_MIN = 60  # what one student may send in a minute
 # what the teacher's page may send in a minute: it posts its view every 0.4 s while a slider moves (150 a minute), and
@@ -175,6 +176,8 @@ class Room:
     shown: dict | None = None  # a student's view the teacher showed to everyone
     ended: str = ""  # why the room ended ("" while open)
     streams: int = 0  # students' push streams open now
+    stop: int = -1  # the lesson's stop the teacher leads the class at (0-7; 8: the end; -1: none)
+    questions: dict[str, dict] = field(default_factory=dict)  # stop -> its options' text and the right one (teacher's)
     back: int = 0  # how many times the teacher brought everyone back: a page that sees it change follows at once
     _changed: asyncio.Event | None = None
     _save: object = None  # Rooms' writer to its store (store.py), called at every change
@@ -210,14 +213,16 @@ class Room:
                 "following": bool(me and me.following), "nick": me.nick if me else "",
                 "mine": {stop: votes[sid] for stop, votes in self.answers.items() if sid in votes},
                 "revealed": {stop: self.tally(stop) for stop in sorted(self.revealed)},
-                "shown": self.shown, "back": self.back}
+                "shown": self.shown, "back": self.back, "lesson": self.stop}
 
     def for_teacher(self) -> dict:
         following = sum(s.following for s in self.students.values())
         return {"code": self.code, "version": self.teacher_version, "state": self.state, "ended": self.ended,
                 "students": len(self.students), "following": following, "exploring": len(self.students) - following,
                 "tallies": {stop: self.tally(stop) for stop in sorted(self.answers)},
-                "revealed": sorted(self.revealed), "shown": self.shown,
+                "revealed": sorted(self.revealed), "shown": self.shown, "lesson": self.stop,
+                "questions": {stop: q | {"answer": q["answer"] if stop in self.revealed else None}
+                              for stop, q in self.questions.items()},
                 "shares": [{k: v for k, v in share.items() if k != "sid"} for share in self.shares[-20:]]}
 
 
@@ -227,7 +232,7 @@ class Room:
                 "teacher_version": self.teacher_version, "back": self.back,
                 "students": [[s.sid, s.nick, s.following] for s in self.students.values()],
                 "answers": self.answers, "options": self.options, "revealed": sorted(self.revealed),
-                "shares": self.shares, "shown": self.shown}
+                "shares": self.shares, "shown": self.shown, "stop": self.stop, "questions": self.questions}
 
     @classmethod
     def load(cls, data: dict, idle: float) -> Room:
@@ -235,7 +240,8 @@ class Room:
                    version=data["version"] + 1, teacher_version=data["teacher_version"] + 1, back=data.get("back", 0),
                    students={sid: Student(sid, nick, following) for sid, nick, following in data["students"]},
                    answers=data["answers"], options=data["options"], revealed=set(data["revealed"]),
-                   shares=data["shares"], shown=data["shown"])
+                   shares=data["shares"], shown=data["shown"], stop=data.get("stop", -1),
+                   questions=data.get("questions", {}))
         return room
 
 
@@ -391,6 +397,30 @@ class Rooms:
         name = stop_name(stop)
         if name not in room.revealed:
             room.revealed.add(name)
+            room.bump()
+        return room
+
+    def lesson_at(self, code: object, key: object, stop: object, options: object = None,
+                  answer: object = None) -> Room:
+        """The teacher leads the lesson: every following student's lesson goes to ``stop`` (0-7, 8 the end, -1
+        none); with the teacher's own question there (its options' text and the right one) for the panel's tally."""
+        room = self.teacher(code, key)
+        if not isinstance(stop, int) or isinstance(stop, bool) or not -1 <= stop <= len(STOPS):
+            raise RoomError(f"The lesson's stop is a number from -1 to {len(STOPS)}.")
+        changed = stop != room.stop
+        room.stop = stop
+        if options is not None and 0 <= stop < len(STOPS):
+            if not isinstance(options, list) or not 1 <= len(options) <= MAX_OPTIONS:
+                raise RoomError(f"A stop has 1 to {MAX_OPTIONS} options.")
+            texts = [clean(o, "option", OPTION_CHARS) for o in options]
+            if not isinstance(answer, int) or isinstance(answer, bool) or not 0 <= answer < len(texts):
+                raise RoomError(f"The right answer must be an option from 0 to {len(texts) - 1}.")
+            question = {"options": texts, "answer": answer}
+            if room.questions.get(STOPS[stop]) != question and room.options.get(STOPS[stop], len(texts)) == len(texts):
+                room.questions[STOPS[stop]] = question
+                room.options.setdefault(STOPS[stop], len(texts))
+                changed = True
+        if changed:
             room.bump()
         return room
 

@@ -7,8 +7,8 @@ not a Gradio queue event per student per change.
     GET  /class/<code>/events?sid=      server-sent events: the student's view of the room at every change
     GET  /class/<code>/teacher?key=     server-sent events: the teacher's panel (students, tallies, shared views)
     GET  /class/<code>/qr.svg?origin=   the join link as a QR code (SVG), for the projector
-    POST /class/<code>/<action>         state, reveal, show, back, remove, end (the teacher, with key); follow, answer, share
-                                        (a student, with sid); check (either: is the room there for me?)
+    POST /class/<code>/<action>         state, reveal, show, back, lesson, remove, end (the teacher, with key);
+                                        follow, answer, share (a student, with sid); check (either: is the room there for me?)
 
 Every refusal is JSON ``{"error": "<words>"}`` with its status (rooms.RoomError); user text is bounded and cleaned
 in rooms.py and escaped wherever the page shows it. A POST must be ``application/json`` (415 otherwise), and when it
@@ -189,6 +189,8 @@ TEACHER = {"state": lambda r, d: r.set_state(d.get("code"), d.get("key"), d.get(
            "reveal": lambda r, d: r.reveal(d.get("code"), d.get("key"), d.get("stop")),
            "show": lambda r, d: r.show(d.get("code"), d.get("key"), d.get("share")),
            "back": lambda r, d: r.bring_back(d.get("code"), d.get("key")),
+           "lesson": lambda r, d: r.lesson_at(d.get("code"), d.get("key"), d.get("stop"), d.get("options"),
+                                              d.get("answer")),
            "remove": lambda r, d: r.remove(d.get("code"), d.get("key"), d.get("share"))}
 STUDENT = {"follow": lambda r, d: r.follow(d.get("code"), d.get("sid"), d.get("following")),
            "answer": lambda r, d: r.answer(d.get("code"), d.get("sid"), d.get("stop"), d.get("option"),

@@ -88,7 +88,7 @@
     room.adopted = false;
     AE.follow(state);
   }
-  AE.link.onFollowed = () => { if (room.adopting) room.adopted = true; };
+  if (AE.link) AE.link.onFollowed = () => { if (room.adopting) room.adopted = true; };
 
   function box(id) {
     let el = document.getElementById(id);
@@ -188,7 +188,24 @@
   const attr = (v) => esc(JSON.stringify(String(v))).replace(/'/g, "&#39;");
 
   function tallyLine(t) {
+    const q = room.data && room.data.questions ? room.data.questions[t.stop] : null;
+    if (q && q.options.length === t.counts.length) {  // the options' text, the right one marked after Reveal
+      return "<ol class='ae-class-options'>" + t.counts.map((n, i) => "<li" + (q.answer === i ? " class='ae-right'" : "") +
+        "><b>" + "ABCDEFGH"[i] + "</b> " + esc(q.options[i]) + ": <b>" + n + "</b>" +
+        (q.answer === i ? " ✓ the model's answer" : "") + "</li>").join("") + "</ol>";
+    }
     return t.counts.map((n, i) => "<b>" + "ABCDEFGH"[i] + "</b> " + n).join(" · ");
+  }
+
+  // the teacher's lesson: where it is, and the question there (for the tally), posted when it changed
+  function lessonAt(stop, q) {
+    if (room.role !== "teacher" || !room.code) return;
+    const body = { stop };
+    if (q && stop >= 0) { body.options = q.options.map((o) => String(o).replace(/<[^>]*>/g, "")); body.answer = q.answer; }
+    const sent = JSON.stringify(body);
+    if (sent === room.lessonSent) return;
+    room.lessonSent = sent;
+    teacherDo("lesson", body);
   }
 
   function render() {
@@ -250,6 +267,10 @@
       }
       banner();
       if (room.following && d.state && d.state !== room.last) { room.last = d.state; AE.follow(d.state); }
+      if (room.following && d.lesson >= 0 && d.lesson !== room.lessonSeen && AE.lesson && AE.lesson.at) {
+        room.lessonSeen = d.lesson;
+        AE.lesson.at(d.lesson);
+      }
       if (AE.lesson && AE.lesson.refreshClass) AE.lesson.refreshClass();
     });
     es.onerror = async () => {
@@ -290,7 +311,7 @@
     banner();
     setFollowing(false);
   }
-  ["input", "change", "click"].forEach((type) => document.addEventListener(type, edited, true));
+  if (document.addEventListener) ["input", "change", "click"].forEach((type) => document.addEventListener(type, edited, true));
 
   function setFollowing(on) {
     if (on) room.editNote = false;
@@ -301,6 +322,7 @@
       room.back = d.back;
       banner();
       if (on && d.state) { room.last = d.state; AE.follow(d.state); }
+      if (on && d.lesson >= 0 && AE.lesson && AE.lesson.at) { room.lessonSeen = d.lesson; AE.lesson.at(d.lesson); }
     }).catch((e) => say(e.message));
   }
 
@@ -358,7 +380,7 @@
   // a reload or a closed tab closes the stream too: that is no end of the class (the key stays for the reload)
   ["pagehide", "beforeunload"].forEach((type) => window.addEventListener(type, () => { room.leaving = true; close(); }));
 
-  AE.room = { teach, push, joinCode, share, shareView, answer, revealed, leave, start, state: room,
+  AE.room = { teach, push, lessonAt, joinCode, share, shareView, answer, revealed, leave, start, state: room,
     reveal: (stop) => teacherDo("reveal", { stop }), show: (id) => teacherDo("show", { share: id }),
     remove: (id) => teacherDo("remove", { share: id }),
     back: () => teacherDo("back"), end: () => teacherDo("end").then(() => ended("You ended the class.")),

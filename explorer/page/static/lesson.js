@@ -143,9 +143,10 @@
     el.scrollTop = 0;
     const close = "<button class='ae-close' onclick='AE.lesson.end()' aria-label='Close the lesson'>✕</button>";
     if (!b || !b.att) { el.innerHTML = close + "<p>Translate a sentence first: the lesson asks about your translation.</p>"; return; }
-    if (lesson.stop >= STOPS.length) { el.innerHTML = close + ending(); return; }
+    if (lesson.stop >= STOPS.length) { el.innerHTML = close + ending(); led(); return; }
     const stop = STOPS[lesson.stop], q = stop.ask(b);
     lesson.q = q;
+    led(q);
     const buttons = q.options.map((o, i) => "<button class='ae-answer' data-i='" + i + "' onclick='AE.lesson.answer(" + i +
       ")'><b>" + LETTERS[i] + "</b> " + o + "</button>").join(" ");
     let reveal = "";
@@ -214,6 +215,7 @@
 
   function end() {
     lesson.stop = -1;
+    led();
     const el = body();
     if (!el) return;
     el.classList.remove("ae-docked");
@@ -255,5 +257,26 @@
     if (lesson.stop >= 0 && lesson.stop < STOPS.length && body() && body().classList.contains("ae-docked")) render();
   }
 
-  AE.lesson = { start, go, answer, end, again, refresh, refreshClass, state: lesson, stops: STOPS.length };
+  // A class the teacher leads: the teacher's lesson tells the room where it is (class.js posts it only for a teacher,
+  // with the question's options for the panel's tally); a following student's lesson goes there (at), and each
+  // answers on their own page. A student exploring on their own is never moved (class.js does not call at).
+  function led(q) {
+    if (AE.room && AE.room.lessonAt) AE.room.lessonAt(lesson.stop, q);
+  }
+
+  function at(stop, tries) {
+    if (!body()) {  // Gradio draws the fold's content when it opens: open it, then go on
+      const fold = document.querySelector("#lesson-box .label-wrap, #lesson-box > button");
+      if (fold && !tries) fold.click();
+      if ((tries || 0) < 50) setTimeout(() => at(stop, (tries || 0) + 1), 100);
+      return;
+    }
+    if (stop < 0 || stop === lesson.stop) return;
+    lesson.stop = Math.min(stop, STOPS.length);
+    lesson.answered = null;
+    if (lesson.stop < STOPS.length) show(STOPS[lesson.stop]);
+    render();
+  }
+
+  AE.lesson = { start, go, answer, end, again, refresh, refreshClass, at, state: lesson, stops: STOPS.length };
 })();
