@@ -157,5 +157,12 @@ def test_the_teacher_paces_the_lesson_and_the_tally_names_the_options(browser, s
         at_stop(b, 2, 1000)
         b.locator("#class-banner button", has_text="Follow again").click()
         at_stop(b, 3)  # and catches up when following again
+
+        # following moves no one away from an open question without saying so
+        open_tab(teacher, "Compare")
+        for s in (a, b):
+            wait_tab(s, "Compare")
+            s.locator("#ae-lesson .ae-class-moved", has_text="The teacher moved the class").wait_for(timeout=20_000)
+            at_stop(s, 3, 1000)
         for pg in (teacher, a, b):
             assert pg.errors == []

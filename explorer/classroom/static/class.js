@@ -266,7 +266,11 @@
         room.following = d.following;
       }
       banner();
-      if (room.following && d.state && d.state !== room.last) { room.last = d.state; AE.follow(d.state); }
+      if (room.following && d.state && d.state !== room.last) {
+        room.last = d.state;
+        if (AE.lesson && AE.lesson.moving) AE.lesson.moving(new URLSearchParams(d.state).get("tab"), d.lesson);
+        AE.follow(d.state);
+      }
       if (room.following && d.lesson >= 0 && d.lesson !== room.lessonSeen && AE.lesson && AE.lesson.at) {
         room.lessonSeen = d.lesson;
         AE.lesson.at(d.lesson);

@@ -163,8 +163,9 @@
     }
     const keys = touch() ? "" : " <small>keys: A-" + LETTERS[q.options.length - 1] + " (or 1-" + q.options.length +
       ") answer, ← → move</small>";
+    const moved = lesson.moved ? "<p class='ae-status ae-stale ae-class-moved'>" + AE.esc(lesson.moved) + "</p>" : "";
     el.innerHTML = close + "<div class='ae-stop'><h3>" + stop.title + " <small>(stop " + (lesson.stop + 1) + " of " +
-      STOPS.length + ")</small></h3><p>" + stop.look + "</p><p><b>Predict:</b> " + q.prompt + "</p><div>" + buttons +
+      STOPS.length + ")</small></h3>" + moved + "<p>" + stop.look + "</p><p><b>Predict:</b> " + q.prompt + "</p><div>" + buttons +
       "</div>" + reveal + "<p class='ae-nav'><button onclick='AE.lesson.go(-1)'" + (lesson.stop ? "" : " disabled") +
       ">← Back</button> <button onclick='AE.lesson.go(1)'>" + (lesson.stop === STOPS.length - 1 ? "Finish →" : "Next →") +
       "</button>" + keys + "</p></div>";
@@ -193,6 +194,7 @@
   }
 
   function go(delta) {
+    lesson.moved = "";
     lesson.stop = Math.max(0, Math.min(STOPS.length, lesson.stop + delta));
     lesson.answered = null;
     if (lesson.stop < STOPS.length) show(STOPS[lesson.stop]);
@@ -274,9 +276,22 @@
     if (stop < 0 || stop === lesson.stop) return;
     lesson.stop = Math.min(stop, STOPS.length);
     lesson.answered = null;
+    lesson.moved = "";
     if (lesson.stop < STOPS.length) show(STOPS[lesson.stop]);
     render();
   }
 
-  AE.lesson = { start, go, answer, end, again, refresh, refreshClass, at, state: lesson, stops: STOPS.length };
+  // Following moved the page while a question is open: the question stays, and says so. -> whether it did (a
+  // following page about to show ``tab`` with the lesson going to ``stop``)
+  function moving(tab, stop) {
+    const open = body() && body().classList.contains("ae-docked");
+    const at = stop >= 0 ? stop : lesson.stop;
+    if (!open || !tab || at < 0 || at >= STOPS.length || STOPS[at].view.tab === tab) return false;
+    lesson.moved = "The teacher moved the class to another view. Your question stays here: “" +
+      STOPS[at].title.replace(/^\d+\. /, "") + "” is on the tab the lesson opened (← Back / Next → go on as before).";
+    if (at === lesson.stop) render();
+    return true;
+  }
+
+  AE.lesson = { start, go, answer, end, again, refresh, refreshClass, at, moving, state: lesson, stops: STOPS.length };
 })();
