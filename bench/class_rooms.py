@@ -26,8 +26,10 @@ import argparse
 import asyncio
 import json
 import os
+import shutil
 import statistics
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -297,6 +299,120 @@ def show_flood(r: dict) -> None:
           f"-> {'PASS' if ok else 'FAIL'}")
 
 
+async def restarted_student(client: httpx.AsyncClient, url: str, code: str, sid: str, log: list, stop: asyncio.Event,
+                            wait_answer: asyncio.Event, answered: list, shared: list, share: bool, i: int) -> None:
+    """A student's page as class.js runs it: listen; answer stop 3 and maybe send a view when told; when the stream
+    drops or cannot be opened, try again after a jittered backoff (0.5 s doubling, at most 4 s). Every state heard goes
+    into ``log`` as (time, following, state)."""
+    import random
+
+    retry, asked = 0.0, False
+    while not stop.is_set():
+        try:
+            async with client.stream("GET", f"{url}/class/{code}/events", params={"sid": sid}) as s:
+                if s.status_code != 200:
+                    raise httpx.HTTPError(f"status {s.status_code}")
+                async for line in s.aiter_lines():
+                    if not line.startswith("data:"):
+                        continue
+                    retry = 0.0
+                    data = json.loads(line[5:])
+                    log.append((time.perf_counter(), data["following"], data["state"], data.get("lesson")))
+                    if wait_answer.is_set() and not asked:
+                        asked = True
+                        r = await client.post(f"{url}/class/{code}/answer",
+                                              json={"sid": sid, "stop": "stop 3", "option": i % 4, "options": 4})
+                        if r.status_code == 200:
+                            answered.append(sid)
+                        if share:
+                            r = await client.post(f"{url}/class/{code}/share",
+                                                  json={"sid": sid, "state": f"text=View%20{i}", "note": f"n{i}"})
+                            if r.status_code == 200:
+                                shared.append(sid)
+                    if stop.is_set():
+                        return
+        except (httpx.HTTPError, OSError):
+            pass
+        if stop.is_set():
+            return
+        retry = min(4.0, (retry or 0.25) * 2) * (0.75 + random.random() / 2)
+        await asyncio.sleep(retry)
+
+
+async def restart_case(url: str, port: int, students: int, server: list) -> dict:
+    """A class of ``students`` mid-lesson; the server killed (SIGKILL) and started again on the same port with the
+    same rooms file: seconds from the server answering again until each student is following again (a state heard
+    with following true and the shown view), and the answers and views sent acknowledged before the kill that the
+    class no longer has."""
+    limits = httpx.Limits(max_connections=students + 20, max_keepalive_connections=students + 20)
+    async with httpx.AsyncClient(timeout=httpx.Timeout(60, connect=2), limits=limits) as client:
+        room = (await client.post(f"{url}/class/new", json={})).json()
+        code, key = room["code"], room["key"]
+        sids = []
+        for _ in range(students):
+            r = await client.post(f"{url}/class/{code}/join", json={"nick": ""})
+            r.raise_for_status()
+            sids.append(r.json()["sid"])
+        await client.post(f"{url}/class/{code}/state", json={"key": key, "state": "text=Before&tab=pe"})
+        await client.post(f"{url}/class/{code}/lesson", json={"key": key, "stop": 2})
+        logs = [[] for _ in sids]
+        stop, wait_answer, answered, shared = asyncio.Event(), asyncio.Event(), [], []
+        tasks = [asyncio.create_task(restarted_student(client, url, code, sid, logs[i], stop, wait_answer, answered,
+                                                       shared, i % 10 == 0, i)) for i, sid in enumerate(sids)]
+        while sum(bool(lg) for lg in logs) < students:
+            await asyncio.sleep(0.1)
+        wait_answer.set()
+        await client.post(f"{url}/class/{code}/state", json={"key": key, "state": "text=Mid-lesson&tab=inside"})
+        while len(answered) < students or len(shared) < students // 10:
+            await asyncio.sleep(0.1)
+        panel = await client.post(f"{url}/class/{code}/reveal", json={"key": key, "stop": "stop 3"})
+        share_id = panel.json()["shares"][0]["id"]
+        shown = (await client.post(f"{url}/class/{code}/show", json={"key": key, "share": share_id})).json()
+        await asyncio.sleep(1)
+        expected = next(s for s in shown["shares"] if s["id"] == share_id)
+        # -- the crash and the start again
+        proc = server[0]
+        proc.kill()
+        proc.wait()
+        t_kill = time.perf_counter()
+        server[0], boot = start([sys.executable, "app.py"], port)
+        t_up = time.perf_counter()
+        back = []
+        deadline = t_up + 60
+        while time.perf_counter() < deadline:
+            back = [next((t for t, following, _, _ in lg if t > t_kill and following), None) for lg in logs]
+            if all(t is not None for t in back):
+                break
+            await asyncio.sleep(0.1)
+        stop.set()
+        panel = (await client.post(f"{url}/class/{code}/reveal", json={"key": key, "stop": "stop 3"})).json()
+        after = [lg[-1] for lg in logs if lg]
+        await client.post(f"{url}/class/{code}/end", json={"key": key})
+        await asyncio.wait(tasks, timeout=10)
+        for t in tasks:
+            t.cancel()
+        delays = [max(0.0, t - t_up) for t in back if t is not None]
+        tally = panel["tallies"].get("stop 3", {"answered": 0})
+        kept_shares = {s["nick"] for s in panel["shares"]}
+        return {"students": students, "boot_s": boot, "down_s": t_up - t_kill, "back": len(delays),
+                "p50": statistics.median(delays) if delays else float("nan"), "p95": pct(delays, 0.95),
+                "max": max(delays) if delays else float("nan"),
+                "answers_lost": len(answered) - tally["answered"],
+                "views_lost": min(len(shared), 20) - len(kept_shares),  # the panel lists the last 20 sent
+                "shown_kept": panel.get("shown") is not None and panel["shown"]["id"] == share_id
+                and panel["state"] == expected.get("state", panel["state"]),
+                "at_stop": sum(1 for _, following, state, lesson in after if following and lesson == 2)}
+
+
+def show_restart(r: dict) -> None:
+    ok = r["back"] == r["students"] and r["p95"] <= 5 and r["answers_lost"] == 0 and r["views_lost"] == 0 \
+        and r["shown_kept"]
+    print(f"restart: {r['students']} students, server down {r['down_s']:.1f} s (start {r['boot_s']:.1f} s): "
+          f"{r['back']} following again, after the server answered p50 {r['p50']:.2f} s, p95 {r['p95']:.2f} s, "
+          f"max {r['max']:.2f} s; answers lost {r['answers_lost']}, views lost {r['views_lost']}, shown view kept "
+          f"{r['shown_kept']}, at the teacher's lesson stop {r['at_stop']} -> {'PASS' if ok else 'FAIL'}")
+
+
 def main() -> None:
     p = argparse.ArgumentParser()
     p.add_argument("--students", type=int, default=100)
@@ -305,22 +421,32 @@ def main() -> None:
     p.add_argument("--per-room", type=int, default=30)
     p.add_argument("--gap", type=float, default=0.5, help="seconds between the teacher's changes")
     p.add_argument("--port", type=int, default=7897)
-    p.add_argument("--only", choices=("push", "floods"), help="only the push channel's cases, or only the floods")
+    p.add_argument("--only", choices=("push", "floods", "restart"),
+                   help="only the push channel's cases, only the floods, or only the restart")
     p.add_argument("--flood-students", type=int, default=150)
     p.add_argument("--flood-streams", type=int, default=20, help="streams each student id tries to open")
     p.add_argument("--flood-s", type=float, default=60)
     args = p.parse_args()
+    rooms_dir = tempfile.mkdtemp(prefix="bench-rooms-")
+    os.environ["ATTENTION_EXPLORER_ROOMS"] = str(Path(rooms_dir) / "rooms.sqlite3")  # this run's own rooms file
     proc, boot = start([sys.executable, "app.py"], args.port)
+    server = [proc]
     url = f"http://127.0.0.1:{args.port}"
     try:
         print(f"server up in {boot:.1f} s (pid {proc.pid})")
-        if args.only != "floods":
+        if args.only in (None, "push"):
             show(asyncio.run(teach(url, proc.pid, 1, args.students, args.changes, args.gap)))
             # joins are limited per address and minute (rooms.JOINS_PER_MIN): every student here comes from 127.0.0.1
             print("waiting 61 s for the per-address join window to clear")
             time.sleep(61)
             show(asyncio.run(teach(url, proc.pid, args.rooms, args.per_room, args.changes, args.gap)))
-        if args.only != "push":
+        if args.only in (None, "restart"):
+            if args.only is None:
+                print("waiting 61 s for the per-address join window to clear")
+                time.sleep(61)
+            show_restart(asyncio.run(restart_case(url, args.port, args.students, server)))
+            proc = server[0]
+        if args.only in (None, "floods"):
             if args.only is None:
                 time.sleep(61)
             show_flood(asyncio.run(answer_flood(url, proc.pid, args.flood_students, args.flood_s, quiet=True)))
@@ -330,8 +456,9 @@ def main() -> None:
             time.sleep(61)
             show_flood(asyncio.run(answer_flood(url, proc.pid, args.flood_students, args.flood_s)))
     finally:
-        proc.terminate()
-        proc.wait(timeout=30)
+        server[0].terminate()
+        server[0].wait(timeout=30)
+        shutil.rmtree(rooms_dir, ignore_errors=True)
 
 
 if __name__ == "__main__":
