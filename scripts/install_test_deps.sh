@@ -14,6 +14,14 @@ if [ ! -x /usr/bin/chromium ]; then
     echo "note: /usr/bin/chromium is missing; run 'sudo apt-get install chromium' for the browser tests" >&2
   fi
 fi
+# a real Redis for the test of two processes serving one class (tests/test_room_redis.py skips without it)
+if ! command -v redis-server >/dev/null; then
+  if [ "$(id -u)" = 0 ]; then
+    apt-get install -y -q redis-server || (apt-get update -q && apt-get install -y -q redis-server)
+  else
+    echo "note: redis-server is missing; run 'sudo apt-get install redis-server' for the two-process class test" >&2
+  fi
+fi
 if command -v npm >/dev/null; then
   (cd tests/browser && npm install --no-audit --no-fund --loglevel=error)
 else

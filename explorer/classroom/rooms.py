@@ -12,6 +12,7 @@ change (``Room.changed``) is the one awaitable, for the push channel.
 from __future__ import annotations
 
 import asyncio
+import functools
 import hashlib
 import hmac
 import re
@@ -195,6 +196,10 @@ class Room:
         self.touched = time.monotonic()
         if self._save is not None:
             self._save(self)
+        self.wake()
+
+    def wake(self) -> None:
+        """Every waiter of this process reads the room again."""
         old, self._changed = self._changed, None
         if old is not None:
             old.set()
@@ -234,6 +239,21 @@ class Room:
                 "answers": self.answers, "options": self.options, "revealed": sorted(self.revealed),
                 "shares": self.shares, "shown": self.shown, "stop": self.stop, "questions": self.questions}
 
+    def apply(self, data: dict) -> bool:
+        """Another process's change (redis_store.py): this copy becomes ``data``, its waiters woken. -> changed"""
+        mine = {k: v for k, v in self.dump().items() if "version" not in k}
+        if mine == {k: v for k, v in data.items() if "version" not in k}:
+            return False
+        other = Room.load(data, 0)
+        for name in ("state", "back", "students", "answers", "options", "revealed", "shares", "shown", "stop",
+                     "questions"):
+            setattr(self, name, getattr(other, name))
+        self.version += 1
+        self.teacher_version += 1
+        self.touched = time.monotonic()
+        self.wake()
+        return True
+
     @classmethod
     def load(cls, data: dict, idle: float) -> Room:
         room = cls(data["code"], data["key_digest"], touched=time.monotonic() - idle, state=data["state"],
@@ -243,6 +263,19 @@ class Room:
                    shares=data["shares"], shown=data["shown"], stop=data.get("stop", -1),
                    questions=data.get("questions", {}))
         return room
+
+
+def shared(method):
+    """A change to a room that several processes may hold (redis_store.py): made under the room's lock, on the room
+    as the store holds it. With one process (SQLite, memory) the method as it is."""
+    @functools.wraps(method)
+    def run(self, code, *args, **kwargs):
+        if not getattr(self.store, "shared", False):
+            return method(self, code, *args, **kwargs)
+        with self.store.lock(str(code).strip().upper()):
+            self.refresh(code)
+            return method(self, code, *args, **kwargs)
+    return run
 
 
 class NoRoom(RoomError):
@@ -263,6 +296,7 @@ class Rooms:
     def __init__(self, store: RoomStore | None = None):
         self.rooms: dict[str, Room] = {}
         self.store = store  # None: rooms live in this process only
+        self.loop: asyncio.AbstractEventLoop | None = None  # the server's (routes.py sets it): remote changes go there
         for idle, data in store.load(IDLE_S, MAX_ROOMS) if store else ():
             try:
                 self.rooms[data["code"]] = self.kept(Room.load(data, idle))
@@ -275,6 +309,48 @@ class Rooms:
         self.misses = Rate(MISSES_PER_MIN, 60)
         self.streams: dict[str, int] = {}  # "s:<sid>" / "t:<code>" -> streams open now
         self.open_streams = 0  # in this process
+
+        if getattr(store, "shared", False):
+            store.listen(self.heard)
+
+    # -- several processes (redis_store.py): another's change, applied on the server's loop ----------------------
+    def heard(self, message: dict) -> None:
+        if self.loop is not None:
+            self.loop.call_soon_threadsafe(self.remote, message)
+
+    def remote(self, message: dict) -> None:
+        room = self.rooms.get(message.get("code", ""))
+        if room is None:
+            return  # a room this process does not hold: read from the store when first asked for
+        if message.get("ended"):
+            room._save = None
+            room.ended = message["ended"]
+            room.wake()
+            self.rooms.pop(room.code, None)
+            return
+        self.refresh(room.code)
+
+    def refresh(self, code: object) -> Room | None:
+        """The room as the shared store holds it, into this process's copy (a room opened elsewhere comes in)."""
+        if not getattr(self.store, "shared", False):
+            return self.rooms.get(code.strip().upper() if isinstance(code, str) else "")
+        name = code.strip().upper() if isinstance(code, str) else ""
+        if len(name) != CODE_LEN or set(name) - set(ALPHABET):
+            return None
+        data = self.store.get(name)
+        room = self.rooms.get(name)
+        if data is None:
+            if room is not None and not room.ended:  # ended elsewhere
+                room.ended = "The class ended."
+                room._save = None
+                room.wake()
+                self.rooms.pop(name, None)
+            return None
+        if room is None:
+            room = self.rooms[name] = self.kept(Room.load(data, 0))
+        else:
+            room.apply(data)
+        return room
 
     def kept(self, room: Room) -> Room:
         """``room``, written to the store at every change from now on."""
@@ -335,7 +411,7 @@ class Rooms:
         room.bump()
         self.rooms.pop(room.code, None)
         if self.store is not None:
-            self.store.delete(room.code)
+            self.store.delete(room.code, why)
         for sid in room.students:
             self.messages.forget(sid)
         self.teachers.forget("t:" + room.code)
@@ -343,6 +419,8 @@ class Rooms:
     def room(self, code: object) -> Room:
         self.sweep()
         room = self.rooms.get(code.strip().upper() if isinstance(code, str) else "")
+        if room is None and getattr(self.store, "shared", False):
+            room = self.refresh(code)  # opened by another process
         if room is None:
             raise NoRoom(code)
         return room
@@ -374,7 +452,7 @@ class Rooms:
         self.opens.take("a:" + address, f"At most {ROOMS_PER_HOUR} classes an hour from one address.")
         while True:
             code = "".join(secrets.choice(ALPHABET) for _ in range(CODE_LEN))
-            if code not in self.rooms:
+            if code not in self.rooms and not (getattr(self.store, "shared", False) and self.store.get(code)):
                 break
         key = secrets.token_urlsafe(24)
         self.rooms[code] = room = self.kept(Room(code, digest(key)))
@@ -382,6 +460,7 @@ class Rooms:
             self.store.save(code, room.dump())
         return code, key
 
+    @shared
     def set_state(self, code: object, key: object, state: object) -> Room:
         room = self.teacher(code, key)
         state = clean(state, "view", STATE_CHARS, empty="")
@@ -392,6 +471,7 @@ class Rooms:
         room.bump()
         return room
 
+    @shared
     def reveal(self, code: object, key: object, stop: object) -> Room:
         room = self.teacher(code, key)
         name = stop_name(stop)
@@ -400,6 +480,7 @@ class Rooms:
             room.bump()
         return room
 
+    @shared
     def lesson_at(self, code: object, key: object, stop: object, options: object = None,
                   answer: object = None) -> Room:
         """The teacher leads the lesson: every following student's lesson goes to ``stop`` (0-7, 8 the end, -1
@@ -424,6 +505,7 @@ class Rooms:
             room.bump()
         return room
 
+    @shared
     def show(self, code: object, key: object, share_id: object) -> Room:
         """Every follower jumps to a student's view (and the teacher's view becomes it)."""
         room = self.teacher(code, key)
@@ -435,6 +517,7 @@ class Rooms:
         room.bump()
         return room
 
+    @shared
     def bring_back(self, code: object, key: object) -> Room:
         room = self.teacher(code, key)
         for s in room.students.values():
@@ -443,6 +526,7 @@ class Rooms:
         room.bump()
         return room
 
+    @shared
     def remove(self, code: object, key: object, share_id: object) -> Room:
         """The student who sent a view leaves the class: their answers, their views and their place go; their page is
         told (its stream ends). They may join again with the code, as anyone may."""
@@ -461,9 +545,11 @@ class Rooms:
         room.bump()
         return room
 
+    @shared
     def end(self, code: object, key: object) -> None:
         self.close(self.teacher(code, key), "The teacher ended the class.")
 
+    @shared
     def check(self, code: object, key: object = None, sid: object = None) -> Room:
         """The room, if ``key`` leads it or ``sid`` is in it (a page asks before it forgets a class); NoRoom if not.
         Nothing is charged: a page asks only after its stream failed."""
@@ -474,6 +560,7 @@ class Rooms:
         return room
 
     # -- students ------------------------------------------------------------------------------------------
+    @shared
     def join(self, code: object, nick: object = "", address: str = "") -> tuple[Room, Student]:
         self.joins.take("a:" + address, "Too many joins from this address in a minute: wait a moment.")
         room = self.room(code)
@@ -487,6 +574,7 @@ class Rooms:
         room.bump(follower=False)
         return room, student
 
+    @shared
     def follow(self, code: object, sid: object, following: object) -> Room:
         room = self.room(code)
         student = self.student(room, sid)
@@ -495,6 +583,7 @@ class Rooms:
             room.bump(follower=False)
         return room
 
+    @shared
     def answer(self, code: object, sid: object, stop: object, option: object, options: object) -> Room:
         """A student's answer at a lesson stop: counted once (the first answer; a later one does not change it)."""
         room = self.room(code)
@@ -512,6 +601,7 @@ class Rooms:
             room.bump(follower=name in room.revealed)
         return room
 
+    @shared
     def share(self, code: object, sid: object, state: object, note: object = "") -> Room:
         room = self.room(code)
         student = self.student(room, sid)

@@ -210,6 +210,8 @@ class ClassRoutes:
         if not path.startswith(PREFIX):
             return await self.app(scope, receive, send)
         client = address(scope, self.trusted)
+        if self.rooms.loop is None:  # changes another process publishes are applied on this loop (redis_store.py)
+            self.rooms.loop = asyncio.get_running_loop()
         try:
             await self.route(scope, receive, send, scope.get("method", ""), path[len(PREFIX):].strip("/").split("/"),
                              client)

@@ -29,6 +29,8 @@ def default_path() -> str:
 class RoomStore:
     """Rooms as JSON rows of one SQLite file; every write is committed before the change is answered (WAL)."""
 
+    shared = False  # one process: its memory is the truth, the file is for the next start
+
     def __init__(self, path: str):
         self.path = path
         Path(path).parent.mkdir(parents=True, exist_ok=True)
@@ -40,6 +42,13 @@ class RoomStore:
 
     @classmethod
     def from_env(cls) -> RoomStore | None:
+        from explorer.classroom.redis_store import REDIS_ENV
+
+        if os.environ.get(REDIS_ENV, "").strip():  # several processes share the rooms (redis_store.py)
+            from explorer.classroom import rooms
+            from explorer.classroom.redis_store import RedisStore
+
+            return RedisStore(os.environ[REDIS_ENV].strip(), rooms.IDLE_S)
         path = os.environ.get(ROOMS_ENV, "").strip() or default_path()
         if path == "memory":
             return None
@@ -54,7 +63,7 @@ class RoomStore:
             self.db.execute("INSERT OR REPLACE INTO rooms (code, saved, data) VALUES (?, ?, ?)",
                             (code, time.time(), json.dumps(data, ensure_ascii=False)))
 
-    def delete(self, code: str) -> None:
+    def delete(self, code: str, why: str = "") -> None:
         with self.lock:
             self.db.execute("DELETE FROM rooms WHERE code = ?", (code,))
 
