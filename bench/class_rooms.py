@@ -413,6 +413,73 @@ def show_restart(r: dict) -> None:
           f"{r['shown_kept']}, at the teacher's lesson stop {r['at_stop']} -> {'PASS' if ok else 'FAIL'}")
 
 
+async def split_case(urls: list[str], students: int, changes: int, gap: float) -> dict:
+    """One class over two processes sharing Redis: the teacher on the first, the students alternately on each;
+    delivery from the teacher's POST to each student's event, per process the students are on."""
+    limits = httpx.Limits(max_connections=students + 20, max_keepalive_connections=students + 20)
+    async with httpx.AsyncClient(timeout=120, limits=limits) as client:
+        room = (await client.post(f"{urls[0]}/class/new", json={})).json()
+        heard = [dict(), dict()]
+        errors: list[str] = []
+        ready, n_ready = asyncio.Event(), [0]
+        tasks = []
+        for i in range(students):
+            tasks.append(asyncio.create_task(student(client, urls[i % 2], room["code"], heard[i % 2], errors, ready,
+                                                     n_ready, students)))
+            await asyncio.sleep(0.005)
+        await asyncio.wait_for(ready.wait(), 120)
+        await asyncio.sleep(1)
+        sent = {}
+        for i in range(changes):
+            state = f"text=Split%20{i}&tab=steps"
+            sent[state] = time.perf_counter()
+            r = await client.post(f"{urls[0]}/class/{room['code']}/state", json={"key": room["key"], "state": state})
+            if r.status_code != 200:
+                errors.append(f"state {r.status_code}")
+            await asyncio.sleep(gap)
+        await asyncio.sleep(1)
+        await client.post(f"{urls[0]}/class/{room['code']}/end", json={"key": room["key"]})
+        await asyncio.wait(tasks, timeout=30)
+        out = {"students": students, "changes": changes, "errors": len(errors)}
+        for side, h in zip(("same", "other"), heard):
+            delays = [t - sent[state] for state in sent for t in h.get(state, [])]
+            out[side] = {"p50": statistics.median(delays), "p95": pct(delays, 0.95), "max": max(delays),
+                         "missing": (students // 2) * changes - len(delays)}
+        return out
+
+
+def show_split(r: dict) -> None:
+    ok = r["other"]["p95"] <= 1 and r["errors"] == 0 and r["other"]["missing"] == 0
+    print(f"two processes, one class over Redis: {r['students']} students, {r['changes']} changes; students on the "
+          f"teacher's process p50 {1000 * r['same']['p50']:.0f} ms, p95 {1000 * r['same']['p95']:.0f} ms; on the other "
+          f"p50 {1000 * r['other']['p50']:.0f} ms, p95 {1000 * r['other']['p95']:.0f} ms, max "
+          f"{1000 * r['other']['max']:.0f} ms; missed {r['same']['missing'] + r['other']['missing']}, errors "
+          f"{r['errors']} -> {'PASS' if ok else 'FAIL'}")
+
+
+def split(args) -> None:
+    """--only redis: a redis-server and two `python app.py` sharing it."""
+    import subprocess
+
+    redis_port = args.port + 2
+    redis = subprocess.Popen(["redis-server", "--port", str(redis_port), "--bind", "127.0.0.1", "--save", "",
+                              "--appendonly", "no"], stdout=subprocess.DEVNULL)
+    os.environ["ATTENTION_EXPLORER_REDIS"] = f"redis://127.0.0.1:{redis_port}/0"
+    procs = []
+    try:
+        time.sleep(0.5)
+        for port in (args.port, args.port + 1):
+            procs.append(start([sys.executable, "app.py"], port)[0])
+        show_split(asyncio.run(split_case([f"http://127.0.0.1:{args.port}", f"http://127.0.0.1:{args.port + 1}"],
+                                          args.students, args.changes, args.gap)))
+    finally:
+        for proc in procs:
+            proc.terminate()
+            proc.wait(timeout=30)
+        redis.terminate()
+        redis.wait(timeout=10)
+
+
 def main() -> None:
     p = argparse.ArgumentParser()
     p.add_argument("--students", type=int, default=100)
@@ -421,12 +488,14 @@ def main() -> None:
     p.add_argument("--per-room", type=int, default=30)
     p.add_argument("--gap", type=float, default=0.5, help="seconds between the teacher's changes")
     p.add_argument("--port", type=int, default=7897)
-    p.add_argument("--only", choices=("push", "floods", "restart"),
-                   help="only the push channel's cases, only the floods, or only the restart")
+    p.add_argument("--only", choices=("push", "floods", "restart", "redis"),
+                   help="only the push channel's cases, the floods, the restart, or one class over two processes")
     p.add_argument("--flood-students", type=int, default=150)
     p.add_argument("--flood-streams", type=int, default=20, help="streams each student id tries to open")
     p.add_argument("--flood-s", type=float, default=60)
     args = p.parse_args()
+    if args.only == "redis":
+        return split(args)
     rooms_dir = tempfile.mkdtemp(prefix="bench-rooms-")
     os.environ["ATTENTION_EXPLORER_ROOMS"] = str(Path(rooms_dir) / "rooms.sqlite3")  # this run's own rooms file
     proc, boot = start([sys.executable, "app.py"], args.port)
