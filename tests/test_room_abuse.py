@@ -262,6 +262,7 @@ def test_wrong_codes_keys_and_ids_get_one_answer_and_a_limit_per_address():
         for path in (f"/class/{code}/join", f"/class/{code}/check", "/class/ZZZZZZ/state"):
             late = post(url, path, {"key": key, "sid": sid}, headers=as_("10.0.0.3"))
             assert late.status_code == 429 and "wrong class codes" in late.json()["error"]
+            assert late.headers.get("connection") == "close"  # a flood's refusals do not hold a connection open
         assert httpx.get(f"{url}/class/{code}/qr.svg", headers=as_("10.0.0.3")).status_code == 429
         # other addresses (a class behind its own) are not held back
         assert post(url, f"/class/{code}/check", {"key": key}, headers=as_("10.0.0.4")).status_code == 200
@@ -359,3 +360,22 @@ def test_a_teacher_removes_a_student_who_sent_a_view():
         assert heard[-1]["ended"] == "The teacher removed you from the class."
         assert post(url, f"/class/{code}/follow", {"sid": sids[1], "following": False}).status_code == 404
         assert post(url, f"/class/{code}/remove", {"key": sids[0], "share": "x"}).status_code == 404
+
+
+# -- hygiene: one address cannot fill a room in a moment, while a class behind one address still joins at once --------
+def test_one_address_fills_a_room_only_slowly(monkeypatch):
+    assert 30 <= r.ROOM_JOINS_PER_MIN < r.MAX_STUDENTS  # a class at once; a room of MAX_STUDENTS not in a minute
+    monkeypatch.setattr(r, "ROOM_JOINS_PER_MIN", 5)
+    rooms = Rooms()
+    code, _ = rooms.open("1.1.1.1")
+    other, _ = rooms.open("1.1.1.1")
+    for _ in range(5):
+        rooms.join(code, "", "6.6.6.6")
+    refused(rooms.join, code, "", "6.6.6.6", status=429, words="joined this class from this address")
+    assert len(rooms.rooms[code].students) == 5  # the refused join added nobody
+    rooms.join(code, "", "6.6.6.7")  # another address still joins this room
+    rooms.join(other, "", "6.6.6.6")  # and this address another room
+    later = time.monotonic() + 61  # a minute on, the same address joins again
+    monkeypatch.setattr(r.time, "monotonic", lambda: later)
+    rooms.join(code, "", "6.6.6.6")
+    assert len(rooms.rooms[code].students) == 7

@@ -45,6 +45,8 @@ MESSAGES_PER_MIN = 60  # what one student may send in a minute
 TEACHER_MESSAGES_PER_MIN = 240
 MISSES_PER_MIN = 30  # wrong codes, keys or student ids from one address in a minute; then every code route waits
 JOINS_PER_MIN = 300  # joins from one address in a minute (a school's classes behind one address join at once)
+ROOM_JOINS_PER_MIN = 60  # joins into one room from one address in a minute: a class behind one address joins at
+# once, while one visitor needs minutes to fill a room of MAX_STUDENTS (the teacher sees them coming and removes them)
 ROOMS_PER_HOUR = 20  # rooms one address may open in an hour (a school's teachers behind one address)
 RATE_KEYS = 20_000  # addresses (or ids) one rate table remembers; the least recently seen go first
 # the lesson's stops as its page names them (explorer/page/static/lesson.js: stopKey(), eight stops)
@@ -305,6 +307,7 @@ class Rooms:
         self.messages = Rate(MESSAGES_PER_MIN, 60)
         self.teachers = Rate(TEACHER_MESSAGES_PER_MIN, 60)
         self.joins = Rate(JOINS_PER_MIN, 60)
+        self.room_joins = Rate(ROOM_JOINS_PER_MIN, 60)
         self.opens = Rate(ROOMS_PER_HOUR, 3600)
         self.misses = Rate(MISSES_PER_MIN, 60)
         self.streams: dict[str, int] = {}  # "s:<sid>" / "t:<code>" -> streams open now
@@ -566,6 +569,8 @@ class Rooms:
         room = self.room(code)
         if len(room.students) >= MAX_STUDENTS:
             raise RoomError(f"This class is full ({MAX_STUDENTS} students).", 403)
+        self.room_joins.take(f"{room.code}:{address}", f"{ROOM_JOINS_PER_MIN} students joined this class from this "
+                             "address in the last minute: wait a moment and join again.")
         name = clean(nick, "nickname", NICK_CHARS, empty=f"Student {len(room.students) + 1}")
         if " ".join(name.casefold().split()).strip(".:!-_ ") in NOT_TEACHER_NICKS:
             raise RoomError("“Teacher” is the teacher's name in a class: please choose another nickname.")

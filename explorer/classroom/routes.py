@@ -49,9 +49,11 @@ def as_bytes(payload: Any) -> bytes:
 
 async def reply(send, status: int, payload: Any, content_type: bytes = b"application/json") -> None:
     body = payload if isinstance(payload, bytes) else as_bytes(payload)
-    await send({"type": "http.response.start", "status": status,
-                "headers": [(b"content-type", content_type), (b"content-length", str(len(body)).encode()),
-                            (b"cache-control", b"no-store")]})
+    headers = [(b"content-type", content_type), (b"content-length", str(len(body)).encode()),
+               (b"cache-control", b"no-store")]
+    if status in (429, 503):  # a flood's refusals: the server lets go of the connection now, not when the client does
+        headers.append((b"connection", b"close"))
+    await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": body})
 
 
