@@ -113,17 +113,33 @@
   let groups = 0;
   function radioGroups() {
     // Gradio's radios: one name per group, so that the arrow keys move within it; the group named by its label
-    document.querySelectorAll(".block fieldset, .block .wrap").forEach((wrap) => {
+    document.querySelectorAll(".block .wrap").forEach((wrap) => {
       const radios = wrap.querySelectorAll(":scope > label > input[type='radio']");
-      if (!radios.length || wrap.dataset.aeGroup) return;
-      const name = "ae-radio-" + (++groups);
+      if (!radios.length || (wrap.dataset.aeGroup && radios[0].name === wrap.dataset.aeGroup)) return;
+      const name = wrap.dataset.aeGroup || "ae-radio-" + (++groups);
       wrap.dataset.aeGroup = name;
-      radios.forEach((r) => { if (!r.name) r.name = name; });
-      if (wrap.tagName !== "FIELDSET") {
-        wrap.setAttribute("role", "radiogroup");
-        const label = wrap.closest(".block") && wrap.closest(".block").querySelector("[data-testid='block-info'], .block-title, span.svelte-1gfkn6j");
-        if (label && label.textContent.trim()) wrap.setAttribute("aria-label", label.textContent.trim());
-      }
+      radios.forEach((r) => { r.name = name; });  // Gradio names each radio apart: the arrows then stay on one
+      wrap.setAttribute("role", "radiogroup");
+      const label = wrap.closest(".block") && wrap.closest(".block").querySelector("[data-testid='block-info']");
+      if (label && label.textContent.trim()) wrap.setAttribute("aria-label", label.textContent.trim());
+    });
+  }
+
+  // the tab bar: ← → (Home, End) move to the previous or next tab and open it, as a tab list should
+  function tabArrows() {
+    const list = document.querySelector("#tabs [role='tablist']");
+    if (!list || list.dataset.aeArrows) return;
+    list.dataset.aeArrows = "1";
+    list.addEventListener("keydown", (e) => {
+      const tabs = [...list.querySelectorAll("button[role='tab']")].filter((b) => b.offsetParent !== null);
+      const i = tabs.indexOf(document.activeElement);
+      if (i < 0 || e.altKey || e.ctrlKey || e.metaKey) return;
+      const next = { ArrowRight: i + 1, ArrowLeft: i - 1, Home: 0, End: tabs.length - 1 }[e.key];
+      if (next === undefined) return;
+      e.preventDefault();
+      const tab = tabs[(next + tabs.length) % tabs.length];
+      tab.focus();
+      tab.click();
     });
   }
 
@@ -169,29 +185,29 @@
     lastReveal = text;
   }
 
-  const watched = new WeakSet();
-  function watchKept() {
-    KEPT.forEach((id) => {
-      const part = document.getElementById(id);
-      if (!part || watched.has(part)) return;
-      watched.add(part);
-      if (id === "ae-lesson") { part.setAttribute("role", "region"); part.setAttribute("aria-label", "Guided lesson"); }
-      new MutationObserver(() => { keepFocus(part); if (id === "ae-lesson") lessonNews(part); })
-        .observe(part, { childList: true, subtree: true });
-    });
+  // runs at every change of the page, at once (a key pressed next must find the focus where it was left)
+  function afterChange() {
+    if (used && (!document.activeElement || document.activeElement === document.body)) {
+      const part = document.getElementById(used.id);
+      if (part) keepFocus(part);
+    }
+    const lesson = document.getElementById("ae-lesson");
+    if (lesson) lessonNews(lesson);
   }
 
   // -- every change of the page: the same fixes again (idempotent), at most every 100 ms --------------------------
   let pending = false;
   function fix() {
     pending = false;
-    skipLink(); classBanner(); headings(); liveRegions(); radioGroups(); plotToolbars(); watchKept();
+    announcer(); skipLink(); classBanner(); headings(); liveRegions(); radioGroups(); plotToolbars(); tabArrows();
+    const lesson = document.getElementById("ae-lesson");
+    if (lesson && !lesson.getAttribute("role")) { lesson.setAttribute("role", "region"); lesson.setAttribute("aria-label", "Guided lesson"); }
     if (AE.figures) AE.figures.describe();
   }
   function soon() { if (!pending) { pending = true; setTimeout(fix, 100); } }
   function begin() {
     fix();
-    new MutationObserver(soon).observe(document.body, { childList: true, subtree: true });
+    new MutationObserver(() => { afterChange(); soon(); }).observe(document.body, { childList: true, subtree: true });
   }
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", begin); else begin();
   // a translation's text is set as a value (no mutation): the status line is drawn after every translation
