@@ -66,3 +66,151 @@ def test_axe_finds_nothing_on_the_teachers_panel_and_a_students_page(browser, se
         teacher.locator("#class-panel button", has_text="End the class").click()
         assert {where: v for where, v in found.items() if v} == {}
         assert teacher.errors == [] and student.errors == []
+
+
+# -- the keyboard alone ----------------------------------------------------------------------------------------------
+FOCUSED = """() => { const e = document.activeElement;
+  return !e || e === document.body ? 'BODY' : (e.closest('[id]') || {}).id + ' ' + e.tagName + ' ' +
+    (e.getAttribute('aria-label') || e.textContent || '').trim().slice(0, 60); }"""
+
+
+def tab_to(pg, test: str, limit: int = 120, back: bool = False) -> int:
+    """Press Tab (Shift+Tab with ``back``) until ``test`` (JS on document.activeElement, named e) holds -> presses."""
+    for n in range(1, limit + 1):
+        pg.keyboard.press("Shift+Tab" if back else "Tab")
+        if pg.evaluate(f"() => {{ const e = document.activeElement; return !!e && !!({test}); }}"):
+            return n
+    raise AssertionError(f"{test} not reached in {limit} Tabs; focus on {pg.evaluate(FOCUSED)}")
+
+
+def heatmap_title(pg) -> str:
+    return pg.evaluate("() => document.querySelector('#heatmap .js-plotly-plot').layout.title.text")
+
+
+@en_de
+def test_translate_tab_layer_head_and_a_table_with_the_keyboard_alone(browser, server):  # noqa: F811
+    with opened(browser, server, **LAPTOP) as pg:
+        settled(pg)
+        pg.locator("body").focus()
+        assert tab_to(pg, "e.id === 'ae-skip'", limit=1) == 1  # the skip link comes first
+        tab_to(pg, "e.closest('#sentence') && e.tagName === 'TEXTAREA'")
+        pg.keyboard.press("Control+A")
+        pg.keyboard.type("The cat sleeps.")
+        pg.keyboard.press("Enter")
+        pg.wait_for_function("() => document.querySelector('#status').innerText.includes('The cat sleeps.')",
+                             timeout=60_000)
+        idle(pg)
+        said = pg.locator("#ae-said")
+        assert said.get_attribute("aria-live") == "polite" and said.inner_text().startswith("Translation: ")
+        assert said.locator("span[lang=de]").inner_text() == pg.locator("#translation textarea").input_value()
+
+        # the skip link reaches the tab bar; the arrows open the next tab
+        pg.evaluate("() => document.getElementById('sentence').querySelector('textarea').focus()")
+        tab_to(pg, "e.id === 'ae-skip'", back=True)
+        pg.keyboard.press("Enter")
+        assert pg.evaluate("() => document.activeElement.getAttribute('role')") == "tab"
+        pg.keyboard.press("ArrowRight")
+        wait_tab(pg, "Step by step")
+        pg.keyboard.press("ArrowLeft")
+        wait_tab(pg, "Translate & attend")
+
+        # layer: the slider's arrow keys; head: the dropdown's
+        tab_to(pg, "e.type === 'range' && e.closest('#layer')")
+        before = heatmap_title(pg)
+        pg.keyboard.press("ArrowLeft")
+        pg.wait_for_function("(t) => document.querySelector('#heatmap .js-plotly-plot').layout.title.text !== t",
+                             arg=before, timeout=10_000)
+        assert "layer 1," in heatmap_title(pg)
+        tab_to(pg, "e.closest('#head') && e.tagName === 'INPUT'")
+        pg.keyboard.type("head 0")  # the dropdown's filter, then Enter takes the option it leaves
+        pg.keyboard.press("Enter")
+        pg.wait_for_function("() => document.querySelector('#heatmap .js-plotly-plot').layout.title.text"
+                             ".includes('head 0')", timeout=10_000)
+        # the attention type: a radio group the arrows move in
+        tab_to(pg, "e.type === 'radio' && e.checked && e.closest('#kind')", back=True)
+        pg.keyboard.press("ArrowRight")
+        pg.wait_for_function("() => document.querySelector('#heatmap .js-plotly-plot').layout.title.text"
+                             ".startsWith('Encoder self-attention')", timeout=10_000)
+
+        # the heatmap's table: a button after the figure, a <table> with row and column headers
+        tab_to(pg, "e.classList.contains('ae-table-toggle') && e.closest('#heatmap')")
+        pg.keyboard.press("Enter")
+        table = pg.locator("#heatmap .ae-fig-table table")
+        table.wait_for(timeout=5_000)
+        assert pg.locator("#heatmap .ae-table-toggle").get_attribute("aria-expanded") == "true"
+        src = pg.evaluate("() => AE.current().src")
+        assert table.locator("thead th[scope=col]").all_inner_texts()[1:] == src
+        assert table.locator("tbody th[scope=row]").all_inner_texts() == src  # encoder self-attention: source x source
+        assert pg.errors == []
+
+
+def test_the_lesson_to_its_end_with_the_keyboard_focus_never_on_the_body(browser, server):  # noqa: F811
+    with opened(browser, server, **LAPTOP) as pg:
+        settled(pg)
+        tab_to(pg, "e.closest('#lesson-box') && e.tagName === 'BUTTON'")
+        pg.keyboard.press("Enter")
+        tab_to(pg, "e.id === 'ae-lesson-start'")
+        # a letter or a digit typed outside the lesson changes nothing in it
+        pg.evaluate("() => document.querySelector(\"button[role='tab'][aria-selected='true']\").focus()")
+        for key in ("c", "2"):
+            pg.keyboard.press(key)
+        assert pg.evaluate("() => AE.lesson.state.stop") == -1
+        idle(pg)  # nothing of the page's own start-up still running (a translation's end asks the stop again)
+        tab_to(pg, "e.id === 'ae-lesson-start'", back=True)
+        pg.keyboard.press("Enter")
+        in_lesson = "() => !!document.activeElement.closest('#ae-lesson')"
+        for stop in range(1, 9):
+            pg.wait_for_function(f"() => document.querySelector('#ae-lesson').innerText.includes('stop {stop} of 8')",
+                                 timeout=10_000)
+            assert pg.evaluate(in_lesson), pg.evaluate(FOCUSED)
+            if stop % 2:  # a button: Tab to the answer, Enter; focus stays on it
+                tab_to(pg, "e.classList.contains('ae-answer')", limit=20, back=stop > 1)  # focus: Next, below
+                pg.keyboard.press("Enter")
+                assert pg.evaluate("() => document.activeElement.classList.contains('ae-answer')")
+            else:  # the lesson's own keys
+                pg.keyboard.press("b")
+            pg.locator(".ae-reveal").wait_for(timeout=5_000)
+            assert pg.evaluate(in_lesson), pg.evaluate(FOCUSED)
+            pg.wait_for_function("() => document.getElementById('ae-said').textContent === "  # the feedback, said
+                                 "document.querySelector('.ae-reveal')?.textContent.trim()", polling=100, timeout=5_000)
+            # outside the lesson a key is no answer: the tab bar's arrows move tabs, the lesson stays
+            pg.evaluate("() => document.querySelector(\"button[role='tab'][aria-selected='true']\").focus()")
+            pg.keyboard.press("a")
+            assert pg.evaluate("() => AE.lesson.state.stop") == stop - 1
+            tab_to(pg, "e.closest('#ae-lesson') && /Next|Finish/.test(e.textContent)", limit=200)
+            pg.keyboard.press("Enter")
+            assert pg.evaluate(in_lesson), pg.evaluate(FOCUSED)
+            if stop < 8:  # the next stop's title and question are said
+                pg.wait_for_function("(n) => document.getElementById('ae-said').textContent.includes("
+                                     "'stop ' + n + ' of 8')", arg=stop + 1, timeout=5_000)
+        pg.locator("#ae-lesson .ae-score").wait_for(timeout=5_000)
+        assert pg.evaluate(in_lesson)
+        assert pg.errors == []
+
+
+@en_de
+def test_a_class_started_and_following_paused_with_the_keyboard(browser, server):  # noqa: F811
+    with ExitStack() as stack:
+        teacher = stack.enter_context(opened(browser, server, **LAPTOP))
+        settled(teacher)
+        tab_to(teacher, "e.id === 'teach'")
+        teacher.keyboard.press("Enter")
+        teacher.locator("#class-code").wait_for(timeout=10_000)
+        code = teacher.locator("#class-code").inner_text()
+        student = stack.enter_context(opened(browser, f"{server}?class={code}", **PHONE))
+        student.locator("#class-banner", has_text="Following the teacher").wait_for(timeout=30_000)
+        settled(student)
+        student.locator("body").focus()
+        presses = tab_to(student, "e.closest('#class-banner') && e.textContent === 'Explore on my own'", limit=10)
+        assert presses <= 3  # the skip link, then the banner: the pause control is near the top
+        student.keyboard.press("Enter")
+        student.locator("#class-banner", has_text="Exploring on your own").wait_for(timeout=10_000)
+        assert student.evaluate("() => document.activeElement.textContent") == "Follow again"  # the same button
+        says = student.locator("#class-banner [role=status]")
+        assert says.get_attribute("aria-live") == "polite" and "Exploring on your own" in says.inner_text()
+        student.keyboard.press("Enter")
+        student.locator("#class-banner", has_text="Following the teacher").wait_for(timeout=10_000)
+        teacher.wait_for_function("() => document.querySelector('#class-panel').innerText.includes('1 following')",
+                                  timeout=10_000)
+        teacher.locator("#class-panel button", has_text="End the class").click()
+        assert teacher.errors == [] and student.errors == []

@@ -21,10 +21,12 @@
   }
 
   // text, and optionally a part of it in another language: [before, foreign, lang]
+  let saying = null;
   function say(text, foreign, lang) {
     const el = announcer();
     el.textContent = "";
-    setTimeout(() => {  // emptied first, so the same words said twice are announced twice
+    clearTimeout(saying);  // a newer message replaces one not yet said
+    saying = setTimeout(() => {  // emptied first, so the same words said twice are announced twice
       el.append(document.createTextNode(text));
       if (foreign) {
         const span = document.createElement("span");
@@ -176,13 +178,16 @@
     target.focus({ preventScroll: true });
   }
 
-  // the lesson's feedback (right or not, and why) said when it appears
-  let lastReveal = "";
+  // the lesson's feedback (right or not, and why) said when it appears, and a new stop's title and question
+  let lastReveal = "", lastStop = "";
   function lessonNews(part) {
-    const reveal = part.querySelector(".ae-reveal");
-    const text = reveal ? reveal.textContent.trim() : "";
-    if (text && text !== lastReveal) say(text);
-    lastReveal = text;
+    const reveal = part.querySelector(".ae-reveal"), title = part.querySelector(".ae-stop h3");
+    const text = reveal ? reveal.textContent.trim() : "", stop = title ? title.textContent.trim() : "";
+    if (stop && stop !== lastStop) {
+      const ask = [...part.querySelectorAll(".ae-stop p")].find((p) => /^Predict/.test(p.textContent));
+      say(stop + ". " + (ask ? ask.textContent.trim() : ""));
+    } else if (text && text !== lastReveal) say(text);
+    lastReveal = text; lastStop = stop;
   }
 
   // runs at every change of the page, at once (a key pressed next must find the focus where it was left)
