@@ -214,3 +214,86 @@ def test_a_class_started_and_following_paused_with_the_keyboard(browser, server)
                                   timeout=10_000)
         teacher.locator("#class-panel button", has_text="End the class").click()
         assert teacher.errors == [] and student.errors == []
+
+
+# -- the accessibility tree, as Chromium computes it (CDP) -----------------------------------------------------------
+class Tree:
+    """Chromium's own accessibility tree of a page: role, name, description and properties of a node by selector."""
+
+    def __init__(self, pg):
+        self.pg = pg
+        self.cdp = pg.context.new_cdp_session(pg)
+
+    def nodes(self, selector: str) -> list[dict]:
+        root = self.cdp.send("DOM.getDocument", {"depth": 0})["root"]["nodeId"]
+        ids = self.cdp.send("DOM.querySelectorAll", {"nodeId": root, "selector": selector})["nodeIds"]
+        out = []
+        for node_id in ids:
+            ax = self.cdp.send("Accessibility.getPartialAXTree", {"nodeId": node_id, "fetchRelatives": False})["nodes"][0]
+            props = {p["name"]: p["value"].get("value") for p in ax.get("properties", [])}
+            out.append({"role": ax.get("role", {}).get("value"), "name": ax.get("name", {}).get("value", ""),
+                        "description": ax.get("description", {}).get("value", ""), "ignored": ax.get("ignored"),
+                        **props})
+        return out
+
+
+def test_the_tree_names_every_figure_holds_its_table_and_the_live_regions(browser, server):  # noqa: F811
+    with opened(browser, server, **LAPTOP) as pg:
+        settled(pg)
+        tree = Tree(pg)
+        status, = tree.nodes("#status")
+        assert (status["role"], status["live"]) == ("status", "polite")
+        out, = tree.nodes("#translation textarea")
+        assert out["role"] == "textbox" and out.get("readonly") is True and not out.get("disabled")
+        assert pg.locator("#translation textarea").get_attribute("lang") == ("de" if MODEL == "en-de" else None)
+        said, = tree.nodes("#ae-said")
+        assert (said["role"], said["live"]) == ("status", "polite")
+        assert [n["role"] for n in tree.nodes("h1")] == ["heading"]
+
+        open_tab(pg, "Step by step")
+        wait_tab(pg, "Step by step")
+        pg.locator("#beam-plot").locator("xpath=..").get_by_role("button", name="Run beam search").click()
+        rendered_plot(pg, "beam-plot")  # a figure of the server's, beside views.js's own
+        counted = 0
+        for tab in TABS:
+            open_tab(pg, tab)
+            wait_tab(pg, tab)
+            pg.wait_for_timeout(1500)
+            figures = tree.nodes(".js-plotly-plot")
+            visible = pg.evaluate("() => [...document.querySelectorAll('.js-plotly-plot')].map((e) => !!e.offsetParent)")
+            headings = [n["name"] for n in tree.nodes("[role='tabpanel'] h2") if not n["ignored"]]
+            assert tab in headings
+            for figure, shown in zip(figures, visible):
+                if not shown:
+                    continue
+                counted += 1
+                assert figure["role"] in ("figure", "img") and len(figure["name"]) > 10, (tab, figure)
+                assert len(figure["description"]) > 20, (tab, figure)  # the summary, computed from its numbers
+            # every visible figure's table: opened, a grid with column and row headers
+            for toggle in pg.locator(".ae-table-toggle").all():
+                if not toggle.is_visible():
+                    continue
+                toggle.click()
+                box = toggle.locator("xpath=following-sibling::div[1]")
+                assert box.locator("table th[scope=col]").count() >= 2, tab
+                assert box.locator("table th[scope=row]").count() >= 1, tab
+                toggle.click()
+            tables = tree.nodes(".ae-fig-table:not([hidden]) table")
+            assert tables == []  # closed again
+        assert counted >= 12  # heatmap, model view, head statistics, step, beam tree, PE x 4, inside, lens, curves
+        open_tab(pg, "Translate & attend")
+        pg.locator("#heatmap .ae-table-toggle").click()
+        assert [n["role"] for n in tree.nodes("#heatmap .ae-fig-table table")] == ["table"]
+        roles = [n["role"] for n in tree.nodes("#heatmap .ae-fig-table th")]
+        assert set(roles) == {"columnheader", "rowheader"}
+
+        # Figure 1: its parts are buttons, named, in the tab order
+        pg.get_by_text("Where am I").first.click()
+        pg.locator("#ae-figure1 .ae-part").first.wait_for(timeout=5_000)
+        parts = tree.nodes("#ae-figure1 .ae-part")
+        assert len(parts) == 8 and all(p["role"] == "button" and p["focusable"] for p in parts)
+        assert all(p["name"].endswith("open its view") for p in parts)
+        pg.locator("#ae-figure1 .ae-part[data-part='output']").focus()
+        pg.keyboard.press("Enter")
+        wait_tab(pg, "Step by step")
+        assert pg.errors == []

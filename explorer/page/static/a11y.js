@@ -63,11 +63,14 @@
       main.insertBefore(h1, main.firstChild);
     }
     // each tab's panel opens with its name as a heading (a screen reader's list of headings is a table of contents)
+    // (Gradio renders a panel when its tab first opens, and links neither way: the one shown is the selected tab's)
     document.querySelectorAll("#tabs [role='tabpanel']").forEach((panel) => {
-      if (panel.querySelector(":scope > .ae-tab-h")) return;
-      const id = panel.getAttribute("aria-labelledby"), tab = id && document.getElementById(id);
+      if (panel.querySelector(":scope > .ae-tab-h") || panel.style.display === "none" || !panel.offsetParent) return;
+      const tab = document.querySelector("#tabs button[role='tab'][aria-selected='true']");
       const name = tab ? tab.textContent.trim() : "";
       if (!name) return;
+      if (!tab.id) tab.id = "ae-tab-" + (tab.dataset.tabId || name.replace(/\W+/g, "-"));
+      panel.setAttribute("aria-labelledby", tab.id);
       const h2 = document.createElement("h2");
       h2.className = "ae-sr ae-tab-h"; h2.textContent = name;
       panel.insertBefore(h2, panel.firstChild);
