@@ -297,3 +297,42 @@ def test_the_tree_names_every_figure_holds_its_table_and_the_live_regions(browse
         pg.keyboard.press("Enter")
         wait_tab(pg, "Step by step")
         assert pg.errors == []
+
+
+def luminance(rgb: str) -> float:
+    r, g, b = (int(v) / 255 for v in rgb[rgb.index("(") + 1:rgb.index(")")].split(",")[:3])
+    lin = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in (r, g, b)]
+    return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+
+
+def contrast(a: str, b: str) -> float:
+    la, lb = sorted((luminance(a), luminance(b)), reverse=True)
+    return (la + 0.05) / (lb + 0.05)
+
+
+RING = """() => { const e = document.activeElement, c = getComputedStyle(e);
+  return [(e.closest('[id]') || {}).id + ' ' + e.tagName + ' ' + (e.type || ''), c.outlineStyle, parseFloat(c.outlineWidth),
+          c.outlineColor]; }"""
+
+
+def test_every_control_shows_its_focus_at_three_to_one(browser, server):  # noqa: F811
+    """Tab through the top of the page and two tabs (buttons, text boxes, dropdowns, radios, sliders, checkboxes,
+    the tab bar, "Show as table"): each focused control has a ring at least 2 px wide, 3:1 against the white page."""
+    with opened(browser, server, **LAPTOP) as pg:
+        settled(pg)
+        seen = set()
+        for tab in ("Translate & attend", "Experiments"):
+            open_tab(pg, tab)
+            wait_tab(pg, tab)
+            pg.wait_for_timeout(1000)
+            pg.evaluate("() => document.getElementById('ae-skip').focus()")  # from the top
+            for _ in range(45):
+                pg.keyboard.press("Tab")
+                pg.wait_for_timeout(250)  # Gradio's buttons fade their styles in
+                where, style, width, colour = pg.evaluate(RING)
+                if where.endswith("BODY "):  # past the page's last control
+                    break
+                assert style == "solid" and width >= 2 and contrast(colour, "rgb(255, 255, 255)") >= 3, where
+                seen.add(where.split(" ", 1)[1])
+        assert {"BUTTON submit", "TEXTAREA textarea", "INPUT range", "INPUT radio", "INPUT checkbox",
+                "BUTTON button"} <= seen
