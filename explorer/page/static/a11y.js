@@ -105,6 +105,9 @@
       const lang = targetLang();
       if (lang && out.lang !== lang) out.lang = lang;
       if (!lang && out.lang) out.removeAttribute("lang");
+      // the output pieces (chips) are words of the target language too
+      const chips = [...document.querySelectorAll("#pieces .ae-pieces > div")].find((d) => /^Output pieces/.test(d.textContent.trim()));
+      if (chips && lang) chips.querySelectorAll(":scope > span").forEach((c) => { if (c.lang !== lang) c.lang = lang; });
       if (lastTranslation === null) lastTranslation = out.value;
       else if (out.value !== lastTranslation) {
         lastTranslation = out.value;
