@@ -70,14 +70,23 @@
       "largest: " + shown + (most.length > 12 ? "; and " + (most.length - 12) + " more rows (see the table)." : ".");
   }
 
+  // the traces that hold values (not a heatmap, not lines drawn only to connect others: no hover, no value)
+  const series = (el) => (el.data || []).filter((t) => t.type !== "heatmap" && t.hoverinfo !== "skip" &&
+    (Array.isArray(t.x) || Array.isArray(t.y)));
+  const labelled = (t) => /text/.test(t.mode || "") && Array.isArray(t.text) && t.type !== "bar";
+
   function seriesSummary(el) {
-    const traces = (el.data || []).filter((t) => Array.isArray(t.x) || Array.isArray(t.y));
+    const traces = series(el);
     const parts = traces.slice(0, 5).map((t) => {
       const h = t.orientation === "h", values = (h ? t.x : t.y) || [], n = values.length;
       const labels = axisLabels(el, t, h ? "y" : "x", n);
       const order = [...values.keys()].filter((i) => typeof values[i] === "number").sort((a, b) => values[b] - values[a]);
       if (!order.length) return null;
       const name = plain(t.name) ? plain(t.name) + ": " : "";
+      if (labelled(t)) {  // points named by their text (the beam tree's candidates)
+        const words = t.text.map(plain);
+        return name + words.length + (words.length === 1 ? " point, " : " points, ") + words.slice(0, 12).join(", ") + (words.length > 12 ? ", …" : "");
+      }
       if (t.type === "bar") {
         return name + "largest " + labels[order[0]] + " (" + num(values[order[0]]) + ")" +
           (order.length > 1 ? ", then " + labels[order[1]] + " (" + num(values[order[1]]) + ")" : "");
@@ -90,8 +99,9 @@
   }
 
   function summary(el) {
-    const maps = heatmaps(el);
-    return maps.length ? heatmapSummary(el, maps) : seriesSummary(el);
+    // a step: its bars (the chosen piece and the runner-up) first, then where its attention goes
+    const maps = heatmaps(el), bars = series(el).length ? seriesSummary(el) : "";
+    return maps.length ? (bars ? bars + " " : "") + heatmapSummary(el, maps) : bars || "No values.";
   }
 
   // -- the table -------------------------------------------------------------------------------------------------
@@ -115,7 +125,7 @@
     t.z.forEach((row, i) => {
       const tr = document.createElement("tr");
       tr.append(cell("th", rows[i], "row"));
-      row.forEach((v) => tr.append(cell("td", v === null ? "masked" : num(v))));
+      row.forEach((v) => tr.append(cell("td", v === null ? "masked" : typeof v === "number" ? v.toFixed(3) : plain(v))));
       body.append(tr);
     });
     return table;
@@ -150,8 +160,9 @@
         if (cells > MAX_CELLS) return;
         out.append(heatmapTable(el, t, names[p] || title(el)));
       });
-    } else {
-      (el.data || []).filter((t) => Array.isArray(t.x) || Array.isArray(t.y)).forEach((t, i) => {
+    }
+    if (series(el).length) {
+      series(el).forEach((t, i) => {
         out.append(seriesTable(el, t, plain(t.name) || "series " + (i + 1)));
       });
     }
