@@ -198,9 +198,13 @@ def test_a_class_started_and_following_paused_with_the_keyboard(browser, server)
         teacher.keyboard.press("Enter")
         teacher.locator("#class-code").wait_for(timeout=10_000)
         code = teacher.locator("#class-code").inner_text()
+        tab_to(teacher, "e.closest('#class-panel') && e.textContent === 'Bring everyone back'", back=True)
         student = stack.enter_context(opened(browser, f"{server}?class={code}", **PHONE))
         student.locator("#class-banner", has_text="Following the teacher").wait_for(timeout=30_000)
         settled(student)
+        teacher.wait_for_function("() => document.querySelector('#class-panel').innerText.includes('1 student')",
+                                  timeout=10_000)  # the panel redrawn as the student joined: the focus where it was
+        assert teacher.evaluate("() => document.activeElement.textContent") == "Bring everyone back"
         student.locator("body").focus()
         presses = tab_to(student, "e.closest('#class-banner') && e.textContent === 'Explore on my own'", limit=10)
         assert presses <= 3  # the skip link, then the banner: the pause control is near the top
