@@ -180,9 +180,10 @@ def test_beam_tree_nodes_and_edges_equal_the_trace(run):
     cands = [c for st in btrace.beam_steps for c in st.candidates]
     assert len(nodes.x) == len(cands)
     assert list(nodes.text) == [html.escape(readable(piece(c.token)), quote=False) for c in cands]
-    colours = {"#2ca02c": "finished", "#1f77b4": "kept", "#c7c7c7": "pruned"}
-    for c, col in zip(cands, nodes.marker.color):
-        assert colours[col] == ("finished" if c.finished else "kept" if c.kept else "pruned")
+    colours = {"#2ca02c": "finished", "#1f77b4": "kept", "#767676": "pruned"}
+    shapes = {"square": "finished", "circle": "kept", "circle-open": "pruned"}  # not by colour alone
+    for c, col, shape in zip(cands, nodes.marker.color, nodes.marker.symbol):
+        assert colours[col] == shapes[shape] == ("finished" if c.finished else "kept" if c.kept else "pruned")
     # every edge runs from the node of the candidate's parent hypothesis to the candidate
     ex, ey = list(fig.data[0].x), list(fig.data[0].y)
     k = 0

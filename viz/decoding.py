@@ -66,7 +66,7 @@ def beam_tree(trace: Any, id_to_piece, max_steps: int | None = None) -> go.Figur
     """Every beam step's candidates as nodes (x = step, as numbered on the step slider; y = rank), edges to their
     parent hypothesis; the start (BOS) stands at x = -1.
 
-    Kept hypotheses are solid, pruned candidates faded, finished (EOS) ones square, and the winner's
+    Kept hypotheses are filled dots, pruned candidates grey rings, finished (EOS) ones squares, and the winner's
     path drawn in red. Edge hover: token and its log-probability.
     """
     steps = trace.beam_steps[: max_steps or len(trace.beam_steps)]
@@ -90,8 +90,9 @@ def beam_tree(trace: Any, id_to_piece, max_steps: int | None = None) -> go.Figur
             node_hover.append(f"step {s}: {html.escape(label, quote=False)}<br>log p(token) = {c.token_logprob:.3f}"
                               f"<br>score (sum of log p) = {c.score:.3f}<br>"
                               + ("finished (EOS)" if c.finished else "kept" if c.kept else "pruned"))
-            node_colour.append("#2ca02c" if c.finished else "#1f77b4" if c.kept else "#c7c7c7")
-            node_symbol.append("square" if c.finished else "circle")
+            node_colour.append("#2ca02c" if c.finished else "#1f77b4" if c.kept else "#767676")
+            # the shape says it too, not only the colour (WCAG 1.4.1): a ring is pruned, a square finished
+            node_symbol.append("square" if c.finished else "circle" if c.kept else "circle-open")
     win_x, win_y = _winner_path(steps, trace)
     fig = go.Figure()
     fig.add_trace(go.Scatter(x=edge_x, y=edge_y, mode="lines", line=dict(color="#bbbbbb", width=1),
@@ -102,7 +103,8 @@ def beam_tree(trace: Any, id_to_piece, max_steps: int | None = None) -> go.Figur
                              marker=dict(size=12, color="#444"), hovertext=["start"], hoverinfo="text", name="start"))
     fig.add_trace(go.Scatter(x=node_x, y=node_y, mode="markers+text", text=node_text, textposition="top center",
                              textfont=dict(size=10), marker=dict(size=10, color=node_colour, symbol=node_symbol),
-                             hovertext=node_hover, hoverinfo="text", name="candidates (blue kept, grey pruned, green EOS)"))
+                             hovertext=node_hover, hoverinfo="text",
+                             name="candidates (filled dot: kept, ring: pruned, square: finished, EOS)"))
     fig.update_xaxes(title_text="decoding step (as on the step slider; the start is before step 0)",
                      tickmode="array", tickvals=list(range(len(steps))), range=[START - 0.8, len(steps) - 0.5])
     fig.update_yaxes(title_text="candidate rank at that step (0 = best)", showticklabels=False)

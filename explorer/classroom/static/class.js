@@ -289,16 +289,30 @@
     };
   }
 
+  // The banner is built once and then only its words change: its first line is a live region (polite), and a
+  // student's focus on its button survives every state the teacher sends (WCAG 4.1.3, 2.4.3).
   function banner() {
     const d = room.data, el = box("class-banner");
     el.classList.add("ae-class-on");
-    el.innerHTML = (room.following ? "<b>Following the teacher</b> · class " + esc(d.code) +
-      " <button onclick='AE.room.explore()'>Explore on my own</button>" :
-      "<b>Exploring on your own</b> · class " + esc(d.code) + " <button onclick='AE.room.followAgain()'>Follow again</button>") +
-      " <button onclick='AE.room.shareView()'>Send my view to the teacher</button>" +
-      (d.shown ? " <span class='ae-shown'>Shown: " + esc(d.shown.nick) + "'s view" + (d.shown.note ? " — " + esc(d.shown.note) : "") +
-        "</span>" : "") + (room.editNote && !room.following ? " <span class='ae-class-edited'>You changed the view, so you " +
-        "explore on your own now (your work is kept). “Follow again” catches up with the teacher.</span>" : "") + backNote();
+    if (!el.querySelector(".ae-class-says")) {
+      el.innerHTML = "<span class='ae-class-says' role='status' aria-live='polite'></span> <button class='ae-class-follow' " +
+        "onclick='AE.room.toggleFollow()'></button> <button onclick='AE.room.shareView()'>Send my view to the teacher</button>" +
+        " <span class='ae-shown'></span> <span class='ae-class-notes' role='status' aria-live='polite'></span>";
+    }
+    const says = (room.following ? "Following the teacher" : "Exploring on your own") + " · class " + d.code;
+    const line = el.querySelector(".ae-class-says");
+    if (line.textContent !== says) {
+      line.innerHTML = "<b>" + (room.following ? "Following the teacher" : "Exploring on your own") + "</b> · class " + esc(d.code);
+    }
+    el.querySelector(".ae-class-follow").textContent = room.following ? "Explore on my own" : "Follow again";
+    el.querySelectorAll(".ae-sent").forEach((sent) => sent.remove());  // "Sent." belongs to the state before
+    el.querySelector(".ae-shown").textContent = d.shown ? "Shown: " + d.shown.nick + "'s view" +
+      (d.shown.note ? " — " + d.shown.note : "") : "";
+    // notes (edited while following, connected again): rewritten only when their words change, so nothing is re-read
+    const notes = (room.editNote && !room.following ? "<span class='ae-class-edited'>You changed the view, so you " +
+      "explore on your own now (your work is kept). “Follow again” catches up with the teacher.</span>" : "") + backNote();
+    const noteEl = el.querySelector(".ae-class-notes");
+    if (noteEl.dataset.notes !== notes) { noteEl.dataset.notes = notes; noteEl.innerHTML = notes; }
   }
 
   // a following student who edits any input of the page is exploring on their own from then on: nothing the teacher
@@ -388,5 +402,6 @@
     reveal: (stop) => teacherDo("reveal", { stop }), show: (id) => teacherDo("show", { share: id }),
     remove: (id) => teacherDo("remove", { share: id }),
     back: () => teacherDo("back"), end: () => teacherDo("end").then(() => ended("You ended the class.")),
-    explore: () => setFollowing(false), followAgain: () => setFollowing(true) };
+    explore: () => setFollowing(false), followAgain: () => setFollowing(true),
+    toggleFollow: () => setFollowing(!room.following) };
 })();

@@ -30,10 +30,11 @@
 
   function svg() {
     const boxes = Object.entries(PARTS).map(([id, [label, x, y, w, h]]) =>
-      "<g class='ae-part' data-part='" + id + "' onclick='AE.figure1.open(\"" + id + "\")'><title>" + label +
+      "<g class='ae-part' data-part='" + id + "' onclick='AE.figure1.open(\"" + id + "\")' role='button' tabindex='0' " +
+      "aria-label='" + label + ": open its view'><title>" + label +
       " (click to open its view)</title><rect x='" + x + "' y='" + y + "' width='" + w + "' height='" + h +
       "' rx='6'/><text x='" + (x + w / 2) + "' y='" + (y + h / 2 + 4) + "' text-anchor='middle'>" + label + "</text></g>").join("");
-    return "<svg viewBox='0 0 460 350' role='img' aria-label='The Transformer: encoder (left) and decoder (right)'>" +
+    return "<svg viewBox='0 0 460 350' role='group' aria-label='The Transformer: encoder (left) and decoder (right)'>" +
       "<rect class='ae-stack' x='4' y='172' width='202' height='100' rx='10'/><text class='ae-note' x='105' y='288' " +
       "text-anchor='middle'>encoder layer × N</text><rect class='ae-stack' x='234' y='122' width='222' height='160' " +
       "rx='10'/><text class='ae-note' x='345' y='296' text-anchor='middle'>decoder layer × N</text>" +
@@ -61,6 +62,13 @@
   // follow the page: a tab opened, an attention type chosen
   const openTab = AE.openTab;
   AE.openTab = (name, s) => { openTab(name, s); setTimeout(highlight, 0); };
+  // a part is a button: Enter or Space opens its view, as a click does
+  document.addEventListener("keydown", (e) => {
+    const part = e.target && e.target.closest && e.target.closest(".ae-part");
+    if (!part || (e.key !== "Enter" && e.key !== " ")) return;
+    e.preventDefault();
+    open(part.dataset.part);
+  });
   document.addEventListener("change", (e) => { if (e.target && e.target.closest && e.target.closest("#kind")) highlight(); });
 
   AE.figure1 = { open, highlight, shown, parts: Object.keys(PARTS) };

@@ -1,7 +1,8 @@
 // The guided lesson: eight stops in teaching order, each on the student's own translation. Each stop opens the
 // right view, asks a question *before* showing the answer (predict, then reveal), checks the answer against the
 // model's own numbers in the page's copy of the analysis (the bank), and explains; after the last stop, the score
-// and what each stop showed. Answers are A-D (keys A-D or 1-4), → / ← move (when no text box has the focus).
+// and what each stop showed. Answers are A-D (keys A-D or 1-4), → / ← move (only while the focus is in the lesson:
+// a letter typed anywhere else is no answer).
 // Loaded after views.js and links.js; draws into #ae-lesson, docked over the page while the lesson runs.
 (function () {
   const AE = window.AE;
@@ -248,6 +249,7 @@
     if (AE.state.present && AE.state.tab === "steps") return;  // there the arrows move the decoding step
     const target = e.target || {};
     if (["INPUT", "TEXTAREA", "SELECT"].includes(target.tagName) || target.isContentEditable) return;
+    if (!target.closest || !target.closest("#ae-lesson")) return;  // single keys act only inside the lesson (WCAG 2.1.4)
     if (e.key === "ArrowRight") go(1);
     else if (e.key === "ArrowLeft") go(-1);
     else if (/^[1-9]$/.test(e.key)) answer(Number(e.key) - 1);

@@ -405,6 +405,8 @@
   // -- model-only and sentence figures of the Positional and Experiments tabs (viz/positional.py, viz/logit_lens.py)
   const RDBU = [[0, "rgb(103,0,31)"], [0.1, "rgb(178,24,43)"], [0.2, "rgb(214,96,77)"], [0.3, "rgb(244,165,130)"], [0.4, "rgb(253,219,199)"], [0.5, "rgb(247,247,247)"], [0.6, "rgb(209,229,240)"], [0.7, "rgb(146,197,222)"], [0.8, "rgb(67,147,195)"], [0.9, "rgb(33,102,172)"], [1, "rgb(5,48,97)"]];  // plotly.py's "RdBu"
   const GREENS = [[0, "rgb(247,252,245)"], [0.125, "rgb(229,245,224)"], [0.25, "rgb(199,233,192)"], [0.375, "rgb(161,217,155)"], [0.5, "rgb(116,196,118)"], [0.625, "rgb(65,171,93)"], [0.75, "rgb(35,139,69)"], [0.875, "rgb(0,109,44)"], [1, "rgb(0,68,27)"]];  // plotly.py's "Greens"
+  // each wave its own dash too: colour is never the only cue (two of COLOURS look alike to many colour-blind students)
+  const DASHES = ["solid", "dash", "dot", "dashdot", "longdash", "longdashdot"];
   const COLOURS = ["#636efa", "#EF553B", "#00cc96", "#ab63fa", "#FFA15A", "#19d3f3", "#FF6692", "#B6E880", "#FF97FF", "#FECB52"];
 
   function message(text) {
@@ -465,7 +467,7 @@
     }, "Positional encoding (" + formula + "): " + s.n + " positions x " + d + " dimensions" + model, 520);
     const pos = [...Array(s.n).keys()];
     const waves = base({
-      data: s.dims.map((k, i) => ({ type: "scatter", mode: "lines", x: pos, y: rows.map((r) => r[k]), line: { color: COLOURS[i % COLOURS.length] },
+      data: s.dims.map((k, i) => ({ type: "scatter", mode: "lines", x: pos, y: rows.map((r) => r[k]), line: { color: COLOURS[i % COLOURS.length], dash: DASHES[i % DASHES.length] },
         name: "dim " + k + " (" + (k % 2 === 0 ? "sin" : "cos") + ")", hovertemplate: "dimension " + k + "<br>position %{x}<br>value %{y:.4f}<extra></extra>" })),
       layout: { xaxis: { title: { text: "position" } }, yaxis: Object.assign({ title: { text: "PE value" } }, info.kind === "learned" ? {} : { range: [-1.1, 1.1] }) },
     }, "Positional encoding: chosen dimensions as waves over position" + model, 420);

@@ -1,0 +1,229 @@
+// Every student can use the page (WCAG 2.1 AA): with a keyboard only, with a screen reader, at any zoom. What Gradio's
+// components do not give is added here, once and again whenever the page changes (a debounced MutationObserver):
+// a skip link and headings, the live regions (the status line, one announcer for the translation and the lesson's
+// feedback), the translation as a readable output marked lang="de", radios grouped, plot toolbars out of the tab
+// order, and focus kept where a rebuilt part (the lesson, the class banner, the teacher's panel) was used.
+// Figures (their names, summaries and tables) are in figures.js. Loaded after views.js, before the others.
+(function () {
+  const AE = window.AE;
+  const LANG = { German: "de", English: "en" };  // the task's language names (viz/page_data.py) -> BCP 47
+
+  // -- one announcer: polite, read once, for what changed somewhere the reader is not ----------------------------
+  function announcer() {
+    let el = document.getElementById("ae-said");
+    if (!el) {
+      el = document.createElement("div");
+      el.id = "ae-said"; el.className = "ae-sr"; el.setAttribute("role", "status"); el.setAttribute("aria-live", "polite");
+      el.setAttribute("aria-atomic", "true");
+      document.body.appendChild(el);
+    }
+    return el;
+  }
+
+  // text, and optionally a part of it in another language: [before, foreign, lang]
+  let saying = null;
+  function say(text, foreign, lang) {
+    const el = announcer();
+    el.textContent = "";
+    clearTimeout(saying);  // a newer message replaces one not yet said
+    saying = setTimeout(() => {  // emptied first, so the same words said twice are announced twice
+      el.append(document.createTextNode(text));
+      if (foreign) {
+        const span = document.createElement("span");
+        span.lang = lang || "de"; span.textContent = foreign;
+        el.append(span);
+      }
+    }, 30);
+  }
+
+  function targetLang() {
+    const b = AE.current && AE.current(), t = (b && b.task && b.task.target) || "German";
+    return LANG[t] || null;
+  }
+
+  // -- the page's structure ---------------------------------------------------------------------------------------
+  function skipLink() {
+    if (document.getElementById("ae-skip")) return;
+    const a = document.createElement("a");
+    a.id = "ae-skip"; a.className = "ae-skip"; a.href = "#tabs"; a.textContent = "Skip to the views";
+    a.addEventListener("click", (e) => {
+      e.preventDefault();
+      const tab = document.querySelector("#tabs button[role='tab'][aria-selected='true']") || document.getElementById("tabs");
+      if (tab) { tab.focus(); tab.scrollIntoView({ block: "start" }); }
+    });
+    document.body.insertBefore(a, document.body.firstChild);
+  }
+
+  function headings() {
+    const app = document.querySelector(".gradio-container");
+    if (app && !document.getElementById("ae-h1")) {
+      const h1 = document.createElement("h1");
+      h1.id = "ae-h1"; h1.className = "ae-sr"; h1.textContent = "Attention Explorer";
+      const main = app.querySelector("main") || app;
+      main.insertBefore(h1, main.firstChild);
+    }
+    // each tab's panel opens with its name as a heading (a screen reader's list of headings is a table of contents)
+    // (Gradio renders a panel when its tab first opens, and links neither way: the one shown is the selected tab's)
+    document.querySelectorAll("#tabs [role='tabpanel']").forEach((panel) => {
+      if (panel.querySelector(":scope > .ae-tab-h") || panel.style.display === "none" || !panel.offsetParent) return;
+      const tab = document.querySelector("#tabs button[role='tab'][aria-selected='true']");
+      const name = tab ? tab.textContent.trim() : "";
+      if (!name) return;
+      if (!tab.id) tab.id = "ae-tab-" + (tab.dataset.tabId || name.replace(/\W+/g, "-"));
+      panel.setAttribute("aria-labelledby", tab.id);
+      const h2 = document.createElement("h2");
+      h2.className = "ae-sr ae-tab-h"; h2.textContent = name;
+      panel.insertBefore(h2, panel.firstChild);
+    });
+  }
+
+  // the class banner where a student meets it first: at the top of the page (class.js fills it in; it is drawn
+  // fixed at the top, so its place in the document is only its place in the tab order)
+  function classBanner() {
+    if (document.getElementById("class-banner")) return;
+    const el = document.createElement("div");
+    el.id = "class-banner";
+    const skip = document.getElementById("ae-skip");
+    document.body.insertBefore(el, skip ? skip.nextSibling : document.body.firstChild);
+  }
+
+  // -- live regions and the translation -------------------------------------------------------------------------
+  function liveRegions() {
+    const status = document.getElementById("status");
+    if (status && status.getAttribute("role") !== "status") {
+      status.setAttribute("role", "status"); status.setAttribute("aria-live", "polite");
+    }
+    // Gradio's own announcer reads the untranslated key "common.complete" after every event: ours say what changed
+    document.querySelectorAll("div.sr-only[role='status'][aria-atomic='true']").forEach((el) => {
+      if (el.id === "ae-said") return;
+      el.removeAttribute("role"); el.setAttribute("aria-live", "off"); el.setAttribute("aria-hidden", "true");
+    });
+    // the translation: a read-only output (a disabled field is read as "unavailable"), in the target language
+    const out = document.querySelector("#translation textarea");
+    if (out) {
+      if (out.disabled) { out.disabled = false; out.readOnly = true; }
+      const lang = targetLang();
+      if (lang && out.lang !== lang) out.lang = lang;
+      if (!lang && out.lang) out.removeAttribute("lang");
+      // the output pieces (chips) are words of the target language too
+      const chips = [...document.querySelectorAll("#pieces .ae-pieces > div")].find((d) => /^Output pieces/.test(d.textContent.trim()));
+      if (chips && lang) chips.querySelectorAll(":scope > span").forEach((c) => { if (c.lang !== lang) c.lang = lang; });
+      if (lastTranslation === null) lastTranslation = out.value;
+      else if (out.value !== lastTranslation) {
+        lastTranslation = out.value;
+        if (out.value) say("Translation: ", out.value, lang);
+      }
+    }
+  }
+  let lastTranslation = null;
+
+  // -- keyboard -------------------------------------------------------------------------------------------------
+  let groups = 0;
+  function radioGroups() {
+    // Gradio's radios: one name per group, so that the arrow keys move within it; the group named by its label
+    document.querySelectorAll(".block .wrap").forEach((wrap) => {
+      const radios = wrap.querySelectorAll(":scope > label > input[type='radio']");
+      if (!radios.length || (wrap.dataset.aeGroup && radios[0].name === wrap.dataset.aeGroup)) return;
+      const name = wrap.dataset.aeGroup || "ae-radio-" + (++groups);
+      wrap.dataset.aeGroup = name;
+      radios.forEach((r) => { r.name = name; });  // Gradio names each radio apart: the arrows then stay on one
+      wrap.setAttribute("role", "radiogroup");
+      const label = wrap.closest(".block") && wrap.closest(".block").querySelector("[data-testid='block-info']");
+      if (label && label.textContent.trim()) wrap.setAttribute("aria-label", label.textContent.trim());
+    });
+  }
+
+  // the tab bar: ← → (Home, End) move to the previous or next tab and open it, as a tab list should
+  function tabArrows() {
+    const list = document.querySelector("#tabs [role='tablist']");
+    if (!list || list.dataset.aeArrows) return;
+    list.dataset.aeArrows = "1";
+    list.addEventListener("keydown", (e) => {
+      const tabs = [...list.querySelectorAll("button[role='tab']")].filter((b) => b.offsetParent !== null);
+      const i = tabs.indexOf(document.activeElement);
+      if (i < 0 || e.altKey || e.ctrlKey || e.metaKey) return;
+      const next = { ArrowRight: i + 1, ArrowLeft: i - 1, Home: 0, End: tabs.length - 1 }[e.key];
+      if (next === undefined) return;
+      e.preventDefault();
+      const tab = tabs[(next + tabs.length) % tabs.length];
+      tab.focus();
+      tab.click();
+    });
+  }
+
+  function plotToolbars() {
+    // a plot's toolbar (zoom, pan, download as PNG: mouse tools) is no stop for the keyboard; "Show as table" is
+    document.querySelectorAll(".modebar-btn:not([tabindex='-1'])").forEach((a) => a.setAttribute("tabindex", "-1"));
+    // Gradio's placeholder of an empty plot carries an aria-label without a role
+    document.querySelectorAll(".empty.unpadded_box[aria-label]:not([role])").forEach((el) => el.setAttribute("role", "img"));
+  }
+
+  // Parts redrawn from scratch (innerHTML) when used: focus stays on the control that was used, or its successor
+  // (the same action, else the same place), or the part's heading; never falls to the page's body.
+  const KEPT = ["ae-lesson", "class-banner", "class-panel"];
+  let used = null;  // {id: the part, key: the control's action, index: its place among the part's buttons}
+  const key = (el) => el.getAttribute("onclick") || el.id || el.dataset.i || "";
+  document.addEventListener("focusin", (e) => {
+    const part = e.target.closest && KEPT.map((id) => document.getElementById(id)).find((p) => p && p.contains(e.target));
+    if (!part) { used = null; return; }
+    const buttons = [...part.querySelectorAll("button, a[href], input")];
+    used = { id: part.id, key: key(e.target), index: buttons.indexOf(e.target) };
+  });
+
+  function keepFocus(part) {
+    if (!used || used.id !== part.id) return;
+    const active = document.activeElement;
+    if (active && active !== document.body && active.isConnected) return;  // focus is somewhere: leave it there
+    const buttons = [...part.querySelectorAll("button, a[href], input")].filter((b) => !b.disabled);
+    const same = used.key && buttons.find((b) => key(b) === used.key);
+    const heading = part.querySelector("h3");
+    let target = same || null;
+    if (!target && heading && used.id === "ae-lesson") target = heading;  // a new stop: read from its title
+    if (!target) target = buttons[Math.min(Math.max(used.index, 0), buttons.length - 1)] || part;
+    if (!target.matches("button, a[href], input")) target.setAttribute("tabindex", "-1");
+    target.focus({ preventScroll: true });
+  }
+
+  // the lesson's feedback (right or not, and why) said when it appears, and a new stop's title and question
+  let lastReveal = "", lastStop = "";
+  function lessonNews(part) {
+    const reveal = part.querySelector(".ae-reveal"), title = part.querySelector(".ae-stop h3");
+    const text = reveal ? reveal.textContent.trim() : "", stop = title ? title.textContent.trim() : "";
+    if (stop && stop !== lastStop) {
+      const ask = [...part.querySelectorAll(".ae-stop p")].find((p) => /^Predict/.test(p.textContent));
+      say(stop + ". " + (ask ? ask.textContent.trim() : ""));
+    } else if (text && text !== lastReveal) say(text);
+    lastReveal = text; lastStop = stop;
+  }
+
+  // runs at every change of the page, at once (a key pressed next must find the focus where it was left)
+  function afterChange() {
+    if (used && (!document.activeElement || document.activeElement === document.body)) {
+      const part = document.getElementById(used.id);
+      if (part) keepFocus(part);
+    }
+    const lesson = document.getElementById("ae-lesson");
+    if (lesson) lessonNews(lesson);
+  }
+
+  // -- every change of the page: the same fixes again (idempotent), at most every 100 ms --------------------------
+  let pending = false;
+  function fix() {
+    pending = false;
+    announcer(); skipLink(); classBanner(); headings(); liveRegions(); radioGroups(); plotToolbars(); tabArrows();
+    const lesson = document.getElementById("ae-lesson");
+    if (lesson && !lesson.getAttribute("role")) { lesson.setAttribute("role", "region"); lesson.setAttribute("aria-label", "Guided lesson"); }
+    if (AE.figures) AE.figures.describe();
+  }
+  function soon() { if (!pending) { pending = true; setTimeout(fix, 100); } }
+  function begin() {
+    fix();
+    new MutationObserver(() => { afterChange(); soon(); }).observe(document.body, { childList: true, subtree: true });
+  }
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", begin); else begin();
+  // a translation's text is set as a value (no mutation): the status line is drawn after every translation
+  const status = AE.status;
+  AE.status = (...args) => { setTimeout(soon, 0); return status(...args); };
+
+  AE.a11y = { say, fix };
+})();

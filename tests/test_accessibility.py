@@ -1,0 +1,347 @@
+"""Every student can use it (WCAG 2.1 AA, issue 36), in Debian's Chromium at 1280x800 and 390x844.
+
+axe-core (through axe-playwright-python) finds no violation of the WCAG 2.0/2.1/2.2 A and AA rules on the first
+screen, every tab opened in turn, the lesson open and answered, the teacher's class panel and a student's page in a
+class; the page is used with the keyboard alone; the accessibility tree names every figure and holds its table.
+"""
+
+import re
+from contextlib import ExitStack
+
+import pytest
+from app_server import MODEL
+from test_browser import TABS, browser, idle, open_tab, rendered_plot, server, settled  # noqa: F401
+from test_every_screen import LAPTOP, PHONE, opened, wait_tab
+
+axe_sync = pytest.importorskip("axe_playwright_python.sync_playwright")
+TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"]
+SIZES = {"laptop": LAPTOP, "phone": PHONE}
+en_de = pytest.mark.skipif(MODEL != "en-de", reason="English sentences on the shipped en-de model")
+
+
+def violations(pg) -> list[str]:
+    """axe's WCAG A and AA violations on the page as it is now: 'rule: selector' for each node."""
+    result = axe_sync.Axe().run(pg, options={"runOnly": {"type": "tag", "values": TAGS}})
+    return [f"{v['id']}: {node['target']}" for v in result.response["violations"] for node in v["nodes"]]
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_axe_finds_nothing_on_the_first_screen_every_tab_and_the_lesson(browser, server, size):  # noqa: F811
+    with opened(browser, server, **SIZES[size]) as pg:
+        settled(pg)
+        found = {"first screen": violations(pg)}
+        for tab in TABS[1:] + TABS[:1]:
+            open_tab(pg, tab)
+            wait_tab(pg, tab)
+            pg.wait_for_timeout(1500)  # its figures drawn (and, for Inside a head, asked for)
+            found[tab] = violations(pg)
+        pg.get_by_text("Guided lesson").first.click()
+        pg.locator("#ae-lesson-start").click()
+        pg.locator(".ae-answer").first.wait_for(timeout=10_000)
+        found["lesson open"] = violations(pg)
+        pg.locator(".ae-answer").first.click()
+        pg.locator(".ae-reveal").wait_for(timeout=5_000)
+        found["lesson answered"] = violations(pg)
+        assert {where: v for where, v in found.items() if v} == {}
+        assert pg.errors == []
+
+
+@en_de
+@pytest.mark.parametrize("size", SIZES)
+def test_axe_finds_nothing_on_the_teachers_panel_and_a_students_page(browser, server, size):  # noqa: F811
+    with ExitStack() as stack:
+        teacher = stack.enter_context(opened(browser, server, **SIZES[size]))
+        settled(teacher)
+        teacher.locator("#teach").click()
+        teacher.locator("#class-code").wait_for(timeout=10_000)
+        code = teacher.locator("#class-code").inner_text()
+        student = stack.enter_context(opened(browser, f"{server}?class={code}", **SIZES[size]))
+        student.locator("#class-banner", has_text="Following the teacher").wait_for(timeout=30_000)
+        settled(student)
+        teacher.wait_for_function("() => document.querySelector('#class-panel').innerText.includes('1 student')",
+                                  timeout=10_000)
+        found = {"teacher": violations(teacher), "student": violations(student)}
+        student.locator("#class-banner button", has_text="Explore on my own").click()
+        student.locator("#class-banner", has_text="Exploring on your own").wait_for(timeout=10_000)
+        found["student exploring"] = violations(student)
+        teacher.locator("#class-panel button", has_text="End the class").click()
+        assert {where: v for where, v in found.items() if v} == {}
+        assert teacher.errors == [] and student.errors == []
+
+
+# -- the keyboard alone ----------------------------------------------------------------------------------------------
+FOCUSED = """() => { const e = document.activeElement;
+  return !e || e === document.body ? 'BODY' : (e.closest('[id]') || {}).id + ' ' + e.tagName + ' ' +
+    (e.getAttribute('aria-label') || e.textContent || '').trim().slice(0, 60); }"""
+
+
+def tab_to(pg, test: str, limit: int = 120, back: bool = False) -> int:
+    """Press Tab (Shift+Tab with ``back``) until ``test`` (JS on document.activeElement, named e) holds -> presses."""
+    for n in range(1, limit + 1):
+        pg.keyboard.press("Shift+Tab" if back else "Tab")
+        if pg.evaluate(f"() => {{ const e = document.activeElement; return !!e && !!({test}); }}"):
+            return n
+    raise AssertionError(f"{test} not reached in {limit} Tabs; focus on {pg.evaluate(FOCUSED)}")
+
+
+def heatmap_title(pg) -> str:
+    return pg.evaluate("() => document.querySelector('#heatmap .js-plotly-plot').layout.title.text")
+
+
+@en_de
+def test_translate_tab_layer_head_and_a_table_with_the_keyboard_alone(browser, server):  # noqa: F811
+    with opened(browser, server, **LAPTOP) as pg:
+        settled(pg)
+        pg.locator("body").focus()
+        assert tab_to(pg, "e.id === 'ae-skip'", limit=1) == 1  # the skip link comes first
+        tab_to(pg, "e.closest('#sentence') && e.tagName === 'TEXTAREA'")
+        pg.keyboard.press("Control+A")
+        pg.keyboard.type("The cat sleeps.")
+        pg.keyboard.press("Enter")
+        pg.wait_for_function("() => document.querySelector('#status').innerText.includes('The cat sleeps.')",
+                             timeout=60_000)
+        idle(pg)
+        said = pg.locator("#ae-said")
+        assert said.get_attribute("aria-live") == "polite" and said.inner_text().startswith("Translation: ")
+        assert said.locator("span[lang=de]").inner_text() == pg.locator("#translation textarea").input_value()
+
+        # the skip link reaches the tab bar; the arrows open the next tab
+        pg.evaluate("() => document.getElementById('sentence').querySelector('textarea').focus()")
+        tab_to(pg, "e.id === 'ae-skip'", back=True)
+        pg.keyboard.press("Enter")
+        assert pg.evaluate("() => document.activeElement.getAttribute('role')") == "tab"
+        pg.keyboard.press("ArrowRight")
+        wait_tab(pg, "Step by step")
+        pg.keyboard.press("ArrowLeft")
+        wait_tab(pg, "Translate & attend")
+
+        # layer: the slider's arrow keys; head: the dropdown's
+        tab_to(pg, "e.type === 'range' && e.closest('#layer')")
+        before = heatmap_title(pg)
+        pg.keyboard.press("ArrowLeft")
+        pg.wait_for_function("(t) => document.querySelector('#heatmap .js-plotly-plot').layout.title.text !== t",
+                             arg=before, timeout=10_000)
+        assert "layer 1," in heatmap_title(pg)
+        tab_to(pg, "e.closest('#head') && e.tagName === 'INPUT'")
+        pg.keyboard.type("head 0")  # the dropdown's filter, then Enter takes the option it leaves
+        pg.keyboard.press("Enter")
+        pg.wait_for_function("() => document.querySelector('#heatmap .js-plotly-plot').layout.title.text"
+                             ".includes('head 0')", timeout=10_000)
+        # the attention type: a radio group the arrows move in
+        tab_to(pg, "e.type === 'radio' && e.checked && e.closest('#kind')", back=True)
+        pg.keyboard.press("ArrowRight")
+        pg.wait_for_function("() => document.querySelector('#heatmap .js-plotly-plot').layout.title.text"
+                             ".startsWith('Encoder self-attention')", timeout=10_000)
+
+        # the heatmap's table: a button after the figure, a <table> with row and column headers
+        tab_to(pg, "e.classList.contains('ae-table-toggle') && e.closest('#heatmap')")
+        pg.keyboard.press("Enter")
+        table = pg.locator("#heatmap .ae-fig-table table")
+        table.wait_for(timeout=5_000)
+        assert pg.locator("#heatmap .ae-table-toggle").get_attribute("aria-expanded") == "true"
+        src = pg.evaluate("() => AE.current().src")
+        assert table.locator("thead th[scope=col]").all_inner_texts()[1:] == src
+        assert table.locator("tbody th[scope=row]").all_inner_texts() == src  # encoder self-attention: source x source
+        assert pg.errors == []
+
+
+def test_the_lesson_to_its_end_with_the_keyboard_focus_never_on_the_body(browser, server):  # noqa: F811
+    with opened(browser, server, **LAPTOP) as pg:
+        settled(pg)
+        tab_to(pg, "e.closest('#lesson-box') && e.tagName === 'BUTTON'")
+        pg.keyboard.press("Enter")
+        tab_to(pg, "e.id === 'ae-lesson-start'")
+        # a letter or a digit typed outside the lesson changes nothing in it
+        pg.evaluate("() => document.querySelector(\"button[role='tab'][aria-selected='true']\").focus()")
+        for key in ("c", "2"):
+            pg.keyboard.press(key)
+        assert pg.evaluate("() => AE.lesson.state.stop") == -1
+        idle(pg)  # nothing of the page's own start-up still running (a translation's end asks the stop again)
+        tab_to(pg, "e.id === 'ae-lesson-start'", back=True)
+        pg.keyboard.press("Enter")
+        in_lesson = "() => !!document.activeElement.closest('#ae-lesson')"
+        for stop in range(1, 9):
+            pg.wait_for_function(f"() => document.querySelector('#ae-lesson').innerText.includes('stop {stop} of 8')",
+                                 timeout=10_000)
+            assert pg.evaluate(in_lesson), pg.evaluate(FOCUSED)
+            if stop % 2:  # a button: Tab to the answer, Enter; focus stays on it
+                tab_to(pg, "e.classList.contains('ae-answer')", limit=20, back=stop > 1)  # focus: Next, below
+                pg.keyboard.press("Enter")
+                assert pg.evaluate("() => document.activeElement.classList.contains('ae-answer')")
+            else:  # the lesson's own keys
+                pg.keyboard.press("b")
+            pg.locator(".ae-reveal").wait_for(timeout=5_000)
+            assert pg.evaluate(in_lesson), pg.evaluate(FOCUSED)
+            pg.wait_for_function("() => document.getElementById('ae-said').textContent === "  # the feedback, said
+                                 "document.querySelector('.ae-reveal')?.textContent.trim()", polling=100, timeout=5_000)
+            # outside the lesson a key is no answer: the tab bar's arrows move tabs, the lesson stays
+            pg.evaluate("() => document.querySelector(\"button[role='tab'][aria-selected='true']\").focus()")
+            pg.keyboard.press("a")
+            assert pg.evaluate("() => AE.lesson.state.stop") == stop - 1
+            tab_to(pg, "e.closest('#ae-lesson') && /Next|Finish/.test(e.textContent)", limit=200)
+            pg.keyboard.press("Enter")
+            assert pg.evaluate(in_lesson), pg.evaluate(FOCUSED)
+            if stop < 8:  # the next stop's title and question are said
+                pg.wait_for_function("(n) => document.getElementById('ae-said').textContent.includes("
+                                     "'stop ' + n + ' of 8')", arg=stop + 1, timeout=5_000)
+        pg.locator("#ae-lesson .ae-score").wait_for(timeout=5_000)
+        assert pg.evaluate(in_lesson)
+        assert pg.errors == []
+
+
+@en_de
+def test_a_class_started_and_following_paused_with_the_keyboard(browser, server):  # noqa: F811
+    with ExitStack() as stack:
+        teacher = stack.enter_context(opened(browser, server, **LAPTOP))
+        settled(teacher)
+        tab_to(teacher, "e.id === 'teach'")
+        teacher.keyboard.press("Enter")
+        teacher.locator("#class-code").wait_for(timeout=10_000)
+        code = teacher.locator("#class-code").inner_text()
+        tab_to(teacher, "e.closest('#class-panel') && e.textContent === 'Bring everyone back'", back=True)
+        student = stack.enter_context(opened(browser, f"{server}?class={code}", **PHONE))
+        student.locator("#class-banner", has_text="Following the teacher").wait_for(timeout=30_000)
+        settled(student)
+        teacher.wait_for_function("() => document.querySelector('#class-panel').innerText.includes('1 student')",
+                                  timeout=10_000)  # the panel redrawn as the student joined: the focus where it was
+        assert teacher.evaluate("() => document.activeElement.textContent") == "Bring everyone back"
+        student.locator("body").focus()
+        presses = tab_to(student, "e.closest('#class-banner') && e.textContent === 'Explore on my own'", limit=10)
+        assert presses <= 3  # the skip link, then the banner: the pause control is near the top
+        student.keyboard.press("Enter")
+        student.locator("#class-banner", has_text="Exploring on your own").wait_for(timeout=10_000)
+        assert student.evaluate("() => document.activeElement.textContent") == "Follow again"  # the same button
+        says = student.locator("#class-banner [role=status]")
+        assert says.get_attribute("aria-live") == "polite" and "Exploring on your own" in says.inner_text()
+        student.keyboard.press("Enter")
+        student.locator("#class-banner", has_text="Following the teacher").wait_for(timeout=10_000)
+        teacher.wait_for_function("() => document.querySelector('#class-panel').innerText.includes('1 following')",
+                                  timeout=10_000)
+        teacher.locator("#class-panel button", has_text="End the class").click()
+        assert teacher.errors == [] and student.errors == []
+
+
+# -- the accessibility tree, as Chromium computes it (CDP) -----------------------------------------------------------
+class Tree:
+    """Chromium's own accessibility tree of a page: role, name, description and properties of a node by selector."""
+
+    def __init__(self, pg):
+        self.pg = pg
+        self.cdp = pg.context.new_cdp_session(pg)
+
+    def nodes(self, selector: str) -> list[dict]:
+        root = self.cdp.send("DOM.getDocument", {"depth": 0})["root"]["nodeId"]
+        ids = self.cdp.send("DOM.querySelectorAll", {"nodeId": root, "selector": selector})["nodeIds"]
+        out = []
+        for node_id in ids:
+            ax = self.cdp.send("Accessibility.getPartialAXTree", {"nodeId": node_id, "fetchRelatives": False})["nodes"][0]
+            props = {p["name"]: p["value"].get("value") for p in ax.get("properties", [])}
+            out.append({"role": ax.get("role", {}).get("value"), "name": ax.get("name", {}).get("value", ""),
+                        "description": ax.get("description", {}).get("value", ""), "ignored": ax.get("ignored"),
+                        **props})
+        return out
+
+
+def test_the_tree_names_every_figure_holds_its_table_and_the_live_regions(browser, server):  # noqa: F811
+    with opened(browser, server, **LAPTOP) as pg:
+        settled(pg)
+        tree = Tree(pg)
+        status, = tree.nodes("#status")
+        assert (status["role"], status["live"]) == ("status", "polite")
+        out, = tree.nodes("#translation textarea")
+        assert out["role"] == "textbox" and out.get("readonly") is True and not out.get("disabled")
+        assert pg.locator("#translation textarea").get_attribute("lang") == ("de" if MODEL == "en-de" else None)
+        if MODEL == "en-de":  # the output pieces are German too, the source pieces not
+            german = pg.locator("#pieces span[lang=de]").all_inner_texts()
+            out = pg.evaluate("() => AE.current().out")
+            assert german and [re.sub(r"\d\.\d+$", "", t) for t in german] == out[:len(german)]  # piece, then its p
+        said, = tree.nodes("#ae-said")
+        assert (said["role"], said["live"]) == ("status", "polite")
+        assert [n["role"] for n in tree.nodes("h1")] == ["heading"]
+
+        open_tab(pg, "Step by step")
+        wait_tab(pg, "Step by step")
+        pg.locator("#beam-plot").locator("xpath=..").get_by_role("button", name="Run beam search").click()
+        rendered_plot(pg, "beam-plot")  # a figure of the server's, beside views.js's own
+        counted = 0
+        for tab in TABS:
+            open_tab(pg, tab)
+            wait_tab(pg, tab)
+            pg.wait_for_timeout(1500)
+            figures = tree.nodes(".js-plotly-plot")
+            visible = pg.evaluate("() => [...document.querySelectorAll('.js-plotly-plot')].map((e) => !!e.offsetParent)")
+            headings = [n["name"] for n in tree.nodes("[role='tabpanel'] h2") if not n["ignored"]]
+            assert tab in headings
+            for figure, shown in zip(figures, visible):
+                if not shown:
+                    continue
+                counted += 1
+                assert figure["role"] in ("figure", "img") and len(figure["name"]) > 10, (tab, figure)
+                assert len(figure["description"]) > 20, (tab, figure)  # the summary, computed from its numbers
+            # every visible figure's table: opened, a grid with column and row headers
+            for toggle in pg.locator(".ae-table-toggle").all():
+                if not toggle.is_visible():
+                    continue
+                toggle.click()
+                box = toggle.locator("xpath=following-sibling::div[1]")
+                assert box.locator("table th[scope=col]").count() >= 2, tab
+                assert box.locator("table th[scope=row]").count() >= 1, tab
+                toggle.click()
+            tables = tree.nodes(".ae-fig-table:not([hidden]) table")
+            assert tables == []  # closed again
+        assert counted >= 12  # heatmap, model view, head statistics, step, beam tree, PE x 4, inside, lens, curves
+        open_tab(pg, "Translate & attend")
+        pg.locator("#heatmap .ae-table-toggle").click()
+        assert [n["role"] for n in tree.nodes("#heatmap .ae-fig-table table")] == ["table"]
+        roles = [n["role"] for n in tree.nodes("#heatmap .ae-fig-table th")]
+        assert set(roles) == {"columnheader", "rowheader"}
+
+        # Figure 1: its parts are buttons, named, in the tab order
+        pg.get_by_text("Where am I").first.click()
+        pg.locator("#ae-figure1 .ae-part").first.wait_for(timeout=5_000)
+        parts = tree.nodes("#ae-figure1 .ae-part")
+        assert len(parts) == 8 and all(p["role"] == "button" and p["focusable"] for p in parts)
+        assert all(p["name"].endswith("open its view") for p in parts)
+        pg.locator("#ae-figure1 .ae-part[data-part='output']").focus()
+        pg.keyboard.press("Enter")
+        wait_tab(pg, "Step by step")
+        assert pg.errors == []
+
+
+def luminance(rgb: str) -> float:
+    r, g, b = (int(v) / 255 for v in rgb[rgb.index("(") + 1:rgb.index(")")].split(",")[:3])
+    lin = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in (r, g, b)]
+    return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+
+
+def contrast(a: str, b: str) -> float:
+    la, lb = sorted((luminance(a), luminance(b)), reverse=True)
+    return (la + 0.05) / (lb + 0.05)
+
+
+RING = """() => { const e = document.activeElement, c = getComputedStyle(e);
+  return [(e.closest('[id]') || {}).id + ' ' + e.tagName + ' ' + (e.type || ''), c.outlineStyle, parseFloat(c.outlineWidth),
+          c.outlineColor]; }"""
+
+
+def test_every_control_shows_its_focus_at_three_to_one(browser, server):  # noqa: F811
+    """Tab through the top of the page and two tabs (buttons, text boxes, dropdowns, radios, sliders, checkboxes,
+    the tab bar, "Show as table"): each focused control has a ring at least 2 px wide, 3:1 against the white page."""
+    with opened(browser, server, **LAPTOP) as pg:
+        settled(pg)
+        seen = set()
+        for tab in ("Translate & attend", "Experiments"):
+            open_tab(pg, tab)
+            wait_tab(pg, tab)
+            pg.wait_for_timeout(1000)
+            pg.evaluate("() => document.getElementById('ae-skip').focus()")  # from the top
+            for _ in range(45):
+                pg.keyboard.press("Tab")
+                pg.wait_for_timeout(250)  # Gradio's buttons fade their styles in
+                where, style, width, colour = pg.evaluate(RING)
+                if where.endswith("BODY "):  # past the page's last control
+                    break
+                assert style == "solid" and width >= 2 and contrast(colour, "rgb(255, 255, 255)") >= 3, where
+                seen.add(where.split(" ", 1)[1])
+        assert {"BUTTON submit", "TEXTAREA textarea", "INPUT range", "INPUT radio", "INPUT checkbox",
+                "BUTTON button"} <= seen
