@@ -297,7 +297,7 @@
     if (!el.querySelector(".ae-class-says")) {
       el.innerHTML = "<span class='ae-class-says' role='status' aria-live='polite'></span> <button class='ae-class-follow' " +
         "onclick='AE.room.toggleFollow()'></button> <button onclick='AE.room.shareView()'>Send my view to the teacher</button>" +
-        " <span class='ae-shown'></span> <span class='ae-class-notes' role='status' aria-live='polite'></span>";
+        " <span class='ae-shown'></span> <span class='ae-class-notes' aria-live='polite'></span>";
     }
     const says = (room.following ? "Following the teacher" : "Exploring on your own") + " · class " + d.code;
     const line = el.querySelector(".ae-class-says");

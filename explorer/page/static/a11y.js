@@ -108,10 +108,11 @@
       // the output pieces (chips) are words of the target language too
       const chips = [...document.querySelectorAll("#pieces .ae-pieces > div")].find((d) => /^Output pieces/.test(d.textContent.trim()));
       if (chips && lang) chips.querySelectorAll(":scope > span").forEach((c) => { if (c.lang !== lang) c.lang = lang; });
+      // a field emptied for a moment while an event runs is no new translation: only a new text is said
       if (lastTranslation === null) lastTranslation = out.value;
-      else if (out.value !== lastTranslation) {
+      else if (out.value && out.value !== lastTranslation) {
         lastTranslation = out.value;
-        if (out.value) say("Translation: ", out.value, lang);
+        say("Translation: ", out.value, lang);
       }
     }
   }
