@@ -5,8 +5,10 @@ title clipped on a phone (390x844, 320x640); a following phone shown the teacher
 """
 
 import pytest
-from test_browser import browser, server, settled  # noqa: F401
+from test_browser import browser, open_tab, server, settled  # noqa: F401
 from test_every_screen import in_sight, opened
+
+PROJECTOR = dict(viewport={"width": 1920, "height": 1080})
 
 # A figure's geometry as the screen shows it: the figure's box (labels and colour bar included), its cells (the
 # first subplot's drag layer, which covers exactly the axes' area), the smallest tick label's font size in CSS px,
@@ -46,4 +48,52 @@ def test_the_first_heatmap_is_whole_on_a_laptops_first_screen(browser, server, s
         assert pg.locator("#heatmap .colorbar").count() == 1
         for part in ("#sentence", "#translate", "#translation"):  # beside a compact input row and the translation
             assert in_sight(pg, part), part
+        assert pg.errors == []
+
+
+def test_presentation_mode_shows_one_large_view_and_keeps_it_in_place(browser, server):  # noqa: F811
+    with opened(browser, server, **PROJECTOR) as pg:
+        settled(pg)
+        pg.locator("#present").click()
+        pg.wait_for_function("() => document.body.classList.contains('ae-present') && "
+                             "[...document.querySelectorAll('#heatmap .xtick text')].every("
+                             "(t) => parseFloat(getComputedStyle(t).fontSize) >= 24)", timeout=10_000)
+        pg.wait_for_timeout(1000)
+        button = pg.locator("#present")
+        assert button.inner_text().strip() == "Leave presentation mode"
+        assert pg.evaluate("() => { const b = document.querySelector('#present'); return b.scrollWidth <= b.clientWidth; }")
+
+        def large(where: str) -> dict:
+            g = geometry(pg, "heatmap")
+            assert g and g["cells"], where
+            assert on_screen(g, g["cells"]) >= 0.5, (where, g)  # the cells themselves, inside the screen
+            assert on_screen(g, g["figure"]) >= 0.75, (where, g)
+            assert g["tick"] >= 24, (where, g)
+            return g
+
+        before = large("on entering")
+        # each tab's main view alone: Positional encoding shows its PE matrix and no other figure
+        open_tab(pg, "Positional encoding")
+        pg.wait_for_timeout(1500)
+        shown = pg.evaluate("() => [...document.querySelectorAll('.tabitem .js-plotly-plot')].filter((p) => p.offsetParent)"
+                            ".map((p) => p.closest('[id]').id)")
+        assert shown == ["pe-table"], shown
+        pe = geometry(pg, "pe-table")
+        assert on_screen(pe, pe["cells"]) >= 0.5, pe
+        open_tab(pg, "Step by step")
+        pg.wait_for_timeout(1500)
+        step = geometry(pg, "step-plot")
+        assert on_screen(step, step["figure"]) >= 0.75, step
+        open_tab(pg, "Translate & attend")
+        pg.wait_for_timeout(1500)
+        after = large("after a tab switch")
+        assert abs(after["scrollY"] - before["scrollY"]) <= 2, (before, after)  # the view kept in place, not the top
+        assert pg.evaluate("() => document.getElementById('tabs').getBoundingClientRect().top") == pytest.approx(0, abs=2)
+        # arrow keys still walk the steps
+        open_tab(pg, "Step by step")
+        pg.wait_for_timeout(800)
+        pg.keyboard.press("ArrowRight")
+        pg.wait_for_function("() => document.querySelector('#step input[type=range]').value === '1'", timeout=5_000)
+        pg.locator("#present").click()  # and back: the laptop's layout again
+        pg.wait_for_function("() => !document.body.classList.contains('ae-present')", timeout=5_000)
         assert pg.errors == []
