@@ -4,9 +4,12 @@ cells over half the screen before and after a tab switch, tick labels of 24 px o
 title clipped on a phone (390x844, 320x640); a following phone shown the teacher's newly opened view.
 """
 
+from contextlib import ExitStack
+
 import pytest
-from test_browser import browser, open_tab, server, settled  # noqa: F401
-from test_every_screen import in_sight, opened
+from app_server import MODEL
+from test_browser import TABS, browser, idle, open_tab, server, settled  # noqa: F401
+from test_every_screen import LAPTOP, in_sight, opened, wait_tab
 
 PROJECTOR = dict(viewport={"width": 1920, "height": 1080})
 
@@ -97,3 +100,80 @@ def test_presentation_mode_shows_one_large_view_and_keeps_it_in_place(browser, s
         pg.locator("#present").click()  # and back: the laptop's layout again
         pg.wait_for_function("() => !document.body.classList.contains('ae-present')", timeout=5_000)
         assert pg.errors == []
+
+
+PHONES = {"390x844": dict(viewport={"width": 390, "height": 844}, device_scale_factor=2, is_mobile=True, has_touch=True),
+          "320x640": dict(viewport={"width": 320, "height": 640}, device_scale_factor=2, is_mobile=True, has_touch=True)}
+# every shown figure's title, subplot titles and x-axis titles that run past the figure's edge: [figure, text, px over]
+CLIPPED = """() => [...document.querySelectorAll('.js-plotly-plot')].filter((p) => p.offsetParent).flatMap((p) => {
+  const r = p.getBoundingClientRect();
+  return [...p.querySelectorAll('.gtitle, .annotation-text, .g-xtitle text, .g-x2title text, .g-x3title text')]
+    .map((t) => [t, t.getBoundingClientRect()]).filter(([t, b]) => b.width && (b.right > r.right + 1 || b.left < r.left - 1))
+    .map(([t, b]) => [p.closest('[id]')?.id, t.textContent.slice(0, 40), Math.round(Math.max(b.right - r.right,
+                                                                                           r.left - b.left))]);
+})"""
+
+
+@pytest.mark.parametrize("phone", list(PHONES))
+def test_no_figure_title_is_clipped_on_a_phone(browser, server, phone):  # noqa: F811
+    with opened(browser, server, **PHONES[phone]) as pg:
+        settled(pg)
+        for tab in TABS:
+            open_tab(pg, tab)
+            button = {"Step by step": "#run-beam", "Experiments": "#run-ablation", "Compare": "#run-compare"}.get(tab)
+            if button:  # the server's figures too: the beam tree, greedy vs beam, the ablation and the comparison
+                pg.locator(button).click()
+                pg.wait_for_timeout(500)
+            idle(pg)
+            pg.wait_for_timeout(800)  # titles are fitted 0.25 s after a figure is drawn (sight.js)
+            assert pg.evaluate(CLIPPED) == [], (phone, tab)
+        assert pg.errors == []
+
+
+# how much of a view a phone shows below its class banner, over the height it could show there (its own, or the
+# screen's below the banner when it is taller)
+IN_SIGHT = """(id) => {
+  const r = document.getElementById(id).getBoundingClientRect(), b = document.getElementById('class-banner');
+  const top = b ? Math.max(0, b.getBoundingClientRect().bottom) : 0, room = innerHeight - top;
+  return Math.max(0, Math.min(r.bottom, innerHeight) - Math.max(r.top, top)) / Math.min(r.height, room);
+}"""
+
+
+def teach(pg) -> str:
+    """Press "Teach a class" -> the class's code."""
+    pg.locator("#teach").click()
+    pg.wait_for_function("() => AE.room.state.code", timeout=10_000)
+    return pg.evaluate("() => AE.room.state.code")
+
+
+@pytest.mark.skipif(MODEL != "en-de", reason="English sentences on the shipped en-de model")
+def test_a_following_phone_is_shown_the_teachers_new_view_under_a_one_line_banner(browser, server):  # noqa: F811
+    with ExitStack() as stack:
+        teacher = stack.enter_context(opened(browser, server, **LAPTOP))
+        settled(teacher)
+        phone = stack.enter_context(opened(browser, f"{server}?class={teach(teacher)}", **PHONES["390x844"]))
+        phone.wait_for_function("() => window.AE?.room?.state.following && AE.room.state.last", timeout=30_000)
+        settled(phone)
+        for tab, view in (("Positional encoding", "pe-table"), ("Step by step", "step-plot"),
+                          ("Translate & attend", "heatmap")):
+            open_tab(teacher, tab)
+            wait_tab(phone, tab)
+            # within 10 s: at least 60% of the view in sight, its top below the banner (which never covers it)
+            phone.wait_for_function(f"(id) => ({IN_SIGHT})(id) >= 0.6 && document.getElementById(id)"
+                                    ".getBoundingClientRect().top >= document.getElementById('class-banner')"
+                                    ".getBoundingClientRect().bottom - 1", arg=view, timeout=10_000)
+            banner = phone.evaluate("() => document.getElementById('class-banner').getBoundingClientRect().toJSON()")
+            assert banner["height"] <= 50, banner  # one line
+        # presentation mode on the teacher's screen: the class code and its QR code on demand
+        teacher.set_viewport_size({"width": 1920, "height": 1080})
+        teacher.locator("#present").click()
+        teacher.locator("#ae-class-code-button").click()
+        qr = teacher.locator("#class-panel img.ae-qr")
+        qr.wait_for(timeout=5_000)
+        box, panel = qr.bounding_box(), teacher.locator("#class-panel").bounding_box()
+        assert 0 <= box["y"] and box["y"] + box["height"] <= 1080
+        assert panel["x"] <= box["x"] and box["x"] + box["width"] <= panel["x"] + panel["width"] + 1  # inside its panel
+        assert box["y"] + box["height"] <= panel["y"] + panel["height"] + 1
+        teacher.locator("#class-panel button", has_text="End the class").click()
+        for pg in (teacher, phone):
+            assert pg.errors == []
