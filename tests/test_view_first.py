@@ -97,6 +97,10 @@ def test_presentation_mode_shows_one_large_view_and_keeps_it_in_place(browser, s
         pg.wait_for_timeout(800)
         pg.keyboard.press("ArrowRight")
         pg.wait_for_function("() => document.querySelector('#step input[type=range]').value === '1'", timeout=5_000)
+        pg.evaluate("() => window.scrollTo(0, 0)")  # "Where am I" in presentation mode: text of 20 px or more
+        pg.get_by_text("Where am I").first.click()
+        pg.locator("#ae-figure1 svg").wait_for(timeout=5_000)
+        assert pg.evaluate(FIGURE1_TEXT) >= 20
         pg.locator("#present").click()  # and back: the laptop's layout again
         pg.wait_for_function("() => !document.body.classList.contains('ae-present')", timeout=5_000)
         assert pg.errors == []
@@ -177,3 +181,40 @@ def test_a_following_phone_is_shown_the_teachers_new_view_under_a_one_line_banne
         teacher.locator("#class-panel button", has_text="End the class").click()
         for pg in (teacher, phone):
             assert pg.errors == []
+
+
+# the smallest text of "Where am I" (Figure 1) in CSS px as drawn: each text's font size times the drawing's scale
+FIGURE1_TEXT = """() => { const svg = document.querySelector('#ae-figure1 svg'), k = svg.getScreenCTM().a;
+  return Math.min(...[...svg.querySelectorAll('text')].map((t) => parseFloat(getComputedStyle(t).fontSize) * k)); }"""
+
+
+@pytest.mark.parametrize("screen", ["390x844", "1280x800"])
+def test_figure1_tables_and_the_docked_lesson_stay_readable(browser, server, screen):  # noqa: F811
+    with opened(browser, server, **(PHONES[screen] if screen in PHONES else LAPTOP)) as pg:
+        settled(pg)
+        pg.get_by_text("Where am I").first.click()
+        pg.locator("#ae-figure1 svg").wait_for(timeout=5_000)
+        assert pg.evaluate(FIGURE1_TEXT) >= 12
+        pg.get_by_text("Where am I").first.click()
+        if screen in PHONES:  # the BLEU table on a phone: no column squeezed to a letter or two (it scrolls sideways)
+            open_tab(pg, "Model")
+            pg.locator(".prose table").first.wait_for(timeout=10_000)
+            widths = pg.evaluate("() => [...document.querySelectorAll('.prose table tr:first-child > *')]"
+                                 ".map((c) => c.getBoundingClientRect().width)")
+            assert widths and min(widths) >= 80, widths
+        open_tab(pg, "Translate & attend")
+        pg.get_by_text("Guided lesson").first.click()
+        pg.locator("#ae-lesson-start").click()
+        for _ in range(5):  # stop 6: cross-attention, the heatmap
+            pg.locator(".ae-nav button", has_text="Next").click()
+        pg.wait_for_function("() => document.querySelector('#ae-lesson')?.innerText.includes('stop 6 of 8')")
+        pg.wait_for_timeout(1500)  # the heatmap scrolled into sight
+        dock = pg.locator(".ae-docked").bounding_box()
+        for button in ("Back", "Next"):  # its own buttons inside its visible box
+            b = pg.locator(".ae-docked .ae-nav button", has_text=button).bounding_box()
+            assert dock["y"] <= b["y"] and b["y"] + b["height"] <= dock["y"] + dock["height"] + 1, (button, b, dock)
+        bar = pg.locator("#heatmap .colorbar").bounding_box()  # and no colour bar under it
+        apart = (bar["x"] + bar["width"] <= dock["x"] or dock["x"] + dock["width"] <= bar["x"] or
+                 bar["y"] + bar["height"] <= dock["y"] or dock["y"] + dock["height"] <= bar["y"])
+        assert apart, (bar, dock)
+        assert pg.errors == []
