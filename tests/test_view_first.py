@@ -218,3 +218,29 @@ def test_figure1_tables_and_the_docked_lesson_stay_readable(browser, server, scr
                  bar["y"] + bar["height"] <= dock["y"] or dock["y"] + dock["height"] <= bar["y"])
         assert apart, (bar, dock)
         assert pg.errors == []
+
+
+@pytest.mark.skipif(MODEL != "en-de", reason="English sentences on the shipped en-de model")
+def test_defaults_that_teach_one_word_changed_and_a_named_group_of_heads(browser, server):  # noqa: F811
+    with opened(browser, server, **LAPTOP) as pg:
+        settled(pg)
+        first = pg.locator("#sentence textarea").input_value().split()
+        open_tab(pg, "Compare")
+        second = pg.locator("#sentence-b textarea").input_value().split()
+        assert len(first) == len(second) and sum(a != b for a, b in zip(first, second)) == 1, (first, second)
+        open_tab(pg, "Experiments")
+        preset = pg.locator("#ablation-preset input").input_value()
+        assert preset == "every cross-attention head of the last layer"
+        ticked = pg.evaluate("() => [...document.querySelectorAll('#heads-off input:checked')]"
+                             ".map((c) => c.parentElement.textContent.trim())")
+        assert ticked == ["cross L2 H0", "cross L2 H1", "cross L2 H2", "cross L2 H3"], ticked
+        pg.locator("#run-ablation").click()
+        pg.wait_for_function("() => document.querySelector('#ablation-text textarea').value.includes('Original')",
+                             timeout=60_000)
+        pg.locator("#ablation-effect .js-plotly-plot .main-svg").first.wait_for(timeout=30_000)
+        title = pg.evaluate("() => [...document.querySelectorAll('.tabitem .js-plotly-plot')].filter((p) => p.offsetParent)"
+                            "[1].layout.title.text")
+        assert "4 of 4 heads off" in title.replace("<br>", " "), title
+        pg.wait_for_timeout(3000)  # and, at 1280 px, the half-width titles fitted to their figures (the last drawn last)
+        assert pg.evaluate(CLIPPED) == []
+        assert pg.errors == []

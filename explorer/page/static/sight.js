@@ -1,6 +1,7 @@
 // The view in sight (issue 35): a student following a class is shown the view the teacher opened, scrolled into
-// sight under the class banner; and on a narrow screen every figure's titles are fitted to its width, measured as
-// drawn (a line that runs past the figure's edge is broken at spaces and the top margin grows to hold it).
+// sight under the class banner; and every figure's titles are fitted to its width, measured as drawn (a line that
+// runs past the figure's edge is broken at spaces and the top margin grows to hold it): a phone's figures, and the
+// half-width ones beside each other on a laptop.
 // Loaded after views.js, links.js and present.js; wraps AE.follow (links.js), which class.js calls.
 (function () {
   const AE = window.AE;
@@ -53,30 +54,37 @@
     }, 400);
   };
 
-  // -- titles fitted on a narrow screen ------------------------------------------------------------------------
-  const narrow = () => (window.innerWidth || 1280) < 600;
+  // -- titles fitted to their figure ---------------------------------------------------------------------------
   const visible = (s) => String(s).replace(/<[^>]*>/g, "");
 
-  function wrap(text, n) {  // each line broken at spaces into lines of at most n visible characters
+  // A title's lines, each with its width in "main-title characters" (a <sup> line's type is about 0.7 as wide).
+  function lines(text) {
+    let inSup = false;
     return String(text).split("<br>").map((line) => {
-      const out = [];
-      let cur = "", seen = 0;
-      line.split(" ").forEach((word) => {
-        const len = visible(word).length;
-        if (seen && seen + 1 + len > n) { out.push(cur); cur = word; seen = len; } else { cur = seen ? cur + " " + word : word; seen += (seen ? 1 : 0) + len; }
-      });
-      out.push(cur);
-      return out.join("<br>");
-    }).join("<br>");
+      const sup = inSup || line.includes("<sup>");
+      inSup = sup && !line.includes("</sup>");
+      return { line, sup, len: visible(line).length * (sup ? 0.7 : 1) };
+    });
+  }
+
+  function wrapLine(line, n) {  // broken at spaces into lines of at most n visible characters
+    const out = [];
+    let cur = "", seen = 0;
+    line.split(" ").forEach((word) => {
+      const len = visible(word).length;
+      if (seen && seen + 1 + len > n) { out.push(cur); cur = word; seen = len; } else { cur = seen ? cur + " " + word : word; seen += (seen ? 1 : 0) + len; }
+    });
+    out.push(cur);
+    return out.join("<br>");
   }
 
   // -> the text rewrapped to fit ``room`` px, or null when it fits (or cannot be made to)
   function fitted(textEl, text, room) {
     const w = textEl.getBoundingClientRect().width;
     if (!text || w <= room || room < 40) return null;
-    const longest = Math.max(...String(text).split("<br>").map((l) => visible(l).length));
-    const n = Math.max(8, Math.floor(longest * room / w) - 1);
-    const out = wrap(text, n);
+    const all = lines(text), longest = Math.max(...all.map((l) => l.len));
+    const n = Math.max(8, Math.floor(longest * room / w) - 1);  // main-title characters a line can hold
+    const out = all.map((l) => wrapLine(l.line, Math.floor(l.sup ? n / 0.7 : n))).join("<br>");
     return out === text ? null : out;
   }
 
@@ -111,14 +119,13 @@
       if (out) update[k + ".title.text"] = out;
     });
     if (!Object.keys(update).length) return;
-    if (added > 0) update["margin.t"] = ((L.margin || {}).t || 80) + added * 18;
+    if (added > 0) update["margin.t"] = ((L.margin || {}).t || 80) + added * 24;  // a line of title text and a little more
     try { window.Plotly.relayout(el, update); } catch (e) { /* not drawn yet: the next change tries again */ }
   }
 
   let pending = null;
-  function fitAll() {
+  function fitAll() {  // at every width: a half-width figure beside another (Experiments) is narrow too
     pending = null;
-    if (!narrow()) return;
     document.querySelectorAll(".js-plotly-plot").forEach((el) => { if (el.offsetParent !== null) fit(el); });
   }
   const later = () => { if (!pending) pending = setTimeout(fitAll, 250); };
