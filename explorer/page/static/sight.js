@@ -27,9 +27,10 @@
     window.scrollTo({ top: Math.max(0, y), behavior: "instant" });
   }
 
-  // the student's own hand on the page (a scroll, a key) ends the bringing: a follower may still look around
+  // the student's own hand on the page (a scroll, a key, a tap: the lesson, a tab) ends the bringing: a follower may
+  // still look around (a script's click() sends no pointerdown)
   let touched = 0;
-  ["wheel", "touchmove", "keydown"].forEach((type) => window.addEventListener(type, () => { touched = Date.now(); }, { passive: true }));
+  ["wheel", "touchmove", "keydown", "pointerdown"].forEach((type) => window.addEventListener(type, () => { touched = Date.now(); }, { passive: true }));
 
   // A followed view that opens another tab (or the first view a student is shown): its main view is brought into
   // sight, and kept there while the page settles (a new sentence is translated first; the figures above may change
