@@ -1,4 +1,5 @@
-"""Screenshot every tab of the running explorer at desktop (1280x800) and phone (390x844) width.
+"""Screenshot every tab of the running explorer at desktop (1280x800) and phone (390x844) width, the first screen
+at 1366x768 and 320x640 too, presentation mode at 1920x1080, and a class (a teacher and following phones).
 
     python scripts/screenshots.py --out docs/screenshots     # starts the app itself on a free port
 
@@ -9,12 +10,13 @@ from __future__ import annotations
 
 import argparse
 import sys
+from contextlib import ExitStack
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
-from app_server import launch  # noqa: E402
+from app_server import served  # noqa: E402
 from playwright.sync_api import sync_playwright  # noqa: E402
 from test_browser import CHROMIUM, TABS, idle, open_tab, serve_cdn, settled  # noqa: E402
 
@@ -31,7 +33,8 @@ def main() -> None:
     args = p.parse_args()
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    demo, url = launch()
+    server = ExitStack()  # tests/app_server.py's served(): the app as `python app.py` serves it
+    _, url = server.enter_context(served())
     try:
         with sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=[
@@ -70,11 +73,12 @@ def main() -> None:
                 lesson(page, out, label)
                 ctx.close()
             if not args.only_training:
+                first_screens(browser, url, out)
                 presentation(browser, url, args.sentence, out)
                 class_room(browser, url, args.sentence, out)
             browser.close()
     finally:
-        demo.close()
+        server.close()
 
 
 def through_training(browser, url: str, out: Path, text: str = "t r a n s f o r m e r", model: str = "toy-reverse",
@@ -124,6 +128,20 @@ def lesson(page, out: Path, label: str) -> None:
     page.locator(".ae-close").click()
 
 
+def first_screens(browser, url: str, out: Path) -> None:
+    """The first screen on a smaller laptop (1366x768) and a small phone (320x640), as a visitor sees it."""
+    for name, context in (("first-1366.png", dict(viewport={"width": 1366, "height": 768})),
+                          ("first-320.png", dict(viewport={"width": 320, "height": 640}, is_mobile=True,
+                                                 has_touch=True))):
+        ctx = browser.new_context(device_scale_factor=1, **context)
+        page = ctx.new_page()
+        page.goto(url)
+        settled(page)
+        page.screenshot(path=str(out / name))
+        print("wrote", out / name)
+        ctx.close()
+
+
 def presentation(browser, url: str, sentence: str, out: Path) -> None:
     """Presentation mode on a 1920x1080 projector: the attention tab and the step view."""
     from urllib.parse import quote
@@ -169,6 +187,11 @@ def class_room(browser, url: str, sentence: str, out: Path) -> None:
     for pg in phones:
         pg.wait_for_function("(s) => document.querySelector('#status')?.innerText.includes(s)", arg=sentence,
                              timeout=60_000)
+    open_tab(teacher, "Step by step")  # a following phone is shown the teacher's new view, under its banner
+    phones[0].wait_for_timeout(3000)
+    phones[0].screenshot(path=str(out / "follow-phone.png"))
+    print("wrote", out / "follow-phone.png")
+    open_tab(teacher, "Translate & attend")
     for pg, pick in zip(phones, (0, 1)):
         pg.get_by_text("Guided lesson").first.click()
         pg.locator("#ae-lesson-start").click()

@@ -265,6 +265,9 @@ def head_names(tr: Translator) -> list[str]:
     return names
 
 
+DEFAULT_PRESET = "every cross-attention head of the last layer"  # the group Experiments opens with ticked
+
+
 def default_ablation(tr: Translator) -> list[str]:
     """Something worth seeing on first load: every cross-attention head of the last layer off."""
     last = tr.cfg.n_decoder_layers - 1
@@ -306,8 +309,12 @@ def ablation(req: Request, heads: Any):
                + effect_summary(base.out_tokens, p_intact, p_off))
     layers = [np.stack([c[n][0].mean(0).numpy() for n in cross]) for c in (c_intact, c_off)]  # (L, T, S) heads averaged
     difference = attention_difference(*layers, base.tgt_tokens, base.src_tokens)
-    return (summary, titled(views.heatmap(base, "cross", last, None), base.text),
-            titled(views.heatmap(changed, "cross", last, None), changed.text),
+    heads_off = views.heatmap(changed, "cross", last, None)
+    n, here = tr.cfg.n_heads, sum(1 for block, _ in off if block == block_name("cross", last))
+    if here:  # a head switched off keeps its weights (its output is what is zeroed): the title says how many are off
+        heads_off.update_layout(title_text=heads_off.layout.title.text.replace(
+            f"mean of {n} heads", f"mean of {n} heads, {here} of {n} heads off", 1))
+    return (summary, titled(views.heatmap(base, "cross", last, None), base.text), titled(heads_off, changed.text),
             titled(ablation_effect(base.out_tokens, p_intact, p_off, len(off)), base.text),
             titled(difference, base.text))
 
@@ -340,7 +347,7 @@ def ablation_presets(tr: Translator) -> dict[str, list[str]]:
     n_layers = max(tr.cfg.n_encoder_layers, tr.cfg.n_decoder_layers)
     for layer in range(n_layers):
         presets[f"whole layer {layer} (every kind)"] = [n for n in names if n.split()[1] == f"L{layer}"]
-    presets["every cross-attention head of the last layer"] = default_ablation(tr)
+    presets[DEFAULT_PRESET] = default_ablation(tr)
     return presets
 
 

@@ -69,7 +69,7 @@ def sized_controls(model: str) -> tuple:
             gr.Dropdown(choices=heads, value=h.AVERAGE), gr.Slider(maximum=last, value=0),
             gr.Dropdown(choices=heads[1:], value="head 0"),
             gr.CheckboxGroup(choices=h.head_names(tr), value=h.default_ablation(tr)),
-            gr.Dropdown(choices=list(h.ablation_presets(tr)), value=None),
+            gr.Dropdown(choices=list(h.ablation_presets(tr)), value=h.DEFAULT_PRESET),
             gr.Slider(maximum=cfg.n_decoder_layers - 1, value=cfg.n_decoder_layers - 1),  # the Compare tab's layer
             gr.Slider(maximum=cfg.n_decoder_layers - 1, value=cfg.n_decoder_layers - 1),  # through training: layer,
             gr.Dropdown(choices=heads, value=h.AVERAGE))  # head

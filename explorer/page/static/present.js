@@ -4,7 +4,7 @@
 (function () {
   const AE = window.AE;
   // type sizes, and how much taller a figure grows so that its larger labels keep their room
-  const SIZES = { true: { font: 16, title: 24, tall: 1.7 }, false: { font: 12, title: 17, tall: 1 } };
+  const SIZES = { true: { font: 20, title: 30, tall: 1.7 }, false: { font: 12, title: 17, tall: 1 } };
 
   // Figures already drawn (by the browser or the server) take the new sizes at once; new ones are drawn with them.
   function restyle() {
@@ -23,8 +23,37 @@
     restyle();
     const redraw = document.getElementById("ae-redraw");  // views.js figures drawn again, with their tick sizes
     if (redraw) redraw.click();
-    if (AE.state.present && AE.scrollToView) AE.scrollToView();  // the first screen: the view, large
+    classButton();
+    if (AE.state.present) place();  // the first screen: the view, large
+    else document.body.classList.remove("ae-show-class");
     return AE.state.present ? "Leave presentation mode" : "Presentation mode";
+  }
+
+  // One view per screen: the tab bar at the top of the screen, the tab's main view filling the rest (its figure is
+  // drawn as tall as the screen, views.js). Again after a tab switch, which would otherwise leave the page where the
+  // browser put it when the tab's content changed height (at the top of the page).
+  function place() {
+    const tabs = document.getElementById("tabs");
+    if (tabs) window.scrollTo({ top: tabs.getBoundingClientRect().top + window.scrollY, behavior: "instant" });
+  }
+  document.addEventListener("click", (e) => {
+    if (!AE.state.present || !e.target.closest || !e.target.closest("#tabs button[role=tab], .overflow-dropdown button")) return;
+    [0, 80, 300, 800].forEach((ms) => setTimeout(place, ms));
+  }, true);
+
+  // The class code and its QR code on demand: a small button at the top of the screen while a class is open (the
+  // teacher's panel itself is above the view, off the screen); style.css shows it only then.
+  function classButton() {
+    if (document.getElementById("ae-class-code-button")) return;
+    const b = document.createElement("button");
+    b.id = "ae-class-code-button";
+    b.type = "button";
+    b.textContent = "Class code";
+    b.addEventListener("click", () => {
+      const on = document.body.classList.toggle("ae-show-class");
+      b.textContent = on ? "Hide the class code" : "Class code";
+    });
+    document.body.appendChild(b);
   }
 
   // The decoding step slider, moved as a hand would move it (Gradio hears the input and views.js redraws).

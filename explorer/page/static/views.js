@@ -37,15 +37,18 @@
   const fromBank = (f) => (bank, ...rest) => f(parsed(bank), ...rest);
   const empty = () => null;
 
-  function base(fig, title, height) {
+  function base(fig, title, height, fill) {
     const big = state.present;  // presentation mode (present.js): larger type
     fig.layout = Object.assign(fig.layout || {}, {
-      title: { text: title, x: 0.01, xanchor: "left", font: { size: big ? 24 : 17 } },
-      font: Object.assign({}, FONT, { size: big ? 16 : FONT.size }), template: LEAN_WHITE,
-      margin: { l: 80, r: 30, t: big ? 110 : 70, b: 80 }, autosize: true, height: big ? Math.round(height * 1.7) : height,
+      title: { text: title, x: 0.01, xanchor: "left", font: { size: big ? 30 : 17 } },
+      font: Object.assign({}, FONT, { size: big ? 20 : FONT.size }), template: LEAN_WHITE,
+      margin: { l: 80, r: 30, t: big ? 110 : 70, b: 80 }, autosize: true, height: big ? (fill ? screenHeight() : Math.round(height * 1.7)) : height,
     });
     return narrow() && !big ? forPhone(fig) : fig;
   }
+
+  // Presentation mode: a tab's main view (``fill``) as tall as the screen below the tab bar and its controls row.
+  const screenHeight = () => Math.max(520, (window.innerHeight || 1080) - 190);
 
   // A phone's width (the page's own, as Gradio lays it out): titles broken onto lines and smaller, margins narrow,
   // colour bars thin (and left out where a figure has several: each panel prints or names its values on a tap).
@@ -92,7 +95,7 @@
     const n = labels.length;
     return {
       title: { text: title }, tickmode: "array", tickvals: [...Array(n).keys()], ticktext: labels,
-      tickfont: { size: (size || (n <= 20 ? 12 : n <= 32 ? 10 : 8)) * (state.present ? 1.5 : 1) }, showgrid: false,
+      tickfont: { size: state.present ? 24 : (size || (n <= 20 ? 12 : n <= 32 ? 10 : 8)) }, showgrid: false,
       zeroline: false,
     };
   }
@@ -159,9 +162,13 @@
     const kTitle = kind === "decoder" ? "key: decoder input token" : "key: source token";
     fig.layout.xaxis = Object.assign(tokenAxis(ticks(bank, k), kTitle), { tickangle: -60, side: "bottom", constrain: "domain" });
     fig.layout.yaxis = Object.assign(tokenAxis(ticks(bank, q), qTitle), { autorange: "reversed", scaleanchor: "x", constrain: "domain" });
+    if (state.present) {  // the cells fill the screen (square cells would leave most of it empty) and the labels stand upright
+      delete fig.layout.yaxis.scaleanchor;
+      fig.layout.xaxis.tickangle = kind === "decoder" || bank[k].length > 14 ? -45 : 0;
+    }
     const n = Math.max(bank[q].length, bank[k].length);
     const size = Math.round(Math.min(900, Math.max(420, 22 * n + 160)));
-    return plot(base(fig, TITLE[kind] + ", layer " + layer + ", " + which + " — " + caption(bank) + "<br><sup>" + sub(bank, kind) + "</sup>", size));
+    return plot(base(fig, TITLE[kind] + ", layer " + layer + ", " + which + " — " + caption(bank) + "<br><sup>" + sub(bank, kind) + "</sup>", size, true));
   }
 
   function grid(rows, cols, titles, hgap, vgap) {
@@ -286,7 +293,7 @@
       layout.xaxis.tickvals = bars.concat([bars.length]); layout.xaxis.ticktext = st.top.concat([st.chosen + " (chosen)"]);
     }
     const words = prefix.join(" ");
-    return plot(base({ data: data, layout: layout }, "Decoding step " + t + ": after “" + words + "” → " + st.chosen + " — " + caption(bank), 760));
+    return plot(base({ data: data, layout: layout }, "Decoding step " + t + ": after “" + words + "” → " + st.chosen + " — " + caption(bank), 760, true));
   }
 
   // The "not translated yet" line: compares the text box, the model and the decoding options that matter for the
@@ -450,7 +457,7 @@
   let peKey = null, peFigures = null;
   function positional(bank, length, dims) {
     if (!bank || !bank.pe) return [empty(), empty(), empty()];
-    const key = JSON.stringify([bank.pe, length, dims]);
+    const key = JSON.stringify([bank.pe, length, dims, state.present, narrow()]);
     if (key !== peKey) { peFigures = positionalFigures(bank, length, dims); peKey = key; }
     return peFigures;
   }
@@ -464,7 +471,7 @@
       data: [{ type: "heatmap", z: rows, colorscale: RDBU, zmid: 0, colorbar: { title: { text: "value" } },
         hovertemplate: "position %{y}<br>dimension %{x}<br>PE = %{z:.4f}<extra></extra>" }],
       layout: { xaxis: { title: { text: "dimension i of d_model" } }, yaxis: { title: { text: "position (token index)" }, autorange: "reversed" } },
-    }, "Positional encoding (" + formula + "): " + s.n + " positions x " + d + " dimensions" + model, 520);
+    }, "Positional encoding (" + formula + "): " + s.n + " positions x " + d + " dimensions" + model, 520, true);
     const pos = [...Array(s.n).keys()];
     const waves = base({
       data: s.dims.map((k, i) => ({ type: "scatter", mode: "lines", x: pos, y: rows.map((r) => r[k]), line: { color: COLOURS[i % COLOURS.length], dash: DASHES[i % DASHES.length] },

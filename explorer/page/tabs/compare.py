@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gradio as gr
 
+from explorer.api.beyond import suggested_corruption
 from explorer.api.handlers import AVERAGE, KIND_LABELS
 from explorer.page import texts, ui
 from explorer.page.tabs.common import MODEL_WORK, PRIVATE, Page, opened, tab_intro
@@ -14,8 +15,10 @@ from explorer.serving import limits
 def build(p: Page) -> None:
     with gr.Tab("Compare", id="compare") as tab:
         tab_intro("compare", texts.COMPARE)
-        p.text_b = gr.Textbox(texts.COMPARE_B, label="Second sentence", max_length=limits.MAX_CHARS,
-                              elem_id="sentence-b")
+        # the sentence shown on opening with one word changed (girl -> boy), as the tab suggests; else the classic pair
+        one_word = suggested_corruption(p.text.value, p.model_name)
+        p.text_b = gr.Textbox(one_word if one_word != p.text.value else texts.COMPARE_B, label="Second sentence",
+                              max_length=limits.MAX_CHARS, elem_id="sentence-b")
         with gr.Row():
             p.c_kind = gr.Radio(list(KIND_LABELS), value="Encoder self-attention", label="Attention type",
                                 elem_id="compare-kind")

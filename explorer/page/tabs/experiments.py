@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import gradio as gr
 
-from explorer.api.handlers import ablation_presets, default_ablation, head_names
+from explorer.api.handlers import DEFAULT_PRESET, ablation_presets, default_ablation, head_names
 from explorer.page import texts, ui
 from explorer.page.tabs.common import MODEL_WORK, PRIVATE, Page, opened, tab_intro
 
@@ -13,7 +13,7 @@ from explorer.page.tabs.common import MODEL_WORK, PRIVATE, Page, opened, tab_int
 def build(p: Page) -> None:
     with gr.Tab("Experiments", id="experiments") as tab:
         tab_intro("experiments", texts.EXPERIMENTS)
-        p.preset = gr.Dropdown(list(ablation_presets(p.tr)), value=None,
+        p.preset = gr.Dropdown(list(ablation_presets(p.tr)), value=DEFAULT_PRESET,  # its heads are the ones ticked
                                label="Pick a group of heads (or tick them below)", elem_id="ablation-preset")
         p.heads_off = gr.CheckboxGroup(head_names(p.tr), value=default_ablation(p.tr), label="Heads to switch off",
                                        elem_id="heads-off")
@@ -31,3 +31,4 @@ def build(p: Page) -> None:
     run.click(ui.ablate, [p.shown, p.heads_off], [p.ablation_text, p.before, p.after, p.effect_plot, p.diff_plot],
               **MODEL_WORK, **PRIVATE)
     p.preset.input(ui.ablation_preset, [p.shown, p.preset], p.heads_off, **PRIVATE)  # no model: names only
+    p.heads_off.input(None, None, p.preset, js="() => null", **PRIVATE)  # ticked by hand: no longer the named group

@@ -18,7 +18,8 @@ def build(p: Page) -> None:
             p.pe_dims = gr.Textbox("0, 1, 10, 11, 60, 61", label="Dimensions to draw", elem_id="pe-dims")
         p.pe_table = gr.Plot(label="PE matrix", elem_id="pe-table")
         p.pe_waves = gr.Plot(label="Dimensions as waves", elem_id="pe-waves")
-        p.pe_sim, p.pe_sentence = gr.Plot(label="Similarity"), gr.Plot(label="Your sentence", elem_id="pe-sentence")
+        p.pe_sim = gr.Plot(label="Similarity", elem_id="pe-sim")
+        p.pe_sentence = gr.Plot(label="Your sentence", elem_id="pe-sentence")
     opened(tab, "pe", p)
 
     for c in (p.pe_len, p.pe_dims):

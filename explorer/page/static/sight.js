@@ -1,0 +1,142 @@
+// The view in sight (issue 35): a student following a class is shown the view the teacher opened, scrolled into
+// sight under the class banner; and every figure's titles are fitted to its width, measured as drawn (a line that
+// runs past the figure's edge is broken at spaces and the top margin grows to hold it): a phone's figures, and the
+// half-width ones beside each other on a laptop.
+// Loaded after views.js, links.js and present.js; wraps AE.follow (links.js), which class.js calls.
+(function () {
+  const AE = window.AE;
+  // a tab's main view: what a follower is shown when the teacher opens the tab (the tab itself where it has none)
+  const VIEWS = { attend: "heatmap", steps: "step-plot", pe: "pe-table", inside: "inside-plot", compare: "compare-view" };
+  const viewOf = (tab) => document.getElementById(VIEWS[tab] || "tabs");
+
+  // the class banner's bottom edge (0 without one): a view is placed below it, never under it
+  function bannerBottom() {
+    const b = document.getElementById("class-banner");
+    return b && b.classList.contains("ae-class-on") ? Math.max(0, b.getBoundingClientRect().bottom) : 0;  // fixed: no offsetParent
+  }
+
+  // how much of the element is in sight: its visible height over the height it could show (the screen below the banner)
+  function inSight(el) {
+    const r = el.getBoundingClientRect(), top = bannerBottom(), room = window.innerHeight - top;
+    const seen = Math.min(r.bottom, window.innerHeight) - Math.max(r.top, top);
+    return Math.max(0, seen) / Math.max(1, Math.min(r.height, room));
+  }
+
+  function bring(el) {
+    const y = el.getBoundingClientRect().top + window.scrollY - bannerBottom() - 6;
+    window.scrollTo({ top: Math.max(0, y), behavior: "instant" });
+  }
+
+  // the student's own hand on the page (a scroll, a key, a tap: the lesson, a tab) ends the bringing: a follower may
+  // still look around (a script's click() sends no pointerdown)
+  let touched = 0;
+  ["wheel", "touchmove", "keydown", "pointerdown"].forEach((type) => window.addEventListener(type, () => { touched = Date.now(); }, { passive: true }));
+
+  // A followed view that opens another tab (or the first view a student is shown): its main view is brought into
+  // sight, and kept there while the page settles (a new sentence is translated first; the figures above may change
+  // height), for at most 12 s.
+  let lastTab = null, poll = null;
+  const follow = AE.follow;
+  AE.follow = (query) => {
+    const tab = new URLSearchParams(query).get("tab") || "attend";
+    const fresh = tab !== lastTab;
+    lastTab = tab;
+    follow(query);
+    if (!fresh) return;
+    if (poll) clearInterval(poll);
+    const start = Date.now();
+    let placed = false;  // its top put under the banner once, then kept in sight
+    poll = setInterval(() => {
+      if (touched > start || Date.now() - start > 12000) { clearInterval(poll); poll = null; return; }
+      const el = viewOf(tab);
+      if (AE.state.tab !== tab || !el || el.offsetParent === null) return;
+      if (!placed || inSight(el) < 0.6) bring(el);
+      placed = true;
+    }, 400);
+  };
+
+  // -- titles fitted to their figure ---------------------------------------------------------------------------
+  const visible = (s) => String(s).replace(/<[^>]*>/g, "");
+
+  // A title's lines, each with its width in "main-title characters" (a <sup> line's type is about 0.7 as wide).
+  function lines(text) {
+    let inSup = false;
+    return String(text).split("<br>").map((line) => {
+      const sup = inSup || line.includes("<sup>");
+      inSup = sup && !line.includes("</sup>");
+      return { line, sup, len: visible(line).length * (sup ? 0.7 : 1) };
+    });
+  }
+
+  function wrapLine(line, n) {  // broken at spaces into lines of at most n visible characters
+    const out = [];
+    let cur = "", seen = 0;
+    line.split(" ").forEach((word) => {
+      const len = visible(word).length;
+      if (seen && seen + 1 + len > n) { out.push(cur); cur = word; seen = len; } else { cur = seen ? cur + " " + word : word; seen += (seen ? 1 : 0) + len; }
+    });
+    out.push(cur);
+    return out.join("<br>");
+  }
+
+  // -> the text rewrapped to fit ``room`` px, or null when it fits (or cannot be made to)
+  function fitted(textEl, text, room) {
+    const w = textEl.getBoundingClientRect().width;
+    if (!text || w <= room || room < 40) return null;
+    const all = lines(text), longest = Math.max(...all.map((l) => l.len));
+    const n = Math.max(8, Math.floor(longest * room / w) - 1);  // main-title characters a line can hold
+    const out = all.map((l) => wrapLine(l.line, Math.floor(l.sup ? n / 0.7 : n))).join("<br>");
+    return out === text ? null : out;
+  }
+
+  function fit(el) {
+    const L = el.layout;
+    if (!L || !window.Plotly || AE.state.present) return;
+    const box = el.getBoundingClientRect();
+    if (!box.width) return;
+    const update = {};
+    let added = 0;
+    const title = el.querySelector(".gtitle"), text = typeof L.title === "string" ? L.title : (L.title || {}).text;
+    if (title) {
+      const t = title.getBoundingClientRect(), out = fitted(title, text, box.right - 4 - Math.max(t.left, box.left + 2));
+      if (out) {
+        update["title.text"] = out;
+        added = out.split("<br>").length - String(text).split("<br>").length;
+      }
+    }
+    (L.annotations || []).forEach((a, i) => {
+      const g = el.querySelector(".annotation[data-index='" + i + "'] .annotation-text");
+      if (!g || typeof a.text !== "string") return;
+      const r = g.getBoundingClientRect(), mid = (r.left + r.right) / 2;
+      const room = a.xanchor === "left" ? box.right - 4 - r.left : 2 * Math.min(mid - box.left, box.right - mid) - 8;
+      const out = fitted(g, a.text, room);
+      if (out) update["annotations[" + i + "].text"] = out;
+    });
+    Object.keys(L).filter((k) => /^xaxis\d*$/.test(k)).forEach((k) => {
+      const g = el.querySelector(".g-" + k.replace("axis", "") + "title text"), t = ((L[k] || {}).title || {}).text;
+      if (!g || !t) return;
+      const r = g.getBoundingClientRect(), mid = (r.left + r.right) / 2;  // centred on its axis, not on the figure
+      const out = fitted(g, t, 2 * Math.min(mid - box.left, box.right - mid) - 8);
+      if (out) update[k + ".title.text"] = out;
+    });
+    if (!Object.keys(update).length) return;
+    if (added > 0) update["margin.t"] = ((L.margin || {}).t || 80) + added * 24;  // a line of title text and a little more
+    try { window.Plotly.relayout(el, update); } catch (e) { /* not drawn yet: the next change tries again */ }
+  }
+
+  let pending = null;
+  function fitAll() {  // at every width: a half-width figure beside another (Experiments) is narrow too
+    pending = null;
+    document.querySelectorAll(".js-plotly-plot").forEach((el) => { if (el.offsetParent !== null) fit(el); });
+  }
+  const later = () => { if (!pending) pending = setTimeout(fitAll, 250); };
+  function start() {
+    if (!window.MutationObserver) return;
+    new MutationObserver(later).observe(document.body, { childList: true, subtree: true });
+    document.addEventListener("click", later, true);  // a tab opened: its figures get their width
+    window.addEventListener("resize", later);
+  }
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start); else start();
+
+  AE.sight = { inSight, bring, viewOf, fitAll };
+})();
