@@ -152,6 +152,14 @@
     });
   }
 
+  // a table that scrolls sideways on a phone (style.css) and a figure's table: reachable by Tab, so the arrow keys
+  // scroll them (WCAG 2.1.1; axe's scrollable-region-focusable)
+  function scrollables() {
+    document.querySelectorAll(".prose table:not([tabindex]), .ae-fig-table:not([tabindex])").forEach((el) => {
+      el.setAttribute("tabindex", "0");
+    });
+  }
+
   function plotToolbars() {
     // a plot's toolbar (zoom, pan, download as PNG: mouse tools) is no stop for the keyboard; "Show as table" is
     document.querySelectorAll(".modebar-btn:not([tabindex='-1'])").forEach((a) => a.setAttribute("tabindex", "-1"));
@@ -211,7 +219,7 @@
   let pending = false;
   function fix() {
     pending = false;
-    announcer(); skipLink(); classBanner(); headings(); liveRegions(); radioGroups(); plotToolbars(); tabArrows();
+    announcer(); skipLink(); classBanner(); headings(); liveRegions(); radioGroups(); plotToolbars(); scrollables(); tabArrows();
     const lesson = document.getElementById("ae-lesson");
     if (lesson && !lesson.getAttribute("role")) { lesson.setAttribute("role", "region"); lesson.setAttribute("aria-label", "Guided lesson"); }
     if (AE.figures) AE.figures.describe();
