@@ -147,6 +147,7 @@
     if (lesson.stop >= STOPS.length) { el.innerHTML = close + ending(); led(); return; }
     const stop = STOPS[lesson.stop], q = stop.ask(b);
     lesson.q = q;
+    lesson.asked = b;
     led(q);
     const buttons = q.options.map((o, i) => "<button class='ae-answer' data-i='" + i + "' onclick='AE.lesson.answer(" + i +
       ")'><b>" + LETTERS[i] + "</b> " + o + "</button>").join(" ");
@@ -239,7 +240,9 @@
   function refresh() {
     if (lesson.restart) { lesson.restart = false; start(); return; }
     if (lesson.stop >= 0 && lesson.stop < STOPS.length && body() && body().classList.contains("ae-docked")) {
-      lesson.answered = null;
+      // a new analysis asks the stop again; the same one (a view's chain ending after the student answered) keeps
+      // the answer and its feedback (views.js parses each analysis once: the same analysis is the same object)
+      if (!AE.current || AE.current() !== lesson.asked) lesson.answered = null;
       render();
     }
   }
