@@ -82,6 +82,14 @@ async def student(client: httpx.AsyncClient, url: str, code: str, heard: dict, e
         errors.append(repr(e)[:200])
 
 
+async def set_view(client: httpx.AsyncClient, url: str, room: dict, state: str, sent: dict, errors: list) -> None:
+    """The teacher's change of view: when it was sent (``sent[state]``), a refusal into ``errors``."""
+    sent[state] = time.perf_counter()
+    r = await client.post(f"{url}/class/{room['code']}/state", json={"key": room["key"], "state": state})
+    if r.status_code != 200:
+        errors.append(f"state {r.status_code}")
+
+
 async def teach(url: str, pid: int, rooms: int, per_room: int, changes: int, gap: float) -> dict:
     limits = httpx.Limits(max_connections=rooms * per_room + 20, max_keepalive_connections=rooms * per_room + 20)
     async with httpx.AsyncClient(timeout=120, limits=limits) as client:
@@ -113,11 +121,7 @@ async def teach(url: str, pid: int, rooms: int, per_room: int, changes: int, gap
         c0, t0 = cpu_s(pid), time.perf_counter()
         for i in range(changes):
             for j, room in enumerate(opened):
-                state = f"text=Change%20{i}%20room%20{j}&tab=steps&step={i % 5}"
-                sent[state] = time.perf_counter()
-                r = await client.post(f"{url}/class/{room['code']}/state", json={"key": room["key"], "state": state})
-                if r.status_code != 200:
-                    errors.append(f"state {r.status_code}")
+                await set_view(client, url, room, f"text=Change%20{i}%20room%20{j}&tab=steps&step={i % 5}", sent, errors)
             await asyncio.sleep(gap)
         await asyncio.sleep(1)
         c1, t1 = cpu_s(pid), time.perf_counter()
@@ -457,11 +461,7 @@ async def split_case(urls: list[str], students: int, changes: int, gap: float) -
         await asyncio.sleep(1)
         sent = {}
         for i in range(changes):
-            state = f"text=Split%20{i}&tab=steps"
-            sent[state] = time.perf_counter()
-            r = await client.post(f"{urls[0]}/class/{room['code']}/state", json={"key": room["key"], "state": state})
-            if r.status_code != 200:
-                errors.append(f"state {r.status_code}")
+            await set_view(client, urls[0], room, f"text=Split%20{i}&tab=steps", sent, errors)
             await asyncio.sleep(gap)
         await asyncio.sleep(1)
         await client.post(f"{urls[0]}/class/{room['code']}/end", json={"key": room["key"]})
