@@ -26,6 +26,7 @@ from explorer.api import endpoints  # noqa: E402
 from explorer.api.advice import CHIP_SHADES  # noqa: E402
 from explorer.api.handlers import AVERAGE, ablation_presets, examples_for, head_names, learned_tables, model_for, model_page  # noqa: E402
 from explorer.classroom.routes import ClassRoutes  # noqa: E402
+from explorer.i18n import gradio_i18n, page_catalogues  # noqa: E402
 from explorer.page import ui  # noqa: E402
 from explorer.page.tabs import attend, beyond, compare, experiments, inside, positional, steps, top  # noqa: E402
 from explorer.page.tabs import model as model_tab  # noqa: E402
@@ -44,7 +45,7 @@ EXPLORER = Path(__file__).parent / "explorer"
 PAGE_STATIC = EXPLORER / "page" / "static"
 # the browser's part of the page and of class rooms, inlined into the page's <head> (head_html)
 VIEWS_JS = "\n".join(path.read_text(encoding="utf-8") for path in (
-    *(PAGE_STATIC / name for name in ("views.js", "a11y.js", "figures.js", "links.js", "lesson.js", "present.js",
+    *(PAGE_STATIC / name for name in ("i18n.js", "views.js", "a11y.js", "figures.js", "links.js", "lesson.js", "present.js",
                                       "figure1.js", "sight.js")),
     EXPLORER / "classroom" / "static" / "class.js"))
 CSS = (PAGE_STATIC / "style.css").read_text(encoding="utf-8").removesuffix("\n")  # the page's styles
@@ -106,11 +107,21 @@ def head_html(rules: dict) -> str:
     """views.js, the examples, the learned positional tables (if a model has one) and what a link may hold, for the
     page's <head>."""
     examples = {name: examples_for(name) for name in available()}  # each model's own, clicked by index
-    return (f"<script>{VIEWS_JS}\nwindow.AE_EXAMPLES = {json.dumps(examples)};\n"
+    # the catalogues first: i18n.js runs first and every other script speaks through it
+    return (f"<script>window.AE_I18N = {json.dumps(page_catalogues(), ensure_ascii=False)};\n"
+            f"window.AE_GRADIO_CORE = {json.dumps(gradio_core())};\n{VIEWS_JS}\nwindow.AE_EXAMPLES = {json.dumps(examples)};\n"
             f"window.AE_PE_TABLES = {json.dumps(learned_tables(available()))};\n"
             f"window.AE_LINK_RULES = {json.dumps(rules)};\n"
             f"window.AE_MAX_CHARS = {limits.MAX_CHARS};\n"
             f"window.AE_UNSURE_P = {CHIP_SHADES[1][0]};</script>")  # below it a chip is "unsure" (api/advice.py)
+
+
+def gradio_core() -> str | None:
+    """The file name of Gradio's frontend module that holds its i18n locale (i18n.js sets it to the page's
+    language); None if this Gradio has no such file (the labels then follow the browser's language)."""
+    assets = Path(gr.__file__).parent / "templates" / "frontend" / "assets"
+    found = sorted(assets.glob("core-*.js"))
+    return found[0].name if len(found) == 1 else None
 
 
 def build() -> gr.Blocks:
@@ -236,6 +247,10 @@ def build() -> gr.Blocks:
         gr.Button(elem_id="ae-room-state", elem_classes=["ae-hidden"]).click(
             None, [p.shown, *view_state, *extra_in], None,
             js="(...v) => { AE.room.push(AE.linkQuery(...v, AE.NO_RUNS)); }", **PRIVATE)
+        # the language switch (i18n.js): the page reopens in the new language with its state in the link
+        gr.Button(elem_id="ae-lang-state", elem_classes=["ae-hidden"]).click(
+            None, [p.shown, *view_state, *extra_in], None, js="(...v) => { AE.langGo(AE.linkQuery(...v)); }",
+            **PRIVATE)
         gr.Button(elem_id="ae-room-share", elem_classes=["ae-hidden"]).click(
             None, [p.shown, *view_state, *extra_in], None, js="(...v) => { AE.room.share(AE.linkQuery(...v)); }",
             **PRIVATE)
@@ -259,7 +274,7 @@ def serve(demo: gr.Blocks, **kwargs):
     # CPU a second doing nothing, more with a class queued. Every 10 ms adds at most 10 ms before an event starts.
     demo._queue.sleep_when_free = limits.QUEUE_POLL_S
     demo._queue.__class__ = FairQueue  # long work: a few per client, dropped when nobody listens (serving/fair_queue.py)
-    return demo.launch(head=head_html(demo.link_rules), app_kwargs=app_kwargs, **LAUNCH, **kwargs)
+    return demo.launch(head=head_html(demo.link_rules), app_kwargs=app_kwargs, i18n=gradio_i18n(), **LAUNCH, **kwargs)
 
 
 if __name__ == "__main__":

@@ -26,7 +26,7 @@
   const RUNS = { ablation: ["run-ablation", "#ablation-text textarea"], attribute: ["run-attribute", "#attr-text textarea", "attr-box"],
     patch: ["run-patch", "#patch-text textarea", "patch-box"], prefix: ["run-prefix", "#prefix-text textarea", "whatif-box"],
     edit: ["run-edit", "#edit-text textarea", "whatif-box"], compare: ["run-compare", "#compare-view .js-plotly-plot"] };
-  const KNOWN = new Set([...REQUEST.map(([key]) => key), ...VIEW, "tab", "run", "class"]);
+  const KNOWN = new Set([...REQUEST.map(([key]) => key), ...VIEW, "tab", "run", "class", "lang"]);  // lang: i18n.js
   const isExtra = (key) => Object.prototype.hasOwnProperty.call(extraRules(), key);
   const quote = (v) => { const s = String(v); return "“" + esc(s.length > 30 ? s.slice(0, 30) + "…" : s) + "”"; };
   const esc = AE.esc;  // views.js's
@@ -305,6 +305,7 @@
       return el.value.trim() !== "" && !el.value.startsWith("Not run");
     });
     if (shownRuns.length && withRuns) params.set("run", shownRuns.join(","));
+    params.set("lang", AE.lang);  // a link opens in the language it was copied in; a room's view carries the teacher's
     return params.toString();
   }
   const NO_RUNS = "\u0000no-runs";
@@ -314,6 +315,7 @@
   // else only its view, inputs and results applied (the hidden #ae-follow-view runs Translate's after-chain).
   function follow(query) {
     link.follow = new URLSearchParams(query);
+    if (AE.langFollow(link.follow.get("lang"))) return;  // the class's language changed: the page reopens in it
     const button = document.getElementById("ae-follow-in");
     if (button) button.click();
   }

@@ -546,7 +546,7 @@
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", phoneServerFigures);
   else phoneServerFigures();
 
-  window.AE = { heatmap: fromBank(heatmap), modelView: fromBank(modelView), stats: fromBank(stats), step: fromBank(step),
+  window.AE = Object.assign(window.AE || {}, { heatmap: fromBank(heatmap), modelView: fromBank(modelView), stats: fromBank(stats), step: fromBank(step),
     status: fromBank(status), positional: fromBank(positional), peSentence: fromBank(peSentence), lens: fromBank(lens),
-    download, openTab, closeTab, refreshOpen, kindOf, headOf, state, parsed, esc, current: () => lastBank };
+    download, openTab, closeTab, refreshOpen, kindOf, headOf, state, parsed, esc, current: () => lastBank });
 })();
