@@ -125,3 +125,18 @@ def page_catalogues() -> dict[str, dict[str, str]]:
     """What the page's JavaScript reads (window.AE_I18N): every language's catalogue, English filled in for keys a
     language lacks (the parity test keeps that list empty)."""
     return {code: {**CATALOGUES[DEFAULT], **CATALOGUES[code]} for code in CATALOGUES}
+
+
+def label(key: str) -> Any:
+    """A component's label, info, placeholder, button or tab text, Markdown or HTML made at build time, as a Gradio
+    i18n key: the page shows it in its own language (the key must be in the catalogues)."""
+    from gradio.i18n import I18nData
+
+    CATALOGUES[DEFAULT][key]  # a key missing from English fails at start-up, not as a raw key on the page
+    return I18nData(key)
+
+
+def choices(pairs: list[tuple[str, str]]) -> list[tuple[Any, str]]:
+    """Radio / Dropdown choices: (catalogue key of what is shown, the value the code and links use, which stays the
+    same in every language)."""
+    return [(label(key), value) for key, value in pairs]
