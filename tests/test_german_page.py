@@ -36,7 +36,10 @@ SEEN = """() => {
   }
   document.querySelectorAll('[aria-label], [title], [placeholder], [alt]').forEach((el) => {
     if (skip(el) || !shown(el)) return;
-    for (const a of ['aria-label', 'title', 'placeholder', 'alt']) { const v = el.getAttribute(a); if (v && v.trim()) out.push(v.trim()); }
+    for (const a of ['aria-label', 'title', 'placeholder', 'alt']) {
+      const v = el.getAttribute(a);
+      if (v && v.trim()) out.push(v.trim());
+    }
   });
   const said = document.getElementById('ae-said');  // what the announcer says
   if (said && said.textContent.trim()) out.push(said.textContent.trim());
