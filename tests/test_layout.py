@@ -1,4 +1,4 @@
-"""explorer/ in four parts, imports pointing down only (explorer/__init__.py is the map), and app.py wires only.
+"""explorer/ in five parts, imports pointing down only (explorer/__init__.py is the map), and app.py wires only.
 
 Read from the source with ast, nothing imported: every import of every module under explorer/, also those inside
 functions, is checked against the parts its own part may use.
@@ -13,7 +13,8 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 EXPLORER = ROOT / "explorer"
 # what each part may import from explorer (besides itself)
-ALLOWED = {"serving": set(), "classroom": {"serving"}, "api": {"serving"}, "page": {"api", "serving"}}
+ALLOWED = {"i18n": set(), "serving": {"i18n"}, "classroom": {"serving", "i18n"}, "api": {"serving", "i18n"},
+           "page": {"api", "serving", "i18n"}}
 # a CSS rule: a selector's last character, then { property: value ... }
 CSS_RULE = re.compile(r"[\w\])*#.-]\s*\{\s*-*[a-z][\w-]*\s*:[^{}]*\}")
 
@@ -85,7 +86,7 @@ def test_the_check_sees_imports_of_every_form(tmp_path):
 
 
 def test_every_module_sits_in_a_part():
-    """Nothing but the map directly in explorer/; no folder there but the four parts."""
+    """Nothing but the map directly in explorer/; no folder there but the five parts."""
     assert [p.name for p in EXPLORER.glob("*.py")] == ["__init__.py"]
     folders = {p.name for p in EXPLORER.iterdir() if p.is_dir() and p.name != "__pycache__"}
     assert folders == set(ALLOWED)
