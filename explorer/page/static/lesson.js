@@ -14,8 +14,8 @@
   // Options: the right one among distinct others, in a fixed order (no randomness: the same sentence, the same stop,
   // the same order in every language, so that a class's answers count the same option whatever each page speaks):
   // numbers in numeric order, anything else by its language-free id (a token, or the option's English text). Each
-  // option is {id, text} (text: what the page shows) or a token string (its own id and text). They are labelled A-D
-  // (a number is never mistaken for an option's number).
+  // option is {id, text, lang?} (text: what the page shows, plain; lang: the sentence's language of a token) or a
+  // token string (its own id and text). They are labelled A-D (a number is never mistaken for an option's number).
   const LETTERS = "ABCD";
   const english = (key) => ((window.AE_I18N || {}).en || {})[key] || key;
   const said = (key) => ({ id: english(key), text: AE.t(key) });  // an option in words: sorted by its English text
@@ -30,7 +30,7 @@
     for (const o of others.map(item)) if (!all.some((a) => a.id === o.id) && all.length < 4) all.push(o);
     const order = all.every((o) => isNumber(o.id)) ? all.slice().sort((a, b) => Number(a.id) - Number(b.id))
       : all.slice().sort((a, b) => String(a.id).localeCompare(String(b.id), "en"));
-    return { options: order.map((o) => o.text), answer: order.indexOf(all[0]) };
+    return { options: order.map((o) => o.text), langs: order.map((o) => o.lang || ""), answer: order.indexOf(all[0]) };
   }
 
   // the sentence's own words inside the lesson's text carry their language (en-de: English source, German output)
@@ -38,6 +38,8 @@
     try { return JSON.parse(b.request || "{}").model === "en-de" ? ["en", "de"] : null; } catch (e) { return null; }
   };
   const inLang = (b, side) => (x) => { const l = langs(b); return l ? "<span lang='" + l[side] + "'>" + x + "</span>" : x; };
+  const langOf = (b, side) => (langs(b) || [])[side] || "";
+  const option = (q, i) => (q.langs[i] ? "<span lang='" + q.langs[i] + "'>" + q.options[i] + "</span>" : q.options[i]);
 
   const STOPS = [
     { title: "lesson.s1.title", look: "lesson.s1.look", recap: "lesson.s1.recap",
@@ -76,7 +78,8 @@
         const w = mean(heads, row), right = argmax(w.slice(0, b.src.length - 1));
         const order = w.map((x, j) => j).filter((j) => j !== right).sort((a, c) => w[c] - w[a]);
         const src = inLang(b, 0), tgt = inLang(b, 1);
-        const picked = [right, ...order.slice(0, 3)].map((j) => ({ id: b.src[j] + " (#" + j + ")", text: src(b.src[j]) + " (#" + j + ")" }));
+        const picked = [right, ...order.slice(0, 3)].map((j) => ({ id: b.src[j] + " (#" + j + ")", text: b.src[j] + " (#" + j + ")",
+          lang: langOf(b, 0) }));
         return Object.assign(options(picked[0], picked.slice(1)), {
           prompt: AE.t("lesson.s6.prompt", { row: tgt(b.tgt[row]), word: tgt(b.out[row]) }),
           explain: AE.t("lesson.s6.explain", { token: src(b.src[right]), weight: AE.num(w[right] / 1000, 2) }) });
@@ -95,7 +98,7 @@
         // the others: what else it considered at that step, as words (a piece that begins the model's own word, or
         // continues another, is no other answer)
         const others = st.top.filter((x) => starts(x) && !word.startsWith(x) && x !== st.chosen);
-        const tgt = inLang(b, 1), shown = (x) => ({ id: x, text: tgt(x) });
+        const tgt = inLang(b, 1), shown = (x) => ({ id: x, text: x, lang: langOf(b, 1) });
         const prefix = b.tgt.slice(0, at + 1).join(" ");
         const p = AE.num(st.pick >= 0 ? st.p[st.pick] : st.chosen_p, 2);
         return Object.assign(options(shown(word), others.map(shown)), {
@@ -140,13 +143,14 @@
     lesson.q = q;
     lesson.asked = b;
     led(q);
-    const buttons = q.options.map((o, i) => "<button class='ae-answer' data-i='" + i + "' onclick='AE.lesson.answer(" + i +
-      ")'><b>" + LETTERS[i] + "</b> " + o + "</button>").join(" ");
+    const buttons = q.options.map((_, i) => "<button class='ae-answer' data-i='" + i + "' onclick='AE.lesson.answer(" + i +
+      ")'><b>" + LETTERS[i] + "</b> " + option(q, i) + "</button>").join(" ");
     let reveal = "";
     if (lesson.answered !== null) {
       const right = lesson.answered === q.answer;
       reveal = "<div class='ae-reveal " + (right ? "ae-right" : "ae-wrong") + "'>" +
-        (right ? AE.t("lesson.right") : AE.t("lesson.wrong", { choice: q.options[lesson.answered] })) + " " + q.explain + "</div>";
+        (right ? AE.t("lesson.right") : AE.t("lesson.wrong", { choice: option(q, lesson.answered) })) + " " + q.explain +
+        "</div>";
     }
     const tally = AE.room && AE.room.revealed(stopKey());  // the class's answers, once the teacher reveals them
     if (tally) {
