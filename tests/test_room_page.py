@@ -35,7 +35,7 @@ global.fetch = async (url, opts) => { asked.push(url); const status = answers.sh
   return { ok: status === 200, status, json: async () => (status === 200 ? { open: true } : { error: "no" }) }; };
 global.localStorage = store({ "ae-teach": JSON.stringify({ code: "ABCDEF", key: "secret-key" }) });
 global.sessionStorage = store({});
-global.window = { AE: { esc: (s) => String(s) }, location: { search: "", origin: "http://x", pathname: "/" },
+global.window = { AE: { esc: (s) => String(s), t: (key) => key }, location: { search: "", origin: "http://x", pathname: "/" },
   addEventListener() {}, prompt: null };
 global.AE = window.AE;
 const realTimeout = setTimeout;

@@ -26,6 +26,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from explorer.classroom.store import RoomStore
+from explorer.i18n import DEFAULT, t
+from explorer.i18n import speaking as _speaking
 
 ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"  # no look-alikes: no 0/O, 1/I/L
 CODE_LEN = 6
@@ -51,7 +53,8 @@ ROOMS_PER_HOUR = 20  # rooms one address may open in an hour (a school's teacher
 RATE_KEYS = 20_000  # addresses (or ids) one rate table remembers; the least recently seen go first
 # the lesson's stops as its page names them (explorer/page/static/lesson.js: stopKey(), eight stops)
 STOPS = tuple(f"stop {i}" for i in range(1, 9))
-NOT_TEACHER_NICKS = {"teacher", "the teacher"}  # a student may not appear as the teacher
+# a student may not appear as the teacher (in any language the page speaks)
+NOT_TEACHER_NICKS = {"teacher", "the teacher", "lehrkraft", "die lehrkraft", "lehrer", "lehrerin"}
 # push streams (server-sent events) open at once: a student's page (and a reload's), the teacher's (projector and
 # laptop), a room, this process; the process's cap stays far below its file descriptors, so that a flood is refused
 # in words and the server's accept loop keeps its descriptors
@@ -77,13 +80,34 @@ def stop_name(value: object) -> str:
     """A lesson stop's name: one of the lesson's own (``STOPS``, "stop 1" to "stop 8"), nothing else."""
     name = clean(value, "stop", STOP_CHARS)
     if not re.fullmatch(r"[A-Za-z0-9 _-]+", name):
-        raise RoomError("A stop's name has only letters, digits, spaces, - and _.")
+        raise RoomError(t("class.err.stop_chars"))
     if name not in STOPS:
-        raise RoomError(f"The lesson has stops “{STOPS[0]}” to “{STOPS[-1]}” only.")
+        raise RoomError(t("class.err.stop_range", first=STOPS[0], last=STOPS[-1]))
     return name
 
 
-NOT_TEXT = "The {name} has a character that is not text (a lone surrogate): please type it again."
+FIELDS = {"nickname": "class.field.nickname", "note": "class.field.note", "view": "class.field.view",
+          "option": "class.field.option", "stop": "class.field.stop"}
+
+
+def field_name(name: str) -> str:
+    """A field's name as a refusal names it ("nickname", "note", "view", "option", "stop"), in the reader's language."""
+    return t(FIELDS[name]) if name in FIELDS else name
+
+
+# why a room ended: kept (and sent) as its English text, with its catalogue key beside it for each page's language
+ENDED_KEYS = ("class.ended.teacher", "class.ended.idle", "class.ended.gone", "class.ended.removed")
+
+
+def english(key: str, **values) -> str:
+    """The English text of ``key`` (what a room keeps: it is shown to everyone, each page in its own language)."""
+    with _speaking(DEFAULT):
+        return t(key, **values)
+
+
+def ended_key(text: str) -> str:
+    """The catalogue key of an ended room's English text ("" for another text): each page shows it in its language."""
+    return next((key for key in ENDED_KEYS if english(key) == text), "")
 
 
 def plain(value: str, name: str) -> str:
@@ -96,7 +120,7 @@ def plain(value: str, name: str) -> str:
     for c in value:
         kind = unicodedata.category(c)
         if kind == "Cs":
-            raise RoomError(NOT_TEXT.format(name=name))
+            raise RoomError(t("class.err.not_text", name=field_name(name)))
         if kind == "Cc" or kind in ("Zl", "Zp"):
             out.append(" ")
         elif kind != "Cf":
@@ -110,12 +134,12 @@ def clean(value: object, name: str, limit: int, empty: str | None = None) -> str
     if value is None:
         value = ""
     if not isinstance(value, str):
-        raise RoomError(f"The {name} must be text.")
+        raise RoomError(t("class.err.not_str", name=field_name(name)))
     if len(value) > limit:
-        raise RoomError(f"Please keep the {name} to {limit} characters; it has {len(value)}.")
+        raise RoomError(t("class.err.too_long", name=field_name(name), limit=limit, n=len(value)))
     text = plain(value, name).strip()
     if not text and empty is None:
-        raise RoomError(f"The {name} is empty.")
+        raise RoomError(t("class.err.empty", name=field_name(name)))
     return text or (empty or "")
 
 
@@ -217,6 +241,7 @@ class Room:
         """What one student's page needs: the teacher's view, the tallies revealed, their own answers, a shown view."""
         me = self.students.get(sid)
         return {"code": self.code, "version": self.version, "state": self.state, "ended": self.ended,
+                "ended_key": ended_key(self.ended) if self.ended else "",
                 "following": bool(me and me.following), "nick": me.nick if me else "",
                 "mine": {stop: votes[sid] for stop, votes in self.answers.items() if sid in votes},
                 "revealed": {stop: self.tally(stop) for stop in sorted(self.revealed)},
@@ -225,6 +250,7 @@ class Room:
     def for_teacher(self) -> dict:
         following = sum(s.following for s in self.students.values())
         return {"code": self.code, "version": self.teacher_version, "state": self.state, "ended": self.ended,
+                "ended_key": ended_key(self.ended) if self.ended else "",
                 "students": len(self.students), "following": following, "exploring": len(self.students) - following,
                 "tallies": {stop: self.tally(stop) for stop in sorted(self.answers)},
                 "revealed": sorted(self.revealed), "shown": self.shown, "lesson": self.stop,
@@ -287,9 +313,7 @@ class NoRoom(RoomError):
     def __init__(self, code: object):
         text = code.strip().upper() if isinstance(code, str) else ""
         shown = "".join(c for c in text if c in ALPHABET)[:CODE_LEN]
-        super().__init__(f"There is no class with the code “{shown}” that you can use: check the code, or ask your "
-                         "teacher for the link (a class ends when the teacher ends it or after 3 hours without "
-                         "activity; then join again).", 404)
+        super().__init__(t("class.err.no_room", code=shown), 404)
 
 
 class Rooms:
@@ -344,7 +368,7 @@ class Rooms:
         room = self.rooms.get(name)
         if data is None:
             if room is not None and not room.ended:  # ended elsewhere
-                room.ended = "The class ended."
+                room.ended = english("class.ended.gone")
                 room._save = None
                 room.wake()
                 self.rooms.pop(name, None)
@@ -364,7 +388,7 @@ class Rooms:
     # -- wrong codes, keys and ids: counted per address; past MISSES_PER_MIN every code route waits ----------------
     def guard(self, address: str) -> None:
         if self.misses.full("a:" + address):
-            raise RoomError("Too many wrong class codes from this address in a minute: wait a moment.", 429)
+            raise RoomError(t("class.err.misses"), 429)
 
     def missed(self, address: str) -> None:
         try:
@@ -379,14 +403,14 @@ class Rooms:
         words when one more would pass a cap (``who``'s, the room's, the process's)."""
         mine = self.streams.get(who, 0)
         if who.startswith("t:") and mine >= STREAMS_PER_TEACHER:
-            raise RoomError(f"The teacher's panel is open in {STREAMS_PER_TEACHER} pages already: close one.", 429)
+            raise RoomError(t("class.err.teacher_streams", n=STREAMS_PER_TEACHER), 429)
         if who.startswith("s:") and mine >= STREAMS_PER_STUDENT:
-            raise RoomError(f"This class is open in {STREAMS_PER_STUDENT} of your pages already: close one.", 429)
+            raise RoomError(t("class.err.student_streams", n=STREAMS_PER_STUDENT), 429)
         student = who.startswith("s:")  # the room's cap is its students' pages: the teacher's panel always opens
         if student and room.streams >= ROOM_STREAMS:
-            raise RoomError(f"This class has {ROOM_STREAMS} of its students' pages open already: close one.", 503)
+            raise RoomError(t("class.err.room_streams", n=ROOM_STREAMS), 503)
         if self.open_streams >= MAX_STREAMS:
-            raise RoomError("The server has as many classes' pages open as it can hold: try again in a minute.", 503)
+            raise RoomError(t("class.err.max_streams"), 503)
         self.streams[who] = mine + 1
         room.streams += student
         self.open_streams += 1
@@ -406,7 +430,7 @@ class Rooms:
         now = time.monotonic() if now is None else now
         for room in list(self.rooms.values()):
             if now - room.touched > IDLE_S:
-                self.close(room, "The class ended after 3 hours without activity.")
+                self.close(room, english("class.ended.idle"))
 
     def close(self, room: Room, why: str) -> None:
         room.ended = why
@@ -435,7 +459,7 @@ class Rooms:
         if not isinstance(key, str) or not hmac.compare_digest(digest(key), room.key_digest):
             raise NoRoom(code)
         if charge:
-            self.teachers.take("t:" + room.code, "Too many changes in a minute: wait a moment.")
+            self.teachers.take("t:" + room.code, t("class.err.teacher_rate"))
         return room
 
     def student(self, room: Room, sid: object, charge: bool = True) -> Student:
@@ -443,7 +467,7 @@ class Rooms:
         if student is None:
             raise NoRoom(room.code)
         if charge:
-            self.messages.take(sid, "Too many messages in a minute: wait a moment.")
+            self.messages.take(sid, t("class.err.student_rate"))
         return student
 
     # -- the teacher ---------------------------------------------------------------------------------------
@@ -451,8 +475,8 @@ class Rooms:
         """A new room -> (join code, the teacher's key)."""
         self.sweep()
         if len(self.rooms) >= MAX_ROOMS:
-            raise RoomError(f"{MAX_ROOMS} classes are open on this server: try again later.", 503)
-        self.opens.take("a:" + address, f"At most {ROOMS_PER_HOUR} classes an hour from one address.")
+            raise RoomError(t("class.err.max_rooms", n=MAX_ROOMS), 503)
+        self.opens.take("a:" + address, t("class.err.rooms_per_hour", n=ROOMS_PER_HOUR))
         while True:
             code = "".join(secrets.choice(ALPHABET) for _ in range(CODE_LEN))
             if code not in self.rooms and not (getattr(self.store, "shared", False) and self.store.get(code)):
@@ -490,15 +514,15 @@ class Rooms:
         none); with the teacher's own question there (its options' text and the right one) for the panel's tally."""
         room = self.teacher(code, key)
         if not isinstance(stop, int) or isinstance(stop, bool) or not -1 <= stop <= len(STOPS):
-            raise RoomError(f"The lesson's stop is a number from -1 to {len(STOPS)}.")
+            raise RoomError(t("class.err.lesson_stop", last=len(STOPS)))
         changed = stop != room.stop
         room.stop = stop
         if options is not None and 0 <= stop < len(STOPS):
             if not isinstance(options, list) or not 1 <= len(options) <= MAX_OPTIONS:
-                raise RoomError(f"A stop has 1 to {MAX_OPTIONS} options.")
+                raise RoomError(t("class.err.options", n=MAX_OPTIONS))
             texts = [clean(o, "option", OPTION_CHARS) for o in options]
             if not isinstance(answer, int) or isinstance(answer, bool) or not 0 <= answer < len(texts):
-                raise RoomError(f"The right answer must be an option from 0 to {len(texts) - 1}.")
+                raise RoomError(t("class.err.right_answer", last=len(texts) - 1))
             question = {"options": texts, "answer": answer}
             if room.questions.get(STOPS[stop]) != question and room.options.get(STOPS[stop], len(texts)) == len(texts):
                 room.questions[STOPS[stop]] = question
@@ -514,7 +538,7 @@ class Rooms:
         room = self.teacher(code, key)
         share = next((s for s in room.shares if s["id"] == share_id), None)
         if share is None:
-            raise RoomError("That view is no longer in the list.", 404)
+            raise RoomError(t("class.err.no_share"), 404)
         room.state = share["state"]
         room.shown = {"id": share["id"], "nick": share["nick"], "note": share["note"]}
         room.bump()
@@ -536,7 +560,7 @@ class Rooms:
         room = self.teacher(code, key)
         share = next((s for s in room.shares if s["id"] == share_id), None)
         if share is None:
-            raise RoomError("That view is no longer in the list.", 404)
+            raise RoomError(t("class.err.no_share"), 404)
         sid = share["sid"]
         room.students.pop(sid, None)
         for votes in room.answers.values():
@@ -550,7 +574,7 @@ class Rooms:
 
     @shared
     def end(self, code: object, key: object) -> None:
-        self.close(self.teacher(code, key), "The teacher ended the class.")
+        self.close(self.teacher(code, key), english("class.ended.teacher"))
 
     @shared
     def check(self, code: object, key: object = None, sid: object = None) -> Room:
@@ -565,15 +589,14 @@ class Rooms:
     # -- students ------------------------------------------------------------------------------------------
     @shared
     def join(self, code: object, nick: object = "", address: str = "") -> tuple[Room, Student]:
-        self.joins.take("a:" + address, "Too many joins from this address in a minute: wait a moment.")
+        self.joins.take("a:" + address, t("class.err.joins"))
         room = self.room(code)
         if len(room.students) >= MAX_STUDENTS:
-            raise RoomError(f"This class is full ({MAX_STUDENTS} students).", 403)
-        self.room_joins.take(f"{room.code}:{address}", f"{ROOM_JOINS_PER_MIN} students joined this class from this "
-                             "address in the last minute: wait a moment and join again.")
-        name = clean(nick, "nickname", NICK_CHARS, empty=f"Student {len(room.students) + 1}")
+            raise RoomError(t("class.err.full", n=MAX_STUDENTS), 403)
+        self.room_joins.take(f"{room.code}:{address}", t("class.err.room_joins", n=ROOM_JOINS_PER_MIN))
+        name = clean(nick, "nickname", NICK_CHARS, empty=t("class.student_nick", n=len(room.students) + 1))
         if " ".join(name.casefold().split()).strip(".:!-_ ") in NOT_TEACHER_NICKS:
-            raise RoomError("“Teacher” is the teacher's name in a class: please choose another nickname.")
+            raise RoomError(t("class.err.teacher_nick"))
         student = Student(secrets.token_urlsafe(12), name)
         room.students[student.sid] = student
         room.bump(follower=False)
@@ -595,11 +618,11 @@ class Rooms:
         self.student(room, sid)
         name = stop_name(stop)
         if not isinstance(options, int) or isinstance(options, bool) or not 1 <= options <= MAX_OPTIONS:
-            raise RoomError(f"A stop has 1 to {MAX_OPTIONS} options.")
+            raise RoomError(t("class.err.options", n=MAX_OPTIONS))
         if not isinstance(option, int) or isinstance(option, bool) or not 0 <= option < options:
-            raise RoomError(f"The answer must be an option from 0 to {options - 1}.")
+            raise RoomError(t("class.err.answer", last=options - 1))
         if room.options.setdefault(name, options) != options:
-            raise RoomError("That stop has a different number of options.")
+            raise RoomError(t("class.err.option_count"))
         votes = room.answers.setdefault(name, {})
         if sid not in votes:  # a later answer changes nothing, so it wakes nobody
             votes[sid] = option

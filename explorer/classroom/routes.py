@@ -32,7 +32,8 @@ import re
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from explorer.classroom.rooms import ROOMS, NoRoom, Room, RoomError, Rooms
+from explorer.classroom.rooms import ROOMS, NoRoom, Room, RoomError, Rooms, english
+from explorer.i18n import COOKIE, from_accept, known, num, speaking, t
 
 log = logging.getLogger("attention-explorer")
 PREFIX = "/class/"
@@ -62,20 +63,20 @@ async def read_json(receive) -> dict:
     while True:
         message = await receive()
         if message["type"] == "http.disconnect":
-            raise RoomError("The request was cut off.")
+            raise RoomError(t("class.err.cut_off"))
         chunk = message.get("body", b"")
         size += len(chunk)
         if size > MAX_BODY:
-            raise RoomError(f"A message to a class is at most {MAX_BODY:,} bytes.", 413)
+            raise RoomError(t("class.err.body", n=num(MAX_BODY, 0)), 413)
         chunks.append(chunk)
         if not message.get("more_body"):
             break
     try:
         data = json.loads(b"".join(chunks) or b"{}")
     except (ValueError, UnicodeDecodeError, RecursionError):  # RecursionError: thousands of nested [ or {
-        raise RoomError("The message is not JSON.") from None
+        raise RoomError(t("class.err.not_json")) from None
     if not isinstance(data, dict):
-        raise RoomError("The message must be a JSON object.")
+        raise RoomError(t("class.err.not_object"))
     return data
 
 
@@ -87,6 +88,17 @@ def query(scope) -> dict[str, str]:
 
 def headers_of(scope) -> dict[str, str]:
     return {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
+
+
+def language(scope) -> str | None:
+    """The language of the page that sent this request: its ``ae_lang`` cookie (explorer/i18n; i18n.js sets it), else
+    the browser's Accept-Language; None (English) for a client that sends neither."""
+    headers = headers_of(scope)
+    for part in headers.get("cookie", "").split(";"):
+        name, _, value = part.partition("=")
+        if name.strip() == COOKIE and known(value.strip().strip('"')):
+            return known(value.strip().strip('"'))
+    return from_accept(headers.get("accept-language"))
 
 
 def trusted_proxies() -> int:
@@ -117,7 +129,7 @@ def check_post(scope) -> None:
     """A POST to a class: JSON only, and from this server's own pages when a browser sent it (Origin)."""
     headers = headers_of(scope)
     if headers.get("content-type", "").split(";")[0].strip().lower() != "application/json":
-        raise RoomError("A message to a class is sent as application/json.", 415)
+        raise RoomError(t("class.err.content_type"), 415)
     origin = headers.get("origin")
     if origin is None:
         return  # no browser sends a POST without it: curl, a script
@@ -126,14 +138,14 @@ def check_post(scope) -> None:
     hosts = {headers.get("host", ""), headers.get("x-forwarded-host", "")}
     m = re.fullmatch(r"https?://([^/\s?#]{1,200})", origin)
     if not m or m.group(1) not in hosts - {""}:
-        raise RoomError("Messages to a class come only from this server's own pages.", 403)
+        raise RoomError(t("class.err.origin"), 403)
 
 
 def qr_svg(url: str) -> bytes:
     import segno
 
     out = io.BytesIO()
-    segno.make(url, error="m").save(out, kind="svg", scale=10, border=2, xmldecl=False, title="Join the class")
+    segno.make(url, error="m").save(out, kind="svg", scale=10, border=2, xmldecl=False, title=t("class.qr_title"))
     return out.getvalue()
 
 
@@ -143,7 +155,7 @@ def join_url(scope, origin: str, code: str) -> str:
     host = headers.get("x-forwarded-host") or headers.get("host", "")
     m = re.fullmatch(r"(https?)://([^/\s?#]{1,200})", origin or "")
     if not m or m.group(2) != host:
-        raise RoomError("The origin must be this server's own address.")
+        raise RoomError(t("class.err.qr_origin"))
     return f"{origin}/?class={code}"
 
 
@@ -214,14 +226,15 @@ class ClassRoutes:
         client = address(scope, self.trusted)
         if self.rooms.loop is None:  # changes another process publishes are applied on this loop (redis_store.py)
             self.rooms.loop = asyncio.get_running_loop()
-        try:
-            await self.route(scope, receive, send, scope.get("method", ""), path[len(PREFIX):].strip("/").split("/"),
-                             client)
-        except RoomError as e:
-            if isinstance(e, NoRoom):
-                self.rooms.missed(client)
-            log.info("class: refused %s %s: %s", scope.get("method"), path[:60], str(e)[:120])
-            await reply(send, e.status, {"error": str(e)})
+        with speaking(language(scope)):  # what this request's page reads is in its language
+            try:
+                await self.route(scope, receive, send, scope.get("method", ""),
+                                 path[len(PREFIX):].strip("/").split("/"), client)
+            except RoomError as e:
+                if isinstance(e, NoRoom):
+                    self.rooms.missed(client)
+                log.info("class: refused %s %s: %s", scope.get("method"), path[:60], str(e)[:120])
+                await reply(send, e.status, {"error": str(e)})
 
     async def route(self, scope, receive, send, method: str, parts: list[str], client: str) -> None:
         rooms = self.rooms
@@ -231,7 +244,7 @@ class ClassRoutes:
             code, key = rooms.open(client)
             return await reply(send, 200, {"code": code, "key": key})
         if len(parts) != 2:
-            raise RoomError("No such class address.", 404)
+            raise RoomError(t("class.err.no_address"), 404)
         code, action = parts
         rooms.guard(client)  # every route that takes a code: past MISSES_PER_MIN wrong ones, a wait
         if method == "GET" and action == "events":
@@ -240,7 +253,8 @@ class ClassRoutes:
             rooms.student(room, sid, charge=False)
             def mine() -> dict:  # a student the teacher removed hears it once, and their stream ends
                 return room.for_student(sid) | ({} if sid in room.students or room.ended else
-                                                {"ended": "The teacher removed you from the class."})
+                                                {"ended": english("class.ended.removed"),
+                                                 "ended_key": "class.ended.removed"})
 
             with rooms.streaming(room, "s:" + sid):
                 return await stream(receive, send, room, mine, lambda: room.version)
@@ -253,7 +267,7 @@ class ClassRoutes:
             return await reply(send, 200, qr_svg(join_url(scope, query(scope).get("origin", ""), room.code)),
                                b"image/svg+xml")
         if method != "POST":
-            raise RoomError("No such class address.", 404)
+            raise RoomError(t("class.err.no_address"), 404)
         data = await read_json(receive)
         data["code"] = code
         if action == "join":
@@ -270,4 +284,4 @@ class ClassRoutes:
         if action in STUDENT:
             room = STUDENT[action](rooms, data)
             return await reply(send, 200, room.for_student(data.get("sid")))
-        raise RoomError("No such class action.", 404)
+        raise RoomError(t("class.err.no_action"), 404)

@@ -1,5 +1,7 @@
 """The few lines for a learner that open every tab: what is shown, the formula, one thing to try."""
 
+from explorer.i18n import rendered, t
+
 INTRO = """**Attention Explorer** · type an English sentence: a small Transformer of our own (the one of *Attention Is All
 You Need*) translates it into German, and each tab below shows one step inside it."""
 
@@ -51,11 +53,10 @@ looks at the same few English tokens (often the full stop or the end of sentence
 frequent words; as the validation loss falls, the rows find their English words and a diagonal-like alignment
 forms. **Try:** a sentence of your own, then the slider from left to right; then one head of the first layer."""
 
-LESSON_START = """<div id="ae-lesson"><p>From tokens to decoding in eight stops, each on the sentence you translated. At
-each stop the right view opens and a question comes <i>before</i> the answer: predict, then see what the model
-really did, then your score. Tap an answer (or keys A-D), ← → to move.</p>
-<button id="ae-lesson-start" onclick="AE.lesson.start()">Start the
-lesson</button></div>"""
+# the guided lesson's fold before it starts (explorer/page/static/lesson.js draws into #ae-lesson), in every language
+LESSON_START = rendered("lesson.start.html", lambda: (
+    f'<div id="ae-lesson"><p>{t("lesson.intro")}</p>\n'
+    f'<button id="ae-lesson-start" onclick="AE.lesson.start()">{t("lesson.start_button")}</button></div>'))
 
 COMPARE = """**What you see:** the sentence shown above and a second one, side by side, the same attention type, layer
 and head, on **one colour scale**: the same colour is the same weight in both. **Try:** translate *The animal didn't

@@ -15,11 +15,11 @@
       r = await fetch("/class/" + path, { method: "POST", headers: { "content-type": "application/json" },
         body: JSON.stringify(body || {}) });
     } catch (e) {
-      throw new Error("The server cannot be reached.");
+      throw new Error(AE.t("class.unreachable"));
     }
     const answer = await r.json().catch(() => ({}));
     if (!r.ok) {
-      const e = new Error(answer.error || "The server answered " + r.status + ".");
+      const e = new Error(answer.error || AE.t("class.answered", { status: r.status }));
       e.status = r.status;
       throw e;
     }
@@ -41,7 +41,7 @@
     if (!el.querySelector(".ae-class-retry")) {
       el.insertAdjacentHTML("afterbegin", "<div class='ae-status ae-stale ae-class-retry'></div>");
     }
-    el.querySelector(".ae-class-retry").textContent = message + " Trying again in " + Math.round(room.retryMs / 1000) + " s.";
+    el.querySelector(".ae-class-retry").textContent = AE.t("class.retry_in", { message, s: Math.round(room.retryMs / 1000) });
     room.retry = setTimeout(() => { room.retry = null; listen(); }, room.retryMs);
   }
 
@@ -58,7 +58,7 @@
   const BACK_NOTE_MS = 6000;
   function backNote() {
     return room.backNote && Date.now() - room.backNote < BACK_NOTE_MS ?
-      " <span class='ae-class-back'>Connected again: the class goes on.</span>" : "";
+      " <span class='ae-class-back'>" + AE.t("class.back_again") + "</span>" : "";
   }
 
   // the server cannot be reached for now (a restart, a dropped connection): the browser tries again by itself
@@ -68,8 +68,7 @@
     if (!el.querySelector(".ae-class-retry")) {
       el.insertAdjacentHTML("afterbegin", "<div class='ae-status ae-stale ae-class-retry'></div>");
     }
-    el.querySelector(".ae-class-retry").textContent = "Reconnecting to the class… (the server cannot be reached; " +
-      "this page tries again by itself)";
+    el.querySelector(".ae-class-retry").textContent = AE.t("class.reconnecting");
   }
 
   // the address bar names the room this page is in (a reload stays in it)
@@ -100,10 +99,19 @@
     const el = box(room.role === "teacher" ? "class-panel" : "class-banner");
     el.classList.add("ae-class-on");
     el.innerHTML = "<div class='ae-status ae-stale'>" + esc(message) + "</div>" + (room.role === "teacher" ?
-      "<button onclick='AE.room.teach(true)'>Start a new class</button>" :
-      "<label>Join a class: <input id='class-join-code' maxlength='6' size='7' autocapitalize='characters'></label> " +
-      "<button onclick='AE.room.joinCode()'>Join</button> <button onclick='AE.room.leave()'>Close</button>");
+      "<button onclick='AE.room.teach(true)'>" + AE.t("class.new_class") + "</button>" :
+      "<label>" + AE.t("class.join_label") + " <input id='class-join-code' maxlength='6' size='7' autocapitalize='characters'></label> " +
+      "<button onclick='AE.room.joinCode()'>" + AE.t("class.join") + "</button> <button onclick='AE.room.leave()'>" + AE.t("class.close") +
+      "</button>");
   }
+
+  // why the room ended, in this page's language: the server sends the English words and their catalogue key
+  const why = (d) => (d.ended_key ? AE.t(d.ended_key) : d.ended);
+  // a lesson stop as the room names it ("stop 3"), in this page's words
+  const stopName = (stop) => {
+    const n = /^stop (\d+)$/.exec(String(stop));
+    return n ? AE.t("class.stop", { n: n[1] }) : String(stop);
+  };
 
   function close() {
     if (room.source) room.source.close();
@@ -117,7 +125,7 @@
   function ended(message) {
     close();
     if (room.role === "teacher") localStorage.removeItem("ae-teach");
-    say(message + (room.role === "student" ? " Your own view stays on this page (Copy link keeps it)." : ""));
+    say(room.role === "student" ? AE.t("class.ended_student", { message }) : message);
   }
 
   // -- the teacher ---------------------------------------------------------------------------------------------
@@ -138,7 +146,7 @@
     es.addEventListener("room", (e) => {
       heard();
       room.data = JSON.parse(e.data);
-      if (room.data.ended) { ended(room.data.ended); return; }
+      if (room.data.ended) { ended(why(room.data)); return; }
       nameRoom(room.data.code);
       const shownId = room.data.shown ? room.data.shown.id : null;
       if (!room.restored || (shownId && shownId !== room.shownId)) {  // a reload, or Show to everyone
@@ -151,8 +159,8 @@
     es.onerror = async () => {
       if (es.readyState === 0 && !room.leaving && room.source === es) reconnecting();
       if (es.readyState !== 2 || room.leaving || room.source !== es) return;
-      if (await gone({ key: room.key })) ended("This class is no longer on the server (it ended, or the server restarted).");
-      else if (room.role === "teacher" && !room.leaving) retry(listenTeacher, "The class's panel could not be reached.");
+      if (await gone({ key: room.key })) ended(AE.t("class.gone_teacher"));
+      else if (room.role === "teacher" && !room.leaving) retry(listenTeacher, AE.t("class.panel_unreachable"));
     };
     // the teacher's view, sent when it changes: a hidden button's event reads it from the page (no server request)
     room.timer = setInterval(() => { const b = document.getElementById("ae-room-state"); if (b) b.click(); }, 400);
@@ -187,14 +195,14 @@
   // meaning there escaped (so that no entity can close the string or the attribute)
   const attr = (v) => esc(JSON.stringify(String(v))).replace(/'/g, "&#39;");
 
-  function tallyLine(t) {
-    const q = room.data && room.data.questions ? room.data.questions[t.stop] : null;
-    if (q && q.options.length === t.counts.length) {  // the options' text, the right one marked after Reveal
-      return "<ol class='ae-class-options'>" + t.counts.map((n, i) => "<li" + (q.answer === i ? " class='ae-right'" : "") +
+  function tallyLine(tally) {
+    const q = room.data && room.data.questions ? room.data.questions[tally.stop] : null;
+    if (q && q.options.length === tally.counts.length) {  // the options' text, the right one marked after Reveal
+      return "<ol class='ae-class-options'>" + tally.counts.map((n, i) => "<li" + (q.answer === i ? " class='ae-right'" : "") +
         "><b>" + "ABCDEFGH"[i] + "</b> " + esc(q.options[i]) + ": <b>" + n + "</b>" +
-        (q.answer === i ? " ✓ the model's answer" : "") + "</li>").join("") + "</ol>";
+        (q.answer === i ? " ✓ " + AE.t("class.models_answer") : "") + "</li>").join("") + "</ol>";
     }
-    return t.counts.map((n, i) => "<b>" + "ABCDEFGH"[i] + "</b> " + n).join(" · ");
+    return tally.counts.map((n, i) => "<b>" + "ABCDEFGH"[i] + "</b> " + n).join(" · ");
   }
 
   // the teacher's lesson: where it is, and the question there (for the tally), posted when it changed
@@ -215,24 +223,28 @@
     el.classList.add("ae-class-on");
     const origin = window.location.origin;
     const join = origin + window.location.pathname + "?class=" + d.code;
-    const stops = Object.values(d.tallies).map((t) => "<li>" + esc(t.stop) + ": " + t.answered + " answered — " +
-      tallyLine(t) + (d.revealed.includes(t.stop) ? " <i>(shown to the class)</i>" :
-        " <button onclick='AE.room.reveal(" + attr(t.stop) + ")'>Reveal to the class</button>") +
-      "</li>").join("");
+    const stops = Object.values(d.tallies).map((n) => "<li>" + esc(stopName(n.stop)) + ": " +
+      AE.t("class.answered_count", { n: n.answered }) + " — " + tallyLine(n) + (d.revealed.includes(n.stop) ?
+        " <i>" + AE.t("class.revealed") + "</i>" : " <button onclick='AE.room.reveal(" + attr(n.stop) + ")'>" + AE.t("class.reveal") +
+        "</button>") + "</li>").join("");
     const shares = d.shares.slice().reverse().map((s) => "<li><b>" + esc(s.nick) + "</b>" + (s.note ? ": " + esc(s.note) : "") +
-      " <button onclick='AE.room.show(" + attr(s.id) + ")'>Show to everyone</button>" +
-      " <button onclick='AE.room.remove(" + attr(s.id) + ")'>Remove this student</button></li>").join("");
-    el.innerHTML = "<div class='ae-class-head'><span>Class code</span> <b id='class-code'>" + esc(d.code) + "</b>" +
-      " <span class='ae-class-count'>" + d.students + " student" + (d.students === 1 ? "" : "s") + ": " + d.following +
-      " following, " + d.exploring + " exploring on their own</span></div>" +
-      "<img class='ae-qr' alt='QR code of the join link' src='/class/" + encodeURIComponent(d.code) + "/qr.svg?origin=" +
-      encodeURIComponent(origin) + "'><p class='ae-join'>Join: <a href='" + esc(join) + "' target='_blank'>" + esc(join) +
-      "</a></p>" + (d.shown ? "<p class='ae-shown' id='class-showing'>Everyone sees " + esc(d.shown.nick) + "'s view" +
-        (d.shown.note ? " — " + esc(d.shown.note) : "") + " (your page shows it too; change anything to lead again)</p>" :
-        "<p class='ae-join' id='class-showing'>Everyone following sees your view.</p>") + backNote() +
-      "<p><button onclick='AE.room.back()'>Bring everyone back</button> <button onclick='AE.room.end()'>End the class</button></p>" +
-      (stops ? "<p><b>Lesson answers</b></p><ul id='class-tally'>" + stops + "</ul>" : "<p class='ae-join'>Lesson answers appear here as students answer.</p>") +
-      (shares ? "<p><b>Views sent to you</b></p><ul id='class-shares'>" + shares + "</ul>" : "");
+      " <button onclick='AE.room.show(" + attr(s.id) + ")'>" + AE.t("class.show") + "</button>" +
+      " <button onclick='AE.room.remove(" + attr(s.id) + ")'>" + AE.t("class.remove") + "</button></li>").join("");
+    const counts = { n: d.students, following: d.following, exploring: d.exploring };
+    el.innerHTML = "<div class='ae-class-head'><span>" + AE.t("class.code") + "</span> <b id='class-code'>" + esc(d.code) + "</b>" +
+      " <span class='ae-class-count'>" + (d.students === 1 ? AE.t("class.count_one", counts) : AE.t("class.count_many", counts)) +
+      "</span></div>" +
+      "<img class='ae-qr' alt='" + esc(AE.t("class.qr_alt")) + "' src='/class/" + encodeURIComponent(d.code) + "/qr.svg?origin=" +
+      encodeURIComponent(origin) + "'><p class='ae-join'>" + AE.t("class.join_link") + " <a href='" + esc(join) + "' target='_blank'>" +
+      esc(join) + "</a></p>" + (d.shown ? "<p class='ae-shown' id='class-showing'>" + (d.shown.note ?
+        AE.t("class.everyone_sees_note", { nick: esc(d.shown.nick), note: esc(d.shown.note) }) :
+        AE.t("class.everyone_sees", { nick: esc(d.shown.nick) })) + "</p>" :
+        "<p class='ae-join' id='class-showing'>" + AE.t("class.your_view") + "</p>") + backNote() +
+      "<p><button onclick='AE.room.back()'>" + AE.t("class.bring_back") + "</button> <button onclick='AE.room.end()'>" + AE.t("class.end") +
+      "</button></p>" +
+      (stops ? "<p><b>" + AE.t("class.answers") + "</b></p><ul id='class-tally'>" + stops + "</ul>" :
+        "<p class='ae-join'>" + AE.t("class.answers_empty") + "</p>") +
+      (shares ? "<p><b>" + AE.t("class.shares") + "</b></p><ul id='class-shares'>" + shares + "</ul>" : "");
   }
 
   // -- students ------------------------------------------------------------------------------------------------
@@ -241,7 +253,7 @@
     const saved = sessionStorage.getItem("ae-class-" + code);  // a reload keeps the same place in the class
     if (saved) { Object.assign(room, { code, sid: saved }); listenStudent(true); return; }
     try {
-      const nick = window.prompt ? window.prompt("Your name for the class (optional; leave empty to stay anonymous):", "") : "";
+      const nick = window.prompt ? window.prompt(AE.t("class.nick_prompt"), "") : "";
       const r = await api(encodeURIComponent(code) + "/join", { nick: nick || "" });
       Object.assign(room, { code: r.code, sid: r.sid, following: true });
       nameRoom(r.code);
@@ -257,7 +269,7 @@
       heard();
       const d = JSON.parse(e.data);
       room.data = d;
-      if (d.ended) { ended(d.ended); return; }
+      if (d.ended) { ended(why(d)); return; }
       nameRoom(d.code);
       if (room.back === undefined) room.back = d.back;
       if (d.back !== room.back) { room.back = d.back; room.following = true; room.last = null; room.editNote = false; }  // brought back
@@ -281,11 +293,11 @@
       if (es.readyState === 0 && !room.leaving && room.source === es) reconnecting();
       if (es.readyState !== 2 || room.leaving || room.source !== es) return;
       if (!(await gone({ sid: room.sid }))) {
-        if (room.role === "student" && !room.leaving) retry(() => listenStudent(resumed), "The class could not be reached.");
+        if (room.role === "student" && !room.leaving) retry(() => listenStudent(resumed), AE.t("class.class_unreachable"));
         return;
       }
       if (resumed) { sessionStorage.removeItem("ae-class-" + room.code); close(); resumed = false; join(room.code); return; }
-      ended("This class is no longer on the server (the teacher ended it, or the server restarted).");
+      ended(AE.t("class.gone_student"));
     };
   }
 
@@ -296,21 +308,19 @@
     el.classList.add("ae-class-on");
     if (!el.querySelector(".ae-class-says")) {
       el.innerHTML = "<span class='ae-class-says' role='status' aria-live='polite'></span> <button class='ae-class-follow' " +
-        "onclick='AE.room.toggleFollow()'></button> <button onclick='AE.room.shareView()'>Send my view to the teacher</button>" +
+        "onclick='AE.room.toggleFollow()'></button> <button onclick='AE.room.shareView()'>" + AE.t("class.send_view") + "</button>" +
         " <span class='ae-shown'></span> <span class='ae-class-notes' aria-live='polite'></span>";
     }
-    const says = (room.following ? "Following the teacher" : "Exploring on your own") + " · class " + d.code;
+    const doing = room.following ? AE.t("class.following") : AE.t("class.exploring"), which = AE.t("class.in_class", { code: d.code });
     const line = el.querySelector(".ae-class-says");
-    if (line.textContent !== says) {
-      line.innerHTML = "<b>" + (room.following ? "Following the teacher" : "Exploring on your own") + "</b> · class " + esc(d.code);
-    }
-    el.querySelector(".ae-class-follow").textContent = room.following ? "Explore on my own" : "Follow again";
+    if (line.textContent !== doing + " · " + which) line.innerHTML = "<b>" + esc(doing) + "</b> · " + esc(which);
+    el.querySelector(".ae-class-follow").textContent = room.following ? AE.t("class.explore") : AE.t("class.follow_again");
     el.querySelectorAll(".ae-sent").forEach((sent) => sent.remove());  // "Sent." belongs to the state before
-    el.querySelector(".ae-shown").textContent = d.shown ? "Shown: " + d.shown.nick + "'s view" +
-      (d.shown.note ? " — " + d.shown.note : "") : "";
+    el.querySelector(".ae-shown").textContent = d.shown ? (d.shown.note ?
+      AE.t("class.shown_note", { nick: d.shown.nick, note: d.shown.note }) : AE.t("class.shown", { nick: d.shown.nick })) : "";
     // notes (edited while following, connected again): rewritten only when their words change, so nothing is re-read
-    const notes = (room.editNote && !room.following ? "<span class='ae-class-edited'>You changed the view, so you " +
-      "explore on your own now (your work is kept). “Follow again” catches up with the teacher.</span>" : "") + backNote();
+    const notes = (room.editNote && !room.following ? "<span class='ae-class-edited'>" + AE.t("class.edited") + "</span>" : "") +
+      backNote();
     const noteEl = el.querySelector(".ae-class-notes");
     if (noteEl.dataset.notes !== notes) { noteEl.dataset.notes = notes; noteEl.innerHTML = notes; }
   }
@@ -345,7 +355,7 @@
   }
 
   function shareView() {
-    const note = window.prompt ? window.prompt("A note for the teacher (optional, one line):", "") : "";
+    const note = window.prompt ? window.prompt(AE.t("class.note_prompt"), "") : "";
     if (note === null) return;
     room.note = note;
     const b = document.getElementById("ae-room-share");
@@ -354,7 +364,7 @@
 
   function share(query) {
     api(room.code + "/share", { sid: room.sid, state: query, note: room.note || "" })
-      .then(() => { const el = box("class-banner"); el.insertAdjacentHTML("beforeend", " <span class='ae-sent'>Sent.</span>"); })
+      .then(() => { const el = box("class-banner"); el.insertAdjacentHTML("beforeend", " <span class='ae-sent'>" + AE.t("class.sent") + "</span>"); })
       .catch((e) => say(e.message));
   }
 
@@ -401,7 +411,7 @@
   AE.room = { teach, push, lessonAt, joinCode, share, shareView, answer, revealed, leave, start, state: room,
     reveal: (stop) => teacherDo("reveal", { stop }), show: (id) => teacherDo("show", { share: id }),
     remove: (id) => teacherDo("remove", { share: id }),
-    back: () => teacherDo("back"), end: () => teacherDo("end").then(() => ended("You ended the class.")),
+    back: () => teacherDo("back"), end: () => teacherDo("end").then(() => ended(AE.t("class.you_ended"))),
     explore: () => setFollowing(false), followAgain: () => setFollowing(true),
     toggleFollow: () => setFollowing(!room.following) };
 })();

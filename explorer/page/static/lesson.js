@@ -11,68 +11,63 @@
   const argmax = (xs) => xs.reduce((best, x, i) => (x > xs[best] ? i : best), 0);
   const mean = (heads, i) => heads[0][i].map((_, j) => heads.reduce((s, h) => s + h[i][j], 0) / heads.length);
 
-  // Options: the right one among distinct others, in a fixed order (no randomness: the same sentence, the same stop):
-  // numbers in numeric order, anything else alphabetically. They are labelled A-D (a number is never mistaken for
-  // an option's number).
+  // Options: the right one among distinct others, in a fixed order (no randomness: the same sentence, the same stop,
+  // the same order in every language, so that a class's answers count the same option whatever each page speaks):
+  // numbers in numeric order, anything else by its language-free id (a token, or the option's English text). Each
+  // option is {id, text, lang?} (text: what the page shows, plain; lang: the sentence's language of a token) or a
+  // token string (its own id and text). They are labelled A-D (a number is never mistaken for an option's number).
   const LETTERS = "ABCD";
-  const isNumber = (o) => /^-?\d+(\.\d+)?$/.test(o);
+  const english = (key) => ((window.AE_I18N || {}).en || {})[key] || key;
+  const said = (key) => ({ id: english(key), text: AE.t(key) });  // an option in words: sorted by its English text
+  const number = (x) => {  // a number as an option: its value sorts, the language writes it (0.5 / 0,5)
+    const decimals = (String(x).split(".")[1] || "").length;
+    return { id: x, text: AE.num(x, decimals) };
+  };
+  const item = (o) => (typeof o === "object" ? o : { id: o, text: o });
+  const isNumber = (id) => typeof id === "number" || /^-?\d+(\.\d+)?$/.test(id);
   function options(right, others) {
-    const all = [right];
-    for (const o of others) if (!all.includes(o) && all.length < 4) all.push(o);
-    const order = all.every(isNumber) ? all.slice().sort((a, b) => Number(a) - Number(b))
-      : all.slice().sort((a, b) => a.localeCompare(b));
-    return { options: order, answer: order.indexOf(right) };
+    const all = [item(right)];
+    for (const o of others.map(item)) if (!all.some((a) => a.id === o.id) && all.length < 4) all.push(o);
+    const order = all.every((o) => isNumber(o.id)) ? all.slice().sort((a, b) => Number(a.id) - Number(b.id))
+      : all.slice().sort((a, b) => String(a.id).localeCompare(String(b.id), "en"));
+    return { options: order.map((o) => o.text), langs: order.map((o) => o.lang || ""), answer: order.indexOf(all[0]) };
   }
 
+  // the sentence's own words inside the lesson's text carry their language (en-de: English source, German output)
+  const langs = (b) => {
+    try { return JSON.parse(b.request || "{}").model === "en-de" ? ["en", "de"] : null; } catch (e) { return null; }
+  };
+  const inLang = (b, side) => (x) => { const l = langs(b); return l ? "<span lang='" + l[side] + "'>" + x + "</span>" : x; };
+  const langOf = (b, side) => (langs(b) || [])[side] || "";
+  const option = (q, i) => (q.langs[i] ? "<span lang='" + q.langs[i] + "'>" + q.options[i] + "</span>" : q.options[i]);
+
   const STOPS = [
-    { title: "1. Tokens and embeddings", view: { tab: "attend" }, focus: "#pieces",
-      recap: "Your sentence is cut into pieces, each a vector.",
-      look: "Above the tabs, <i>Source pieces</i> shows how your sentence was cut into pieces: each piece becomes a " +
-        "vector of numbers (its embedding) before anything else happens.",
+    { title: "lesson.s1.title", look: "lesson.s1.look", recap: "lesson.s1.recap",
+      view: { tab: "attend" }, focus: "#pieces",
       ask: (b) => {
         const n = b.src.length;
-        return Object.assign(options(String(n), [String(n - 1), String(n + 1), String(n + 2)]), {
-          prompt: "Without looking: into how many pieces (counting [EOS]) was your sentence cut?",
-          explain: "The tokenizer made " + n + " pieces: " + b.src.join(" ") + ". Rare words split into several " +
-            "pieces (·en continues the piece before it); [EOS] marks the end." });
+        return Object.assign(options(number(n), [n - 1, n + 1, n + 2].map(number)), {
+          prompt: AE.t("lesson.s1.prompt"),
+          explain: AE.t("lesson.s1.explain", { n, pieces: inLang(b, 0)(b.src.join(" ")) }) });
       } },
-    { title: "2. Positional encoding", view: { tab: "pe" }, focus: "#pe-table",
-      recap: "Each position adds its own waves: that is how word order gets in.",
-      look: "Attention alone does not know word order. The model adds to each embedding a vector that depends only on " +
-        "the position: sines and cosines of different frequencies (PE(pos, 2i+1) = cos(pos / 10000^(2i/d))).",
-      ask: () => Object.assign(options("1", ["0", "-1", "0.5"]), {
-        prompt: "What is the value at position 0 in dimension 1 (a cosine)?",
-        explain: "cos(0) = 1: every odd dimension starts at 1 and every even one (a sine) at 0. Look at the top " +
-          "row of the PE matrix." }) },
-    { title: "3. One head: q, k, scores, softmax, v", view: { tab: "inside" }, focus: "#inside-plot",
-      recap: "A head: q·k scores, a softmax that sums to 1, a weighted mix of values.",
-      look: "Inside one head, the query vector q of one token is compared with every key vector k (a dot product, " +
-        "divided by √d_k); a softmax turns the scores into weights; the output is the weighted sum of the values v.",
-      ask: () => Object.assign(options("1", ["the number of keys", "0", "d_k"]), {
-        prompt: "After the softmax, the weights of one query add up to…",
-        explain: "1: the softmax makes a probability distribution over the keys, so the output is a weighted " +
-          "average of the value vectors (panel 4)." }) },
-    { title: "4. Many heads and W_O", view: { tab: "attend" }, focus: "#model-view",
-      recap: "Several heads per layer look in different ways; W_O combines them.",
-      look: "Each layer runs several heads side by side, each with its own W_Q, W_K, W_V; their outputs are " +
-        "concatenated and mixed by W_O. The model view shows every layer and head.",
-      ask: (b) => Object.assign(options(String(b.heads), [String(b.heads * 2), "1", String(b.heads + 2)]), {
-        prompt: "How many heads does each layer of this model have?",
-        explain: b.heads + " heads: the model view has " + b.heads + " columns. Each head looks at the sentence " +
-          "in its own way; W_O combines what they found." }) },
-    { title: "5. Residual, LayerNorm, feed-forward", view: { tab: "attend" }, focus: "#tabs",
-      recap: "Only attention mixes positions; the feed-forward works on each alone.",
-      look: "Around every sub-layer the input is added back (the residual connection) and normalised (LayerNorm); " +
-        "after attention comes a feed-forward network of two linear layers with a ReLU.",
-      ask: () => Object.assign(options("each position on its own", ["all positions together", "only the first token",
-        "only the last token"]), {
-        prompt: "Attention mixes information between positions. The feed-forward network works on…",
-        explain: "Each position on its own, with the same weights: FFN(x) = max(0, xW₁ + b₁)W₂ + b₂. Only attention " +
-          "moves information between tokens." }) },
-    { title: "6. Cross-attention: where the decoder looks", view: { tab: "attend", kind: "Cross-attention" }, focus: "#heatmap",
-      recap: "Each German position looks at the English word it translates.",
-      look: "In cross-attention each row is a German decoder position and each column an English source token. " +
-        "The row is where the model picks its next word.",
+    { title: "lesson.s2.title", look: "lesson.s2.look", recap: "lesson.s2.recap",
+      view: { tab: "pe" }, focus: "#pe-table",
+      ask: () => Object.assign(options(number(1), [0, -1, 0.5].map(number)), {
+        prompt: AE.t("lesson.s2.prompt"), explain: AE.t("lesson.s2.explain") }) },
+    { title: "lesson.s3.title", look: "lesson.s3.look", recap: "lesson.s3.recap",
+      view: { tab: "inside" }, focus: "#inside-plot",
+      ask: () => Object.assign(options({ id: "1", text: "1" }, [said("lesson.s3.keys"), { id: "0", text: "0" }, { id: "d_k", text: "d_k" }]), {
+        prompt: AE.t("lesson.s3.prompt"), explain: AE.t("lesson.s3.explain") }) },
+    { title: "lesson.s4.title", look: "lesson.s4.look", recap: "lesson.s4.recap",
+      view: { tab: "attend" }, focus: "#model-view",
+      ask: (b) => Object.assign(options(number(b.heads), [b.heads * 2, 1, b.heads + 2].map(number)), {
+        prompt: AE.t("lesson.s4.prompt"), explain: AE.t("lesson.s4.explain", { n: b.heads }) }) },
+    { title: "lesson.s5.title", look: "lesson.s5.look", recap: "lesson.s5.recap",
+      view: { tab: "attend" }, focus: "#tabs",
+      ask: () => Object.assign(options(said("lesson.s5.each"), [said("lesson.s5.all"), said("lesson.s5.first"), said("lesson.s5.last")]), {
+        prompt: AE.t("lesson.s5.prompt"), explain: AE.t("lesson.s5.explain") }) },
+    { title: "lesson.s6.title", look: "lesson.s6.look", recap: "lesson.s6.recap",
+      view: { tab: "attend", kind: "Cross-attention" }, focus: "#heatmap",
       ask: (b) => {
         const heads = b.att.cross[b.att.cross.length - 1];
         let row = 1, best = -1;  // the row (not [BOS]) whose strongest weight is strongest, EOS excluded
@@ -82,56 +77,55 @@
         }
         const w = mean(heads, row), right = argmax(w.slice(0, b.src.length - 1));
         const order = w.map((x, j) => j).filter((j) => j !== right).sort((a, c) => w[c] - w[a]);
-        const picked = [right, ...order.slice(0, 3)].map((j) => b.src[j] + " (#" + j + ")");
+        const src = inLang(b, 0), tgt = inLang(b, 1);
+        const picked = [right, ...order.slice(0, 3)].map((j) => ({ id: b.src[j] + " (#" + j + ")", text: b.src[j] + " (#" + j + ")",
+          lang: langOf(b, 0) }));
         return Object.assign(options(picked[0], picked.slice(1)), {
-          prompt: "The row “" + b.tgt[row] + "” (where the model chose “" + b.out[row] + "”): which source token " +
-            "does it look at most, in the last layer, all heads averaged?",
-          explain: "“" + b.src[right] + "”, with weight " + (w[right] / 1000).toFixed(2) + ": the decoder looks at the " +
-            "English word it is about to translate. Find the row in the heatmap." });
+          prompt: AE.t("lesson.s6.prompt", { row: tgt(b.tgt[row]), word: tgt(b.out[row]) }),
+          explain: AE.t("lesson.s6.explain", { token: src(b.src[right]), weight: AE.num(w[right] / 1000, 2) }) });
       } },
-    { title: "7. Decoding, one token at a time", view: { tab: "steps" }, focus: "#step-plot",
-      recap: "The decoder writes one piece per step, from a probability distribution.",
-      look: "The decoder writes one token per step: at each step a probability distribution over every piece it knows, " +
-        "and greedy decoding takes the most likely one. Beam search keeps several prefixes instead.",
+    { title: "lesson.s7.title", look: "lesson.s7.look", recap: "lesson.s7.recap",
+      view: { tab: "steps" }, focus: "#step-plot",
       ask: (b) => {
         // a step whose piece starts a word (not punctuation, not [EOS]), the first after the first if there is one
         const starts = (x) => x && !x.startsWith("·") && /[\p{L}\p{N}]/u.test(x) && !/^\[[A-Z]+\]$/.test(x);
         const candidates = b.steps.map((_, i) => i).filter((i) => i < b.out.length && starts(b.out[i]));
-        const t = candidates.find((i) => i >= 1) ?? candidates[0] ?? 0, st = b.steps[t];
+        const at = candidates.find((i) => i >= 1) ?? candidates[0] ?? 0, st = b.steps[at];
         // the model's word: its chosen piece and the pieces that continued it
-        let end = t + 1;
+        let end = at + 1;
         while (end < b.out.length && b.out[end].startsWith("·")) end++;
-        const word = b.out.slice(t, end).map((x, j) => (j ? x.slice(1) : x)).join("");
+        const word = b.out.slice(at, end).map((x, j) => (j ? x.slice(1) : x)).join("");
         // the others: what else it considered at that step, as words (a piece that begins the model's own word, or
         // continues another, is no other answer)
         const others = st.top.filter((x) => starts(x) && !word.startsWith(x) && x !== st.chosen);
-        const prefix = b.tgt.slice(0, t + 1).join(" ");
-        return Object.assign(options(word, others), {
-          prompt: "At step " + t + " the decoder had “" + prefix + "”. Which word did it write next?",
-          explain: "“" + word + "”" + (end - t > 1 ? " (in " + (end - t) + " pieces: first “" + st.chosen + "”, p = " :
-            " (p = ") + (st.pick >= 0 ? st.p[st.pick].toFixed(2) : st.chosen_p.toFixed(2)) +
-            "). Move the step slider to see every step." });
+        const tgt = inLang(b, 1), shown = (x) => ({ id: x, text: x, lang: langOf(b, 1) });
+        const prefix = b.tgt.slice(0, at + 1).join(" ");
+        const p = AE.num(st.pick >= 0 ? st.p[st.pick] : st.chosen_p, 2);
+        return Object.assign(options(shown(word), others.map(shown)), {
+          prompt: AE.t("lesson.s7.prompt", { step: at, prefix: tgt(prefix) }),
+          explain: end - at > 1 ? AE.t("lesson.s7.explain_pieces", { word: tgt(word), n: end - at, first: tgt(st.chosen), p }) :
+            AE.t("lesson.s7.explain", { word: tgt(word), p }) });
       } },
-    { title: "8. What heads do: the logit lens", view: { tab: "experiments" }, focus: "#lens-plot",
-      recap: "The right word comes out on top only after some layers.",
-      look: "The logit lens applies the output projection after every decoder layer, not only the last: where " +
-        "does the right word first appear? (Head ablation, on the same tab, switches heads off.)",
+    { title: "lesson.s8.title", look: "lesson.s8.look", recap: "lesson.s8.recap",
+      view: { tab: "experiments" }, focus: "#lens-plot",
       ask: (b) => {
         const L = b.lens.words.length, T = b.lens.words[0].length;
-        let t = 0, first = 0;  // the position whose final word appears latest
+        let at = 0, first = 0;  // the position whose final word appears latest
         for (let i = 0; i < T; i++) {
           let f = L - 1;
           while (f > 0 && b.lens.words[f - 1][i] === b.lens.words[L - 1][i]) f--;
-          if (f > first) { first = f; t = i; }
+          if (f > first) { first = f; at = i; }
         }
-        const layers = [...Array(L).keys()].map((l) => "after layer " + l);
+        const layers = [...Array(L).keys()].map((l) => ({ id: l, text: AE.t("lesson.s8.option", { layer: l }) }));
+        const tgt = inLang(b, 1);
         return Object.assign(options(layers[first], layers), {
-          prompt: "At position " + t + " (“" + b.tgt[t] + "”) the model finally predicts “" + b.lens.words[L - 1][t] +
-            "”. After which layer does that word first appear on top?",
-          explain: "After layer " + first + ": the earlier layers still predict something else. Find column " + t +
-            " in the logit lens." });
+          prompt: AE.t("lesson.s8.prompt", { position: at, token: tgt(b.tgt[at]), word: tgt(b.lens.words[L - 1][at]) }),
+          explain: AE.t("lesson.s8.explain", { layer: first, position: at }) });
       } },
   ];
+  // each stop's words, named above by their catalogue keys: its title ("1. Tokens and embeddings"), what to look at,
+  // and its line in the recap
+  for (const stop of STOPS) for (const part of ["title", "look", "recap"]) stop[part] = AE.t(stop[part]);
 
   function body() { return document.getElementById("ae-lesson"); }
   const stopKey = () => "stop " + (lesson.stop + 1);  // a class room's name for this stop
@@ -142,35 +136,35 @@
     if (!el) return;
     el.classList.add("ae-docked");  // over the page, beside the view it asks about (app.py's CSS)
     el.scrollTop = 0;
-    const close = "<button class='ae-close' onclick='AE.lesson.end()' aria-label='Close the lesson'>✕</button>";
-    if (!b || !b.att) { el.innerHTML = close + "<p>Translate a sentence first: the lesson asks about your translation.</p>"; return; }
+    const close = "<button class='ae-close' onclick='AE.lesson.end()' aria-label='" + AE.esc(AE.t("lesson.close")) + "'>✕</button>";
+    if (!b || !b.att) { el.innerHTML = close + "<p>" + AE.t("lesson.translate_first") + "</p>"; return; }
     if (lesson.stop >= STOPS.length) { el.innerHTML = close + ending(); led(); return; }
     const stop = STOPS[lesson.stop], q = stop.ask(b);
     lesson.q = q;
     lesson.asked = b;
     led(q);
-    const buttons = q.options.map((o, i) => "<button class='ae-answer' data-i='" + i + "' onclick='AE.lesson.answer(" + i +
-      ")'><b>" + LETTERS[i] + "</b> " + o + "</button>").join(" ");
+    const buttons = q.options.map((_, i) => "<button class='ae-answer' data-i='" + i + "' onclick='AE.lesson.answer(" + i +
+      ")'><b>" + LETTERS[i] + "</b> " + option(q, i) + "</button>").join(" ");
     let reveal = "";
     if (lesson.answered !== null) {
       const right = lesson.answered === q.answer;
       reveal = "<div class='ae-reveal " + (right ? "ae-right" : "ae-wrong") + "'>" +
-        (right ? "<b>Right.</b> " : "<b>Not quite</b>: you chose “" + q.options[lesson.answered] + "”. The model's answer: ") +
-        q.explain + "</div>";
+        (right ? AE.t("lesson.right") : AE.t("lesson.wrong", { choice: option(q, lesson.answered) })) + " " + q.explain +
+        "</div>";
     }
     const tally = AE.room && AE.room.revealed(stopKey());  // the class's answers, once the teacher reveals them
     if (tally) {
-      reveal += "<div class='ae-class-tally'><b>The class</b> (" + tally.answered + " answered): " + tally.counts.map((n, i) =>
+      reveal += "<div class='ae-class-tally'>" + AE.t("lesson.class_tally", { n: tally.answered }) + " " + tally.counts.map((n, i) =>
         LETTERS[i] + " " + n + (i === q.answer ? " ✓" : "")).join(" · ") + "</div>";
     }
-    const keys = touch() ? "" : " <small>keys: A-" + LETTERS[q.options.length - 1] + " (or 1-" + q.options.length +
-      ") answer, ← → move</small>";
+    const keys = touch() ? "" : " <small>" + AE.t("lesson.keys", { last: LETTERS[q.options.length - 1], n: q.options.length }) +
+      "</small>";
     const moved = lesson.moved ? "<p class='ae-status ae-stale ae-class-moved'>" + AE.esc(lesson.moved) + "</p>" : "";
-    el.innerHTML = close + "<div class='ae-stop'><h3>" + stop.title + " <small>(stop " + (lesson.stop + 1) + " of " +
-      STOPS.length + ")</small></h3>" + moved + "<p>" + stop.look + "</p><p><b>Predict:</b> " + q.prompt + "</p><div>" + buttons +
-      "</div>" + reveal + "<p class='ae-nav'><button onclick='AE.lesson.go(-1)'" + (lesson.stop ? "" : " disabled") +
-      ">← Back</button> <button onclick='AE.lesson.go(1)'>" + (lesson.stop === STOPS.length - 1 ? "Finish →" : "Next →") +
-      "</button>" + keys + "</p></div>";
+    el.innerHTML = close + "<div class='ae-stop'><h3>" + stop.title + " <small>" + AE.t("lesson.of", { n: lesson.stop + 1,
+      total: STOPS.length }) + "</small></h3>" + moved + "<p>" + stop.look + "</p><p>" + AE.t("lesson.predict") + " " + q.prompt +
+      "</p><div>" + buttons + "</div>" + reveal + "<p class='ae-nav'><button onclick='AE.lesson.go(-1)'" +
+      (lesson.stop ? "" : " disabled") + ">" + AE.t("lesson.back") + "</button> <button onclick='AE.lesson.go(1)'>" +
+      (lesson.stop === STOPS.length - 1 ? AE.t("lesson.finish") : AE.t("lesson.next")) + "</button>" + keys + "</p></div>";
   }
 
   // After the last stop: the score (first answers), what each stop showed, and where to go next.
@@ -179,11 +173,12 @@
     const right = lesson.first.filter((r) => r === true).length;
     const rows = STOPS.map((st, i) => "<li>" + (lesson.first[i] === true ? "✓" : lesson.first[i] === false ? "✗" : "–") +
       " <b>" + st.title.replace(/^\d+\. /, "") + "</b>: " + st.recap + "</li>").join("");
-    return "<div class='ae-stop ae-end'><h3>Lesson done</h3><p class='ae-score'><b>Score: " + right + " of " +
-      STOPS.length + "</b> predictions right the first time" + (answered < STOPS.length ? " (" + (STOPS.length - answered) +
-      " not answered)" : "") + ".</p><ol class='ae-recap'>" + rows + "</ol><p class='ae-nav'>" +
-      "<button onclick='AE.lesson.go(-1)'>← Back</button> <button onclick='AE.lesson.again()'>Try another sentence</button> " +
-      "<button onclick='AE.lesson.start()'>Start again</button></p></div>";
+    const score = answered < STOPS.length ? AE.t("lesson.score_missing", { right, total: STOPS.length, n: STOPS.length - answered }) :
+      AE.t("lesson.score", { right, total: STOPS.length });
+    return "<div class='ae-stop ae-end'><h3>" + AE.t("lesson.done") + "</h3><p class='ae-score'>" + score + "</p><ol class='ae-recap'>" +
+      rows + "</ol><p class='ae-nav'><button onclick='AE.lesson.go(-1)'>" + AE.t("lesson.back") + "</button> " +
+      "<button onclick='AE.lesson.again()'>" + AE.t("lesson.again") + "</button> <button onclick='AE.lesson.start()'>" +
+      AE.t("lesson.restart") + "</button></p></div>";
   }
 
   // The stop's view: its tab (and attention type), then the part the question is about scrolled into sight
@@ -223,7 +218,8 @@
     const el = body();
     if (!el) return;
     el.classList.remove("ae-docked");
-    el.innerHTML = "<p>Lesson closed.</p><button id='ae-lesson-start' onclick='AE.lesson.start()'>Start the lesson</button>";
+    el.innerHTML = "<p>" + AE.t("lesson.closed") + "</p><button id='ae-lesson-start' onclick='AE.lesson.start()'>" + AE.t("lesson.start_button") +
+      "</button>";
   }
 
   function answer(i) {
@@ -292,8 +288,7 @@
     const open = body() && body().classList.contains("ae-docked");
     const at = stop >= 0 ? stop : lesson.stop;
     if (!open || !tab || at < 0 || at >= STOPS.length || STOPS[at].view.tab === tab) return false;
-    lesson.moved = "The teacher moved the class to another view. Your question stays here: “" +
-      STOPS[at].title.replace(/^\d+\. /, "") + "” is on the tab the lesson opened (← Back / Next → go on as before).";
+    lesson.moved = AE.t("lesson.moved", { title: STOPS[at].title.replace(/^\d+\. /, "") });
     if (at === lesson.stop) render();
     return true;
   }
