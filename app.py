@@ -24,7 +24,7 @@ from starlette.middleware import Middleware  # noqa: E402
 
 from explorer.api import endpoints  # noqa: E402
 from explorer.api.advice import CHIP_SHADES  # noqa: E402
-from explorer.api.handlers import AVERAGE, ablation_presets, examples_for, head_names, learned_tables, model_for, model_page  # noqa: E402
+from explorer.api.handlers import ablation_presets, examples_for, head_names, learned_tables, model_for, model_page  # noqa: E402
 from explorer.classroom.routes import ClassRoutes  # noqa: E402
 from explorer.i18n import gradio_i18n, page_catalogues  # noqa: E402
 from explorer.page import ui  # noqa: E402
@@ -61,9 +61,9 @@ DRAW = """(bank, text, model, kind, layer, head, step, slayer, shead, peLen, peD
 # links.js's keys of the decoding options, in p.options's order
 LINK_OPTIONS = ("method", "beam", "alpha", "max_len", "temperature", "top_k", "top_p", "seed", "no_repeat",
                 "rep_penalty")
-# inputs of the page that are deliberately not in a link or a room's state, by label, with why
+# inputs of the page that are deliberately not in a link or a room's state, by elem_id, with why
 LEFT_OUT = {
-    "Examples (click one to translate it)": "a click copies its sentence into the text box, which the state holds",
+    "examples": "a click copies its sentence into the text box, which the state holds",
 }
 
 
@@ -139,7 +139,7 @@ def build() -> gr.Blocks:
             STORE.pin(Request.parse(text, model_name, method))
     *first, first_steps = ui.initial(default)
     p = Page(tr=tr, model_name=model_name, last=tr.cfg.n_decoder_layers - 1,
-             heads=[AVERAGE] + [f"head {i}" for i in range(tr.cfg.n_heads)])
+             heads=ui.head_choices(tr.cfg.n_heads, build=True))  # (shown in the page's language, value)
 
     with ExplorerBlocks(title="Attention Explorer") as demo:
         # the public API first, so that its names are taken before the page's private events are registered

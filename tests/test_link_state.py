@@ -1,5 +1,5 @@
 """One state for links, following and showing: every input a student can set on the page is in the view state that
-links and class rooms carry (app.py's ``demo.link_state``), or named in ``app.LEFT_OUT`` with why."""
+links and class rooms carry (app.py's ``demo.link_state``), or named (by elem_id) in ``app.LEFT_OUT`` with why."""
 
 import gradio as gr
 import pytest
@@ -25,11 +25,12 @@ def test_every_input_is_in_the_state_or_left_out_with_why(demo):
     carried = {id(c) for c in demo.link_state.values()}
     inputs = [c for c in demo.blocks.values() if settable(c)]
     assert len(inputs) > 20  # the test sees the page's inputs
-    missing = [c.label for c in inputs if id(c) not in carried and c.label not in app.LEFT_OUT]
+    # by elem_id: a label is a catalogue key, shown in the page's language
+    missing = [c.elem_id or str(c.label) for c in inputs if id(c) not in carried and c.elem_id not in app.LEFT_OUT]
     assert missing == [], f"inputs neither in the link state nor in app.LEFT_OUT: {missing}"
     assert all(why.strip() for why in app.LEFT_OUT.values())
-    labels = {c.label for c in inputs}
-    assert set(app.LEFT_OUT) <= labels, "LEFT_OUT names an input the page no longer has"
+    ids = {c.elem_id for c in inputs}
+    assert set(app.LEFT_OUT) <= ids, "LEFT_OUT names an input the page no longer has"
 
 
 def test_inside_a_head_is_in_the_state(demo):

@@ -138,20 +138,44 @@ def examples_for(model: str) -> list[str]:
     return list(model_for(model).task.examples) or list(EXAMPLES)
 
 
+def spoken(prefix: str, text: str) -> str:
+    """Words the code or a model's config has in English (a task's words, an ablation preset), in the language being
+    spoken: the catalogue entry under ``prefix`` whose English is ``text`` (a template's ``{name}`` stands for a
+    number); other words stay as they are (a model of one's own speaks its config's words)."""
+    import re
+
+    from explorer.i18n import CATALOGUES, DEFAULT, t
+
+    for key, english in CATALOGUES[DEFAULT].items():
+        if not key.startswith(prefix):
+            continue
+        if english == text:
+            return t(key)
+        if "{" in english:
+            pattern = re.sub(r"\\\{(\w+)\\\}", r"(?P<\1>\\d+)", re.escape(english))
+            found = re.fullmatch(pattern, text)
+            if found:
+                return t(key, **found.groupdict())
+    return text
+
+
 def input_label(task) -> str:
-    """ "an English sentence" -> "English sentence" (the text box's label)."""
+    """ "an English sentence" -> "English sentence" (the text box's label), in the language being spoken."""
     words = task.input.split(" ", 1)
     text = words[1] if len(words) == 2 and words[0] in ("a", "an") else task.input
-    return text[:1].upper() + text[1:]
+    return spoken("page.task.", text[:1].upper() + text[1:])
 
 
 def output_label(task) -> str:
-    return task.target[:1].upper() + task.target[1:]
+    return spoken("page.task.", task.target[:1].upper() + task.target[1:])
 
 
 def input_info(task) -> str:
     """The line under the text box: what the model was trained on (what it translates well), and the length limit."""
-    return " ".join(p for p in (task.hint, f"Up to {limits.MAX_CHARS} characters.") if p) or f"Type {task.input}."
+    from explorer.i18n import num, t
+
+    limit = t("page.task.limit", n=num(limits.MAX_CHARS, 0))
+    return " ".join(p for p in (spoken("page.task.", task.hint), limit) if p) or t("page.task.type", input=task.input)
 
 
 @functools.lru_cache(maxsize=limits.ANALYSIS_CACHE)

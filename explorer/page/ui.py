@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import functools
 import html
+import re
+from collections.abc import Callable
 from typing import Any
 
 import gradio as gr
@@ -19,6 +21,7 @@ from gradio.components.plot import PlotData
 from explorer.api import beyond, through_training
 from explorer.api import handlers as h
 from explorer.api.endpoints import endpoint
+from explorer.i18n import label, rendered, t
 from explorer.serving import exports, priority
 from explorer.serving.request import Request, UserError
 from viz.compact import plot_value as _plot_value
@@ -47,7 +50,7 @@ def page_event(n_outputs: int, fallback: Any = "skip", failed: Any = None):
 
 def experiment_event(n_plots: int):
     """A Beyond-attention button: on a user error its text says it did not run and its figures are emptied."""
-    return page_event(1 + n_plots, failed=lambda message: (f"Not run: {message}", *([None] * n_plots)))
+    return page_event(1 + n_plots, failed=lambda message: (t("page.not_run", message=message), *([None] * n_plots)))
 
 
 def plot_value(fig: Any) -> PlotData | None:
@@ -56,20 +59,40 @@ def plot_value(fig: Any) -> PlotData | None:
     return None if value is None else PlotData(**value)
 
 
+def shown_as(key: str, make: Callable[[], str], build: bool) -> Any:
+    """What a choice shows: at start-up (``build``) a key Gradio shows in the page's language, made in every language
+    (``rendered``); in an event, the text in the request's language."""
+    return rendered(key, make) if build else make()
+
+
+def head_choices(n_heads: int, mean: bool = True, build: bool = False) -> list[tuple[Any, str]]:
+    """A head picker's choices: (shown in the page's language, the value the code and links use: "head 3",
+    "all heads (mean)")."""
+    out = [(label("page.head.mean") if build else t("page.head.mean"), h.AVERAGE)] if mean else []
+    return out + [(shown_as(f"page.head.n.{i}", lambda i=i: t("page.head.n", n=i), build), f"head {i}")
+                  for i in range(n_heads)]
+
+
+def preset_choices(tr: Any, build: bool = False) -> list[tuple[Any, str]]:
+    """The ablation presets (their English names are the values, in links too), shown in the page's language."""
+    return [(shown_as("page.preset.shown." + re.sub(r"\W+", "-", name), lambda name=name: h.spoken("page.preset.", name),
+                      build), name) for name in h.ablation_presets(tr)]
+
+
 def sized_controls(model: str) -> tuple:
     """Layer sliders, head pickers, the ablation choices and presets of a model, each at its default value: a head or
     layer of the previous model may not exist in this one (ablation would refuse a head it does not have)."""
     tr = h.model_for(model)
     cfg = tr.cfg
     last = max(cfg.n_encoder_layers, cfg.n_decoder_layers) - 1
-    heads = [h.AVERAGE] + [f"head {i}" for i in range(cfg.n_heads)]
+    heads = head_choices(cfg.n_heads)
     return (gr.Slider(maximum=cfg.n_decoder_layers - 1, value=cfg.n_decoder_layers - 1),
             gr.Dropdown(choices=heads, value=h.AVERAGE),
             gr.Slider(maximum=cfg.n_decoder_layers - 1, value=cfg.n_decoder_layers - 1),
             gr.Dropdown(choices=heads, value=h.AVERAGE), gr.Slider(maximum=last, value=0),
             gr.Dropdown(choices=heads[1:], value="head 0"),
             gr.CheckboxGroup(choices=h.head_names(tr), value=h.default_ablation(tr)),
-            gr.Dropdown(choices=list(h.ablation_presets(tr)), value=h.DEFAULT_PRESET),
+            gr.Dropdown(choices=preset_choices(tr), value=h.DEFAULT_PRESET),
             gr.Slider(maximum=cfg.n_decoder_layers - 1, value=cfg.n_decoder_layers - 1),  # the Compare tab's layer
             gr.Slider(maximum=cfg.n_decoder_layers - 1, value=cfg.n_decoder_layers - 1),  # through training: layer,
             gr.Dropdown(choices=heads, value=h.AVERAGE))  # head
@@ -170,7 +193,7 @@ def ablation_preset(shown: Any, preset: Any):
     """A preset of the ablation picker -> the heads it names (in the shown analysis's model)."""
     presets = h.ablation_presets(h.model_for(_req(shown).model))
     if preset not in presets:
-        raise UserError(f"Unknown preset {str(preset)[:40]!r}.")
+        raise UserError(t("page.preset.unknown", name=repr(str(preset)[:40])))
     return gr.CheckboxGroup(value=presets[preset])
 
 

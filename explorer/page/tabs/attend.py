@@ -5,28 +5,29 @@ from __future__ import annotations
 
 import gradio as gr
 
-from explorer.api.handlers import AVERAGE, KIND_LABELS
+from explorer.api.handlers import AVERAGE
+from explorer.i18n import label
 from explorer.page import texts, ui
-from explorer.page.tabs.common import MODEL_WORK, PRIVATE, VIEW_WORK, Page, opened, tab_intro
+from explorer.page.tabs.common import MODEL_WORK, PRIVATE, VIEW_WORK, Page, kind_choices, opened, tab_intro
 
 
 def build(p: Page) -> None:
-    with gr.Tab("Translate & attend", id="attend") as tab:
+    with gr.Tab(label("page.attend.tab"), id="attend") as tab:
         tab_intro("attend", texts.ATTEND)
         with gr.Row():
-            p.kind = gr.Radio(list(KIND_LABELS), value="Cross-attention", label="Attention type", elem_id="kind",
+            p.kind = gr.Radio(kind_choices(), value="Cross-attention", label=label("page.kind"), elem_id="kind",
                               scale=3)
-            p.layer = gr.Slider(0, p.last, value=p.last, step=1, label="Layer", elem_id="layer")
-            p.head = gr.Dropdown(p.heads, value=AVERAGE, label="Head", elem_id="head")
-        p.heatmap = gr.Plot(label="Attention heatmap", elem_id="heatmap")
-        p.all_heads = gr.Plot(label="Model view: every layer and head", elem_id="model-view")
-        p.stats = gr.Plot(label="Head statistics", elem_id="head-stats")
-        with gr.Accordion("bertviz views (interactive; need the CDN)", open=False) as bv_box:
+            p.layer = gr.Slider(0, p.last, value=p.last, step=1, label=label("page.layer"), elem_id="layer")
+            p.head = gr.Dropdown(p.heads, value=AVERAGE, label=label("page.head"), elem_id="head")
+        p.heatmap = gr.Plot(label=label("page.attend.heatmap"), elem_id="heatmap")
+        p.all_heads = gr.Plot(label=label("page.attend.model_view"), elem_id="model-view")
+        p.stats = gr.Plot(label=label("page.attend.stats"), elem_id="head-stats")
+        with gr.Accordion(label("page.attend.bertviz"), open=False) as bv_box:
             bv_head = gr.HTML(elem_id="bertviz-head")
             bv_model = gr.HTML()
         with gr.Row():
-            get_npz = gr.Button("Download tensors (.npz)", elem_id="download-npz")
-            get_html = gr.Button("Download these figures (.html)", elem_id="download-html")
+            get_npz = gr.Button(label("page.attend.npz"), elem_id="download-npz")
+            get_html = gr.Button(label("page.attend.html"), elem_id="download-html")
         npz_file, html_file = gr.File(visible=False), gr.File(visible=False)
     opened(tab, "attend", p)
 

@@ -8,6 +8,8 @@ from types import SimpleNamespace
 
 import gradio as gr
 
+from explorer.api.handlers import KIND_LABELS
+from explorer.i18n import choices, rendered, t
 from explorer.page import texts
 from explorer.serving import limits
 from explorer.serving.fair_queue import LONG
@@ -32,11 +34,22 @@ class Page(SimpleNamespace):
     choices, ``tr``: the default model's translator)."""
 
 
+def folded(intro: str, details: str) -> str:
+    """A tab's first line, and its longer text folded under "More" (in the language being spoken)."""
+    summary = re.sub(r"\*\*(.+?)\*\*", r"<b>\1</b>", intro)  # a <summary> holds no Markdown
+    return f'<details class="ae-more"><summary>{summary} <u>{t(texts.MORE)}</u></summary>\n\n{details}\n\n</details>'
+
+
 def tab_intro(tab: str, details: str) -> gr.Markdown:
-    """A tab's first line in plain words, and its longer text (formula, what to try) folded under "More"."""
-    intro = re.sub(r"\*\*(.+?)\*\*", r"<b>\1</b>", texts.TAB_INTROS[tab])  # a <summary> holds no Markdown
-    return gr.Markdown(f"<details class='ae-more'><summary>{intro} <u>More: how it works, what to "
-                       f"try</u></summary>\n\n{details}\n\n</details>", elem_classes=["ae-intro"])
+    """A tab's first line in plain words, and its longer text (formula, what to try) folded under "More", in the
+    page's language (``details``: the longer text's catalogue key)."""
+    text = rendered(f"page.{tab}.folded", lambda: folded(t(texts.TAB_INTROS[tab]), t(details)))
+    return gr.Markdown(text, elem_classes=["ae-intro"])
+
+
+def kind_choices() -> list:
+    """The attention types: shown in the page's language, the value the English name the code and links use."""
+    return choices([(f"page.kind.{code}", name) for name, code in KIND_LABELS.items()])
 
 
 def opened(tab: gr.Tab, name: str, p: Page) -> None:

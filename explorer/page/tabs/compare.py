@@ -6,26 +6,27 @@ from __future__ import annotations
 import gradio as gr
 
 from explorer.api.beyond import suggested_corruption
-from explorer.api.handlers import AVERAGE, KIND_LABELS
+from explorer.api.handlers import AVERAGE
+from explorer.i18n import label
 from explorer.page import texts, ui
-from explorer.page.tabs.common import MODEL_WORK, PRIVATE, Page, opened, tab_intro
+from explorer.page.tabs.common import MODEL_WORK, PRIVATE, Page, kind_choices, opened, tab_intro
 from explorer.serving import limits
 
 
 def build(p: Page) -> None:
-    with gr.Tab("Compare", id="compare") as tab:
+    with gr.Tab(label("page.compare.tab"), id="compare") as tab:
         tab_intro("compare", texts.COMPARE)
         # the sentence shown on opening with one word changed (girl -> boy), as the tab suggests; else the classic pair
         one_word = suggested_corruption(p.text.value, p.model_name)
-        p.text_b = gr.Textbox(one_word if one_word != p.text.value else texts.COMPARE_B, label="Second sentence",
-                              max_length=limits.MAX_CHARS, elem_id="sentence-b")
+        p.text_b = gr.Textbox(one_word if one_word != p.text.value else texts.COMPARE_B,
+                              label=label("page.compare.second"), max_length=limits.MAX_CHARS, elem_id="sentence-b")
         with gr.Row():
-            p.c_kind = gr.Radio(list(KIND_LABELS), value="Encoder self-attention", label="Attention type",
+            p.c_kind = gr.Radio(kind_choices(), value="Encoder self-attention", label=label("page.kind"),
                                 elem_id="compare-kind")
-            p.c_layer = gr.Slider(0, p.last, value=p.last, step=1, label="Layer", elem_id="compare-layer")
-            p.c_head = gr.Dropdown(p.heads, value=AVERAGE, label="Head", elem_id="compare-head")
-        run = gr.Button("Compare with the sentence shown above", elem_id="run-compare")
-        p.compare_view = gr.Plot(label="Side by side, one colour scale", elem_id="compare-view")
+            p.c_layer = gr.Slider(0, p.last, value=p.last, step=1, label=label("page.layer"), elem_id="compare-layer")
+            p.c_head = gr.Dropdown(p.heads, value=AVERAGE, label=label("page.head"), elem_id="compare-head")
+        run = gr.Button(label("page.compare.run"), elem_id="run-compare")
+        p.compare_view = gr.Plot(label=label("page.compare.view"), elem_id="compare-view")
     opened(tab, "compare", p)
 
     run.click(ui.compare, [p.shown, p.text_b, p.c_kind, p.c_layer, p.c_head], p.compare_view, **MODEL_WORK,

@@ -5,27 +5,30 @@ from __future__ import annotations
 
 import gradio as gr
 
-from explorer.api.handlers import DEFAULT_PRESET, ablation_presets, default_ablation, head_names
+from explorer.api.handlers import DEFAULT_PRESET, default_ablation, head_names
+from explorer.i18n import label
 from explorer.page import texts, ui
 from explorer.page.tabs.common import MODEL_WORK, PRIVATE, Page, opened, tab_intro
 
 
 def build(p: Page) -> None:
-    with gr.Tab("Experiments", id="experiments") as tab:
+    with gr.Tab(label("page.experiments.tab"), id="experiments") as tab:
         tab_intro("experiments", texts.EXPERIMENTS)
-        p.preset = gr.Dropdown(list(ablation_presets(p.tr)), value=DEFAULT_PRESET,  # its heads are the ones ticked
-                               label="Pick a group of heads (or tick them below)", elem_id="ablation-preset")
-        p.heads_off = gr.CheckboxGroup(head_names(p.tr), value=default_ablation(p.tr), label="Heads to switch off",
-                                       elem_id="heads-off")
-        run = gr.Button("Run with these heads off", elem_id="run-ablation")
-        p.ablation_text = gr.Textbox(label="Translations", lines=3, interactive=False, elem_id="ablation-text",
-                                     placeholder="Pick heads, then press “Run with these heads off”.")
+        # the presets' values are their English names (links hold them); each is shown in the page's language
+        p.preset = gr.Dropdown(ui.preset_choices(p.tr, build=True), value=DEFAULT_PRESET,  # its heads are ticked
+                               label=label("page.experiments.preset"), elem_id="ablation-preset")
+        # the heads' names ("cross L5 H0") are the same in every language: short technical names, as in links
+        p.heads_off = gr.CheckboxGroup(head_names(p.tr), value=default_ablation(p.tr),
+                                       label=label("page.experiments.heads_off"), elem_id="heads-off")
+        run = gr.Button(label("page.experiments.run"), elem_id="run-ablation")
+        p.ablation_text = gr.Textbox(label=label("page.translations"), lines=3, interactive=False,
+                                     elem_id="ablation-text", placeholder=label("page.experiments.placeholder"))
         with gr.Row():
-            p.before, p.after = gr.Plot(label="Original", elem_id="ablation-before"), gr.Plot(label="With heads off")
-        p.effect_plot = gr.Plot(label="Each original token's probability, intact and with the heads off",
-                                elem_id="ablation-effect")
-        p.diff_plot = gr.Plot(label="Cross-attention: heads off minus intact", elem_id="ablation-difference")
-        p.lens_plot = gr.Plot(label="Logit lens", elem_id="lens-plot")
+            p.before = gr.Plot(label=label("page.experiments.before"), elem_id="ablation-before")
+            p.after = gr.Plot(label=label("page.experiments.after"))
+        p.effect_plot = gr.Plot(label=label("page.experiments.effect"), elem_id="ablation-effect")
+        p.diff_plot = gr.Plot(label=label("page.experiments.difference"), elem_id="ablation-difference")
+        p.lens_plot = gr.Plot(label=label("page.experiments.lens"), elem_id="lens-plot")
     opened(tab, "experiments", p)
 
     run.click(ui.ablate, [p.shown, p.heads_off], [p.ablation_text, p.before, p.after, p.effect_plot, p.diff_plot],

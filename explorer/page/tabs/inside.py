@@ -5,21 +5,21 @@ from __future__ import annotations
 
 import gradio as gr
 
-from explorer.api.handlers import KIND_LABELS
+from explorer.i18n import label
 from explorer.page import texts, ui
-from explorer.page.tabs.common import PRIVATE, VIEW_WORK, Page, opened, tab_intro
+from explorer.page.tabs.common import PRIVATE, VIEW_WORK, Page, kind_choices, opened, tab_intro
 
 
 def build(p: Page) -> None:
-    with gr.Tab("Inside a head", id="inside") as tab:
+    with gr.Tab(label("page.inside.tab"), id="inside") as tab:
         tab_intro("inside", texts.INSIDE)
         with gr.Row():
-            kind = gr.Radio(list(KIND_LABELS), value="Encoder self-attention", label="Attention type",
+            kind = gr.Radio(kind_choices(), value="Encoder self-attention", label=label("page.kind"),
                             elem_id="in-kind")
-            layer = gr.Slider(0, p.last, value=0, step=1, label="Layer", elem_id="in-layer")
-            p.in_head = gr.Dropdown(p.heads[1:], value="head 0", label="Head", elem_id="in-head")
-            query = gr.Dropdown([], label="Query token", elem_id="query")
-        plot = gr.Plot(label="Inside the head", elem_id="inside-plot")
+            layer = gr.Slider(0, p.last, value=0, step=1, label=label("page.layer"), elem_id="in-layer")
+            p.in_head = gr.Dropdown(p.heads[1:], value="head 0", label=label("page.head"), elem_id="in-head")
+            query = gr.Dropdown([], label=label("page.inside.query"), elem_id="query")
+        plot = gr.Plot(label=label("page.inside.plot"), elem_id="inside-plot")
     p.in_layer = layer
     p.in_kind, p.in_query = kind, query  # in the link and room state too (app.py's extras)
     opened(tab, "inside", p)

@@ -5,21 +5,23 @@ from __future__ import annotations
 
 import gradio as gr
 
+from explorer.i18n import label
 from explorer.page import texts
 from explorer.page.tabs.common import PRIVATE, Page, opened, tab_intro
 from explorer.serving import limits
 
 
 def build(p: Page) -> None:
-    with gr.Tab("Positional encoding", id="pe") as tab:
+    with gr.Tab(label("page.pe.tab"), id="pe") as tab:
         tab_intro("pe", texts.POSITIONAL)
         with gr.Row():
-            p.pe_len = gr.Slider(2, limits.MAX_PE_LENGTH, value=50, step=1, label="Positions", elem_id="pe-len")
-            p.pe_dims = gr.Textbox("0, 1, 10, 11, 60, 61", label="Dimensions to draw", elem_id="pe-dims")
-        p.pe_table = gr.Plot(label="PE matrix", elem_id="pe-table")
-        p.pe_waves = gr.Plot(label="Dimensions as waves", elem_id="pe-waves")
-        p.pe_sim = gr.Plot(label="Similarity", elem_id="pe-sim")
-        p.pe_sentence = gr.Plot(label="Your sentence", elem_id="pe-sentence")
+            p.pe_len = gr.Slider(2, limits.MAX_PE_LENGTH, value=50, step=1, label=label("page.pe.positions"),
+                                 elem_id="pe-len")
+            p.pe_dims = gr.Textbox("0, 1, 10, 11, 60, 61", label=label("page.pe.dims"), elem_id="pe-dims")
+        p.pe_table = gr.Plot(label=label("page.pe.table"), elem_id="pe-table")
+        p.pe_waves = gr.Plot(label=label("page.pe.waves"), elem_id="pe-waves")
+        p.pe_sim = gr.Plot(label=label("page.pe.sim"), elem_id="pe-sim")
+        p.pe_sentence = gr.Plot(label=label("page.pe.sentence"), elem_id="pe-sentence")
     opened(tab, "pe", p)
 
     for c in (p.pe_len, p.pe_dims):
