@@ -70,7 +70,7 @@
     }).filter(Boolean);
     const shown = most.slice(0, 12).join("; ");
     return t("views.fig.map", { rows: axisTitle(el, tr, "y"), cols: axisTitle(el, tr, "x"), list: shown }) +
-      (most.length > 12 ? t("views.fig.more_rows", { n: most.length - 12 }) : ".");
+      (most.length > 12 ? t(most.length === 13 ? "views.fig.more_rows_one" : "views.fig.more_rows", { n: most.length - 12 }) : ".");
   }
 
   // the traces that hold values (not a heatmap, not lines drawn only to connect others: no hover, no value)
@@ -99,7 +99,7 @@
       return name + t("views.fig.range", { high: num(values[order[0]]), at_high: labels[order[0]], low: num(values[low]), at_low: labels[low] });
     }).filter(Boolean);
     if (!parts.length) return t("views.fig.no_values");
-    return parts.join("; ") + (traces.length > 5 ? t("views.fig.more_series", { n: traces.length - 5 }) : ".");
+    return parts.join("; ") + (traces.length > 5 ? t(traces.length === 6 ? "views.fig.more_series_one" : "views.fig.more_series", { n: traces.length - 5 }) : ".");
   }
 
   function summary(el) {
