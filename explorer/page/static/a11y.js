@@ -4,9 +4,12 @@
 // feedback), the translation as a readable output marked lang="de", radios grouped, plot toolbars out of the tab
 // order, and focus kept where a rebuilt part (the lesson, the class banner, the teacher's panel) was used.
 // Figures (their names, summaries and tables) are in figures.js. Loaded after views.js, before the others.
+// Its words come from the page's catalogue (AE.t, "views.a11y." keys). Text in another language than the page's is
+// marked with its own lang: the translation and its pieces (the task's target), and on a page that is not in the
+// task's source language the sentence box and the source pieces (document.documentElement.lang: the page's, i18n.js).
 (function () {
   const AE = window.AE;
-  const LANG = { German: "de", English: "en" };  // the task's language names (viz/page_data.py) -> BCP 47
+  const t = AE.t;
 
   // -- one announcer: polite, read once, for what changed somewhere the reader is not ----------------------------
   function announcer() {
@@ -36,16 +39,19 @@
     }, 30);
   }
 
-  function targetLang() {
-    const b = AE.current && AE.current(), t = (b && b.task && b.task.target) || "German";
-    return LANG[t] || null;
+  // the task's languages (viz/page_data.py: "German", "English") -> BCP 47, or null (the toy model's letters)
+  function taskLang(which) {
+    const b = AE.current && AE.current(), task = (b && b.task) || { source: "English", target: "German" };
+    return AE.langOf(task[which]);
   }
+  const targetLang = () => taskLang("target");
+  const pageLang = () => document.documentElement.lang || AE.lang || "en";
 
   // -- the page's structure ---------------------------------------------------------------------------------------
   function skipLink() {
     if (document.getElementById("ae-skip")) return;
     const a = document.createElement("a");
-    a.id = "ae-skip"; a.className = "ae-skip"; a.href = "#tabs"; a.textContent = "Skip to the views";
+    a.id = "ae-skip"; a.className = "ae-skip"; a.href = "#tabs"; a.textContent = t("views.a11y.skip");
     a.addEventListener("click", (e) => {
       e.preventDefault();
       const tab = document.querySelector("#tabs button[role='tab'][aria-selected='true']") || document.getElementById("tabs");
@@ -58,7 +64,7 @@
     const app = document.querySelector(".gradio-container");
     if (app && !document.getElementById("ae-h1")) {
       const h1 = document.createElement("h1");
-      h1.id = "ae-h1"; h1.className = "ae-sr"; h1.textContent = "Attention Explorer";
+      h1.id = "ae-h1"; h1.className = "ae-sr"; h1.textContent = t("views.a11y.title");
       const main = app.querySelector("main") || app;
       main.insertBefore(h1, main.firstChild);
     }
@@ -106,15 +112,35 @@
       if (lang && out.lang !== lang) out.lang = lang;
       if (!lang && out.lang) out.removeAttribute("lang");
       // the output pieces (chips) are words of the target language too
-      const chips = [...document.querySelectorAll("#pieces .ae-pieces > div")].find((d) => /^Output pieces/.test(d.textContent.trim()));
+      const [source, chips] = pieceRows();
       if (chips && lang) chips.querySelectorAll(":scope > span").forEach((c) => { if (c.lang !== lang) c.lang = lang; });
       // a field emptied for a moment while an event runs is no new translation: only a new text is said
       if (lastTranslation === null) lastTranslation = out.value;
       else if (out.value && out.value !== lastTranslation) {
         lastTranslation = out.value;
-        say("Translation: ", out.value, lang);
+        say(t("views.a11y.translation"), out.value, lang);
       }
+      sourceLang(source);
     }
+  }
+
+  // The pieces' rows (explorer/api/handlers.py tokens_html): after the warnings (.ae-advice), the source pieces,
+  // then the output pieces; found by their place, never by their words. -> [source row, output row]
+  function pieceRows() {
+    const rows = [...document.querySelectorAll("#pieces .ae-pieces > div")].filter((d) => !d.classList.contains("ae-advice"));
+    return [rows[0] || null, rows[1] || null];
+  }
+
+  // the sentence (the text box) and its pieces: the task's source language, marked where the page speaks another
+  function sourceLang(row) {
+    const code = taskLang("source"), lang = code && code !== pageLang() ? code : null;
+    const box = document.querySelector("#sentence textarea");
+    const chips = row ? [...row.querySelectorAll(":scope > span")] : [];
+    [box, ...chips].forEach((el) => {
+      if (!el) return;
+      if (lang && el.lang !== lang) el.lang = lang;
+      else if (!lang && el.hasAttribute("lang")) el.removeAttribute("lang");
+    });
   }
   let lastTranslation = null;
 
@@ -199,7 +225,12 @@
     const reveal = part.querySelector(".ae-reveal"), title = part.querySelector(".ae-stop h3");
     const text = reveal ? reveal.textContent.trim() : "", stop = title ? title.textContent.trim() : "";
     if (stop && stop !== lastStop) {
-      const ask = [...part.querySelectorAll(".ae-stop p")].find((p) => /^Predict/.test(p.textContent));
+      // the question: marked .ae-ask, else the paragraph right before the options' buttons (lesson.js)
+      const paragraphs = [...part.querySelectorAll(".ae-stop p")];
+      const ask = paragraphs.find((p) => p.classList.contains("ae-ask")) || paragraphs.find((p) => {
+        const next = p.nextElementSibling;
+        return next && next.tagName === "DIV" && next.querySelector("button");
+      });
       say(stop + ". " + (ask ? ask.textContent.trim() : ""));
     } else if (text && text !== lastReveal) say(text);
     lastReveal = text; lastStop = stop;
@@ -221,7 +252,7 @@
     pending = false;
     announcer(); skipLink(); classBanner(); headings(); liveRegions(); radioGroups(); plotToolbars(); scrollables(); tabArrows();
     const lesson = document.getElementById("ae-lesson");
-    if (lesson && !lesson.getAttribute("role")) { lesson.setAttribute("role", "region"); lesson.setAttribute("aria-label", "Guided lesson"); }
+    if (lesson && !lesson.getAttribute("role")) { lesson.setAttribute("role", "region"); lesson.setAttribute("aria-label", t("views.a11y.lesson")); }
     if (AE.figures) AE.figures.describe();
   }
   function soon() { if (!pending) { pending = true; setTimeout(fix, 100); } }

@@ -1,22 +1,21 @@
 // "Where am I": the paper's Figure 1 (the encoder and decoder stacks) as a small drawing beside the views. The part
 // the open view shows is highlighted; clicking a part opens its view. Loaded after views.js and links.js; draws
-// into #ae-figure1 and follows AE.openTab / the attention-type radio.
+// into #ae-figure1 and follows AE.openTab / the attention-type radio. Words: AE.t ("views.figure1." keys).
 (function () {
   const AE = window.AE;
+  const t = AE.t, esc = AE.esc;
   // The feed-forward layers have no view of their own: what they add shows, layer by layer, in the logit lens.
-  const FFN = "The feed-forward network has no view of its own: it works on each position alone, " +
-    "FFN(x) = max(0, xW₁ + b₁)W₂ + b₂, after attention in every layer. Its effect shows in the logit lens " +
-    "(Experiments): what the model would say after each layer.";
-  // part -> [label, x, y, width, height, the view it opens ({tab, kind, note: said under the drawing})]
+  const FFN = t("views.figure1.ffn_note");
+  // part -> [label, x, y, width, height, the view it opens ({tab, kind (the radio's value), note: said under the drawing})]
   const PARTS = {
-    embed: ["Input embedding + PE", 10, 300, 190, 34, { tab: "pe" }],
-    enc_self: ["Self-attention (multi-head)", 10, 230, 190, 34, { tab: "attend", kind: "Encoder self-attention" }],
-    enc_ffn: ["Feed-forward (+ add & norm)", 10, 180, 190, 34, { tab: "experiments", note: FFN }],
-    out_embed: ["Output embedding + PE", 240, 300, 210, 34, { tab: "pe" }],
-    dec_self: ["Masked self-attention", 240, 240, 210, 34, { tab: "attend", kind: "Decoder self-attention" }],
-    cross: ["Cross-attention (encoder → decoder)", 240, 185, 210, 34, { tab: "attend", kind: "Cross-attention" }],
-    dec_ffn: ["Feed-forward (+ add & norm)", 240, 130, 210, 34, { tab: "experiments", note: FFN }],
-    output: ["Linear + softmax → next token", 240, 60, 210, 34, { tab: "steps" }],
+    embed: [t("views.figure1.embed"), 10, 300, 190, 34, { tab: "pe" }],
+    enc_self: [t("views.figure1.enc_self"), 10, 230, 190, 34, { tab: "attend", kind: "Encoder self-attention" }],
+    enc_ffn: [t("views.figure1.ffn"), 10, 180, 190, 34, { tab: "experiments", note: FFN }],
+    out_embed: [t("views.figure1.out_embed"), 240, 300, 210, 34, { tab: "pe" }],
+    dec_self: [t("views.figure1.dec_self"), 240, 240, 210, 34, { tab: "attend", kind: "Decoder self-attention" }],
+    cross: [t("views.figure1.cross"), 240, 185, 210, 34, { tab: "attend", kind: "Cross-attention" }],
+    dec_ffn: [t("views.figure1.ffn"), 240, 130, 210, 34, { tab: "experiments", note: FFN }],
+    output: [t("views.figure1.output"), 240, 60, 210, 34, { tab: "steps" }],
   };
   // the open view -> the parts it shows
   function shown(tab, kind) {
@@ -31,13 +30,13 @@
   function svg() {
     const boxes = Object.entries(PARTS).map(([id, [label, x, y, w, h]]) =>
       "<g class='ae-part' data-part='" + id + "' onclick='AE.figure1.open(\"" + id + "\")' role='button' tabindex='0' " +
-      "aria-label='" + label + ": open its view'><title>" + label +
-      " (click to open its view)</title><rect x='" + x + "' y='" + y + "' width='" + w + "' height='" + h +
-      "' rx='6'/><text x='" + (x + w / 2) + "' y='" + (y + h / 2 + 4) + "' text-anchor='middle'>" + label + "</text></g>").join("");
-    return "<svg viewBox='0 0 460 350' role='group' aria-label='The Transformer: encoder (left) and decoder (right)'>" +
+      "aria-label='" + esc(t("views.figure1.open", { part: label })) + "'><title>" + esc(t("views.figure1.click", { part: label })) +
+      "</title><rect x='" + x + "' y='" + y + "' width='" + w + "' height='" + h +
+      "' rx='6'/><text x='" + (x + w / 2) + "' y='" + (y + h / 2 + 4) + "' text-anchor='middle'>" + esc(label) + "</text></g>").join("");
+    return "<svg viewBox='0 0 460 350' role='group' aria-label='" + esc(t("views.figure1.name")) + "'>" +
       "<rect class='ae-stack' x='4' y='172' width='202' height='100' rx='10'/><text class='ae-note' x='105' y='288' " +
-      "text-anchor='middle'>encoder layer × N</text><rect class='ae-stack' x='234' y='122' width='222' height='160' " +
-      "rx='10'/><text class='ae-note' x='345' y='296' text-anchor='middle'>decoder layer × N</text>" +
+      "text-anchor='middle'>" + esc(t("views.figure1.encoder_stack")) + "</text><rect class='ae-stack' x='234' y='122' width='222' height='160' " +
+      "rx='10'/><text class='ae-note' x='345' y='296' text-anchor='middle'>" + esc(t("views.figure1.decoder_stack")) + "</text>" +
       "<path class='ae-arrow' d='M206 200 C 222 200, 222 202, 240 202'/>" + boxes + "</svg>";
   }
 

@@ -4,8 +4,11 @@
 // <table> with row and column headers. The same for the views the browser draws (views.js) and the server's figures:
 // both are plotly figures, read from the drawn plot's own data (el.data, el.layout). a11y.js calls describe() after
 // every change of the page. Text from a figure (tokens the student typed) is only ever set as textContent.
+// Words from the page's catalogue (AE.t: "views.fig." keys), numbers with the page's decimal mark.
 (function () {
   const AE = window.AE;
+  const t = AE.t, DECIMAL = t("_meta.decimal");
+  const fixed = (v, d) => v.toFixed(d).replace(".", DECIMAL);
   const seen = new WeakMap();  // plot -> the data it was described from
   let made = 0;
 
@@ -15,8 +18,8 @@
     return new DOMParser().parseFromString("<body>" + html + "</body>", "text/html").body.textContent
       .replace(/\s+/g, " ").trim();
   }
-  const num = (v) => (typeof v === "number" && isFinite(v) ? (Math.abs(v) >= 100 ? v.toFixed(0) : Math.abs(v) >= 10 ? v.toFixed(1) :
-    v.toFixed(Math.abs(v) < 0.01 && v !== 0 ? 4 : 2)) : v === null || v === undefined ? "–" : plain(v));
+  const num = (v) => (typeof v === "number" && isFinite(v) ? (Math.abs(v) >= 100 ? fixed(v, 0) : Math.abs(v) >= 10 ? fixed(v, 1) :
+    fixed(v, Math.abs(v) < 0.01 && v !== 0 ? 4 : 2)) : v === null || v === undefined ? "–" : plain(v));
 
   // the labels of one axis of a trace: its tick texts where the axis names its ticks, else the trace's own values
   function axisLabels(el, trace, letter, n) {
@@ -30,20 +33,21 @@
     return plain(axis.title && (axis.title.text || axis.title)) || letter;
   };
 
-  const isMask = (t) => /masked out/.test(t.hovertemplate || "");  // views.js's grey cells over the causal mask
+  // the grey cells over the causal mask (views.js marks its trace with meta "ae-mask"; the server's say "masked out")
+  const isMask = (tr) => tr.meta === "ae-mask" || /masked out/.test(tr.hovertemplate || "");
   function heatmaps(el) {
     return (el.data || []).filter((t) => t.type === "heatmap" && Array.isArray(t.z) && Array.isArray(t.z[0]) && !isMask(t));
   }
   function panelNames(el, n) {
     const notes = ((el.layout || {}).annotations || []).map((a) => plain(a.text)).filter((t) => t && t.length < 40);
-    return [...Array(n).keys()].map((i) => (n > 1 ? notes[i] || "panel " + (i + 1) : ""));
+    return [...Array(n).keys()].map((i) => (n > 1 ? notes[i] || t("views.fig.panel", { n: i + 1 }) : ""));
   }
 
   function title(el) {
     const t = (el.layout || {}).title, text = plain(t && (t.text || t));
     if (text) return text;
     const block = el.closest(".block"), label = block && block.querySelector("[data-testid='block-label']");
-    return label ? plain(label.textContent) : "Figure";
+    return label ? plain(label.textContent) : t("views.fig.figure");
   }
 
   // -- the summary ---------------------------------------------------------------------------------------------
@@ -54,20 +58,19 @@
       maps.forEach((t, p) => t.z.forEach((row, i) => row.forEach((v, j) => {
         if (typeof v === "number" && (!best || v > best.v)) best = { v, p, i, j };
       })));
-      if (!best) return maps.length + " heatmaps, empty.";
-      const t = maps[best.p], rows = axisLabels(el, t, "y", t.z.length), cols = axisLabels(el, t, "x", t.z[0].length);
-      return maps.length + " heatmaps. The largest value, " + num(best.v) + ", is in " + names[best.p] + ", row " +
-        rows[best.i] + ", column " + cols[best.j] + ". Show as table for every value.";
+      if (!best) return t("views.fig.empty_maps", { n: maps.length });
+      const tr = maps[best.p], rows = axisLabels(el, tr, "y", tr.z.length), cols = axisLabels(el, tr, "x", tr.z[0].length);
+      return t("views.fig.maps", { n: maps.length, v: num(best.v), panel: names[best.p], row: rows[best.i], col: cols[best.j] });
     }
-    const t = maps[0], rows = axisLabels(el, t, "y", t.z.length), cols = axisLabels(el, t, "x", t.z[0].length);
-    const most = t.z.map((row, i) => {
+    const tr = maps[0], rows = axisLabels(el, tr, "y", tr.z.length), cols = axisLabels(el, tr, "x", tr.z[0].length);
+    const most = tr.z.map((row, i) => {
       let j = -1;
       row.forEach((v, k) => { if (typeof v === "number" && (j < 0 || v > row[j])) j = k; });
       return j < 0 ? null : rows[i] + " → " + cols[j] + " (" + num(row[j]) + ")";
     }).filter(Boolean);
     const shown = most.slice(0, 12).join("; ");
-    return "Rows: " + axisTitle(el, t, "y") + "; columns: " + axisTitle(el, t, "x") + ". Where each row's value is " +
-      "largest: " + shown + (most.length > 12 ? "; and " + (most.length - 12) + " more rows (see the table)." : ".");
+    return t("views.fig.map", { rows: axisTitle(el, tr, "y"), cols: axisTitle(el, tr, "x"), list: shown }) +
+      (most.length > 12 ? t(most.length === 13 ? "views.fig.more_rows_one" : "views.fig.more_rows", { n: most.length - 12 }) : ".");
   }
 
   // the traces that hold values (not a heatmap, not lines drawn only to connect others: no hover, no value)
@@ -77,31 +80,32 @@
 
   function seriesSummary(el) {
     const traces = series(el);
-    const parts = traces.slice(0, 5).map((t) => {
-      const h = t.orientation === "h", values = (h ? t.x : t.y) || [], n = values.length;
-      const labels = axisLabels(el, t, h ? "y" : "x", n);
+    const parts = traces.slice(0, 5).map((tr) => {
+      const h = tr.orientation === "h", values = (h ? tr.x : tr.y) || [], n = values.length;
+      const labels = axisLabels(el, tr, h ? "y" : "x", n);
       const order = [...values.keys()].filter((i) => typeof values[i] === "number").sort((a, b) => values[b] - values[a]);
       if (!order.length) return null;
-      const name = plain(t.name) ? plain(t.name) + ": " : "";
-      if (labelled(t)) {  // points named by their text (the beam tree's candidates)
-        const words = t.text.map(plain);
-        return name + words.length + (words.length === 1 ? " point, " : " points, ") + words.slice(0, 12).join(", ") + (words.length > 12 ? ", …" : "");
+      const name = plain(tr.name) ? plain(tr.name) + ": " : "";
+      if (labelled(tr)) {  // points named by their text (the beam tree's candidates)
+        const words = tr.text.map(plain);
+        return name + t(words.length === 1 ? "views.fig.point" : "views.fig.points", { n: words.length }) +
+          words.slice(0, 12).join(", ") + (words.length > 12 ? ", …" : "");
       }
-      if (t.type === "bar") {
-        return name + "largest " + labels[order[0]] + " (" + num(values[order[0]]) + ")" +
-          (order.length > 1 ? ", then " + labels[order[1]] + " (" + num(values[order[1]]) + ")" : "");
+      if (tr.type === "bar") {
+        return name + t("views.fig.largest", { label: labels[order[0]], v: num(values[order[0]]) }) +
+          (order.length > 1 ? t("views.fig.then", { label: labels[order[1]], v: num(values[order[1]]) }) : "");
       }
       const low = order[order.length - 1];
-      return name + "highest " + num(values[order[0]]) + " at " + labels[order[0]] + ", lowest " + num(values[low]) + " at " + labels[low];
+      return name + t("views.fig.range", { high: num(values[order[0]]), at_high: labels[order[0]], low: num(values[low]), at_low: labels[low] });
     }).filter(Boolean);
-    if (!parts.length) return "No values.";
-    return parts.join("; ") + (traces.length > 5 ? "; and " + (traces.length - 5) + " more series." : ".");
+    if (!parts.length) return t("views.fig.no_values");
+    return parts.join("; ") + (traces.length > 5 ? t(traces.length === 6 ? "views.fig.more_series_one" : "views.fig.more_series", { n: traces.length - 5 }) : ".");
   }
 
   function summary(el) {
     // a step: its bars (the chosen piece and the runner-up) first, then where its attention goes
     const maps = heatmaps(el), bars = series(el).length ? seriesSummary(el) : "";
-    return maps.length ? (bars ? bars + " " : "") + heatmapSummary(el, maps) : bars || "No values.";
+    return maps.length ? (bars ? bars + " " : "") + heatmapSummary(el, maps) : bars || t("views.fig.no_values");
   }
 
   // -- the table -------------------------------------------------------------------------------------------------
@@ -113,38 +117,38 @@
     return c;
   }
 
-  function heatmapTable(el, t, caption) {
-    const rows = axisLabels(el, t, "y", t.z.length), cols = axisLabels(el, t, "x", t.z[0].length);
+  function heatmapTable(el, trace, caption) {
+    const rows = axisLabels(el, trace, "y", trace.z.length), cols = axisLabels(el, trace, "x", trace.z[0].length);
     const table = document.createElement("table");
     table.append(cell("caption", caption));
     const head = document.createElement("tr");
-    head.append(cell("th", axisTitle(el, t, "y") + " \\ " + axisTitle(el, t, "x"), "col"));
+    head.append(cell("th", axisTitle(el, trace, "y") + " \\ " + axisTitle(el, trace, "x"), "col"));
     cols.forEach((c) => head.append(cell("th", c, "col")));
     table.createTHead().append(head);
     const body = table.createTBody();
-    t.z.forEach((row, i) => {
+    trace.z.forEach((row, i) => {
       const tr = document.createElement("tr");
       tr.append(cell("th", rows[i], "row"));
-      row.forEach((v) => tr.append(cell("td", v === null ? "masked" : typeof v === "number" ? v.toFixed(3) : plain(v))));
+      row.forEach((v) => tr.append(cell("td", v === null ? t("views.fig.masked") : typeof v === "number" ? fixed(v, 3) : plain(v))));
       body.append(tr);
     });
     return table;
   }
 
-  function seriesTable(el, t, caption) {
-    const h = t.orientation === "h", values = (h ? t.x : t.y) || [], labels = axisLabels(el, t, h ? "y" : "x", values.length);
+  function seriesTable(el, trace, caption) {
+    const h = trace.orientation === "h", values = (h ? trace.x : trace.y) || [], labels = axisLabels(el, trace, h ? "y" : "x", values.length);
     const table = document.createElement("table");
     table.append(cell("caption", caption));
     const head = document.createElement("tr");
-    head.append(cell("th", axisTitle(el, t, h ? "y" : "x"), "col"), cell("th", axisTitle(el, t, h ? "x" : "y"), "col"));
-    const text = Array.isArray(t.text) && t.text.length === values.length;
-    if (text) head.append(cell("th", "label", "col"));
+    head.append(cell("th", axisTitle(el, trace, h ? "y" : "x"), "col"), cell("th", axisTitle(el, trace, h ? "x" : "y"), "col"));
+    const text = Array.isArray(trace.text) && trace.text.length === values.length;
+    if (text) head.append(cell("th", t("views.fig.label"), "col"));
     table.createTHead().append(head);
     const body = table.createTBody();
     values.forEach((v, i) => {
       const tr = document.createElement("tr");
       tr.append(cell("th", labels[i], "row"), cell("td", num(v)));
-      if (text) tr.append(cell("td", plain(t.text[i])));
+      if (text) tr.append(cell("td", plain(trace.text[i])));
       body.append(tr);
     });
     return table;
@@ -155,18 +159,18 @@
     const maps = heatmaps(el), names = panelNames(el, maps.length);
     let cells = 0;
     if (maps.length) {
-      maps.forEach((t, p) => {
-        cells += t.z.length * t.z[0].length;
+      maps.forEach((tr, p) => {
+        cells += tr.z.length * tr.z[0].length;
         if (cells > MAX_CELLS) return;
-        out.append(heatmapTable(el, t, names[p] || title(el)));
+        out.append(heatmapTable(el, tr, names[p] || title(el)));
       });
     }
     if (series(el).length) {
-      series(el).forEach((t, i) => {
-        out.append(seriesTable(el, t, plain(t.name) || "series " + (i + 1)));
+      series(el).forEach((tr, i) => {
+        out.append(seriesTable(el, tr, plain(tr.name) || t("views.fig.series", { n: i + 1 })));
       });
     }
-    if (cells > MAX_CELLS) out.append(cell("p", "Only the first panels are listed: the figure has more values than fit a table."));
+    if (cells > MAX_CELLS) out.append(cell("p", t("views.fig.first_panels")));
     return out;
   }
 
@@ -178,7 +182,7 @@
     alt = document.createElement("div");
     alt.className = "ae-fig-alt";
     alt.innerHTML = "<p class='ae-fig-summary' id='ae-fig-summary-" + n + "'></p><button type='button' class='ae-table-toggle' " +
-      "aria-expanded='false' aria-controls='ae-fig-table-" + n + "'>Show as table</button><div class='ae-fig-table' " +
+      "aria-expanded='false' aria-controls='ae-fig-table-" + n + "'>" + AE.esc(t("views.fig.show_table")) + "</button><div class='ae-fig-table' " +
       "id='ae-fig-table-" + n + "' hidden></div>";
     alt.querySelector("button").addEventListener("click", () => toggle(el, alt));
     el.after(alt);
@@ -196,7 +200,7 @@
     if (open) fillTable(el, alt);
     box.hidden = !open;
     button.setAttribute("aria-expanded", String(open));
-    button.textContent = open ? "Hide the table" : "Show as table";
+    button.textContent = open ? t("views.fig.hide_table") : t("views.fig.show_table");
   }
 
   function describeOne(el) {

@@ -1,9 +1,11 @@
 // Shareable links: the page's whole state lives in its URL's query string, never on the server, so a link
 // survives a server restart. "?text=Two%20dogs%20play.&tab=steps&step=2" translates on opening, with no click,
 // then restores the tab, attention type, layer, head and step. "Copy link" writes the current state.
-// Loaded after views.js; extends window.AE.
+// Loaded after views.js; extends window.AE. Its words come from the page's catalogue (AE.t, "views.link." keys); it
+// finds tabs by their ids (Gradio's data-tab-id), never by their words.
 (function () {
   const AE = window.AE;
+  const t = AE.t;
   // URL key -> Request field (the decoding options), in the order app.py passes them
   const REQUEST = [["text", "text"], ["model", "model"], ["method", "method"], ["beam", "beam_size"],
     ["alpha", "length_penalty"], ["max_len", "max_len"], ["temperature", "temperature"], ["top_k", "top_k"],
@@ -11,8 +13,9 @@
   const VIEW = ["kind", "layer", "head", "step", "step_layer", "step_head"];  // URL keys of what is shown, in order
   const DEFAULTS = { method: "greedy", beam_size: 4, length_penalty: 0.6, max_len: 60, temperature: 1, top_k: 0,
     top_p: 1, seed: 0, no_repeat_ngram_size: 0, repetition_penalty: 1 };
-  const TABS = { attend: "Translate & attend", steps: "Step by step", pe: "Positional encoding", inside: "Inside a head",
-    experiments: "Experiments", beyond: "Beyond attention", compare: "Compare", model: "Model" };
+  // the tabs' ids (gr.Tab(id=...)), in the tab bar's order
+  const TABS = ["attend", "steps", "pe", "inside", "experiments", "beyond", "compare", "model"];
+  const isTab = (tab) => TABS.includes(tab);
   const KINDS = { cross: "Cross-attention", encoder: "Encoder self-attention", decoder: "Decoder self-attention" };
   const link = { pending: null, go: false, ignored: [], seen: false };
   // What a link may hold, from the page's own components (app.py: window.AE_LINK_RULES): models and methods by
@@ -23,14 +26,20 @@
   // (app.extra_rules); and the results a link can ask to run again: URL name -> [button, the output that shows it,
   // the accordion it is in]
   const extraRules = () => ((rules().extras || {}).fields || {});
-  const RUNS = { ablation: ["run-ablation", "#ablation-text textarea"], attribute: ["run-attribute", "#attr-text textarea", "attr-box"],
-    patch: ["run-patch", "#patch-text textarea", "patch-box"], prefix: ["run-prefix", "#prefix-text textarea", "whatif-box"],
-    edit: ["run-edit", "#edit-text textarea", "whatif-box"], compare: ["run-compare", "#compare-view .js-plotly-plot"] };
+  // the accordion it is in; a run shows when its output holds text and, for a button that empties its figure when it
+  // did not run (a Beyond-attention button: "Not run: ..." in any language), that figure is drawn]
+  const RUNS = { ablation: ["run-ablation", "#ablation-text textarea"], attribute: ["run-attribute", "#attr-text textarea", "attr-box", "attr-plot"],
+    patch: ["run-patch", "#patch-text textarea", "patch-box", "patch-plot"], prefix: ["run-prefix", "#prefix-text textarea", "whatif-box", "prefix-bars"],
+    edit: ["run-edit", "#edit-text textarea", "whatif-box", "edit-bars"], compare: ["run-compare", "#compare-view .js-plotly-plot"] };
   const KNOWN = new Set([...REQUEST.map(([key]) => key), ...VIEW, "tab", "run", "class", "lang"]);  // lang: i18n.js
   const isExtra = (key) => Object.prototype.hasOwnProperty.call(extraRules(), key);
-  const quote = (v) => { const s = String(v); return "“" + esc(s.length > 30 ? s.slice(0, 30) + "…" : s) + "”"; };
+  const quote = (v) => { const s = String(v); return t("views.quote", { text: esc(s.length > 30 ? s.slice(0, 30) + "…" : s) }); };
   const esc = AE.esc;  // views.js's
   const ignore = (key, value, takes) => { link.ignored.push(esc(key) + " " + quote(value) + " (" + takes + ")"); };
+  // a rule's bound as the page's language writes a number (0.5 / 0,5)
+  const bound = (x) => String(x).replace(".", t("_meta.decimal"));
+  const range = (whole, lo, hi) => t(whole ? "views.link.whole_range" : "views.link.number_range", { lo: bound(lo), hi: bound(hi) });
+  const oneOf = (names) => t("views.link.one_of", { list: names.join(", ") });
 
   // -> the value to use, or undefined (and a line in link.ignored) when the page has no such value
   function checked(field, key, raw) {
@@ -38,21 +47,20 @@
     if (field === "model" || field === "method") {
       const names = field === "model" ? rules().models : rules().methods;
       if (names.includes(raw)) return raw;
-      return ignore(key, raw, "not one of " + names.map(esc).join(", "));
+      return ignore(key, raw, oneOf(names.map(esc)));
     }
     const rule = rules().numbers[field];
     if (!rule) return raw;
     const [lo, hi, whole] = rule;
     const x = /^\s*[-+]?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?\s*$/i.test(raw) ? Number(raw) : NaN;
     if (Number.isFinite(x) && x >= lo && x <= hi && (!whole || Number.isInteger(x))) return x;
-    return ignore(key, raw, (whole ? "a whole number" : "a number") + " from " + lo + " to " + hi);
+    return ignore(key, raw, range(whole, lo, hi));
   }
 
   // The status line's note on what the link held that the page could not take (empty when nothing was ignored).
   function linkNote() {
     if (!link.ignored.length) return "";
-    return "<div class='ae-status ae-stale'>Part of this link was ignored and the default kept: " +
-      link.ignored.join("; ") + ".</div>";
+    return "<div class='ae-status ae-stale'>" + t("views.link.ignored", { list: link.ignored.join("; ") }) + "</div>";
   }
 
   const headLabel = (h) => (h === "mean" ? "all heads (mean)" : /^\d+$/.test(h) ? "head " + h : h);
@@ -78,15 +86,15 @@
     link.run = [];
     Object.keys(extraRules()).forEach((key) => { if (params.has(key)) link.extras[key] = params.get(key); });
     (params.get("run") || "").split(",").filter((r) => r).forEach((r) => {
-      if (RUNS[r] && !link.run.includes(r)) link.run.push(r); else ignore("run", r, "not one of " + Object.keys(RUNS).join(", "));
+      if (RUNS[r] && !link.run.includes(r)) link.run.push(r); else ignore("run", r, oneOf(Object.keys(RUNS)));
     });
     [...new Set(params.keys())].filter((key) => !KNOWN.has(key) && !isExtra(key)).forEach((key) => {
-      link.ignored.push("“" + esc(key.slice(0, 30)) + "” (not a field of this page's links)");
+      link.ignored.push(t("views.link.unknown_key", { key: esc(key.slice(0, 30)) }));
     });
-    if (params.has("tab") && !TABS[params.get("tab")]) ignore("tab", params.get("tab"), "not one of " + Object.keys(TABS).join(", "));
+    if (params.has("tab") && !isTab(params.get("tab"))) ignore("tab", params.get("tab"), oneOf(TABS));
     const view = {};
     VIEW.forEach((key) => { if (params.has(key)) view[key] = params.get(key); });
-    if (params.has("tab") && TABS[params.get("tab")]) view.tab = params.get("tab");
+    if (params.has("tab") && isTab(params.get("tab"))) view.tab = params.get("tab");
     link.go = params.has("text") && params.get("text").trim() !== "";
     link.pending = link.go ? view : null;
     link.extrasPending = link.go && (Object.keys(link.extras).length > 0 || link.run.length > 0);
@@ -124,21 +132,22 @@
     const kind = view.kind === undefined ? undefined : KINDS[view.kind] ? view.kind : undefined;
     const shownKind = kind || AE.kindOf(values[0]);
     // a value the page cannot show (a layer "abc", a head 9 of 4) is dropped, the shown one kept, and said
+    // takes: the catalogue key of what the field takes ("a layer from 0 to {max}")
     const int = (key, n, takes) => {
       const v = view[key];
       if (v === undefined) return undefined;
       if (/^\d{1,3}$/.test(v) && Number(v) < n) return Number(v);
-      return ignore(key, v, n ? takes + " from 0 to " + (n - 1) : "nothing to show");
+      return ignore(key, v, n ? t(takes, { max: n - 1 }) : t("views.link.nothing"));
     };
     const head = (key) => {
       const v = view[key];
       if (v === undefined) return undefined;
       if (v === "mean") return headLabel(v);
-      return int(key, heads, "“mean” or a head") === undefined ? undefined : headLabel(v);
+      return int(key, heads, "views.link.head_range") === undefined ? undefined : headLabel(v);
     };
-    if (view.kind !== undefined && !kind) ignore("kind", view.kind, "not one of " + Object.keys(KINDS).join(", "));
-    const wanted = [KINDS[kind], int("layer", layers(shownKind), "a layer"), head("head"),
-      int("step", steps, "a decoding step"), int("step_layer", layers("cross"), "a layer"), head("step_head")];
+    if (view.kind !== undefined && !kind) ignore("kind", view.kind, oneOf(Object.keys(KINDS)));
+    const wanted = [KINDS[kind], int("layer", layers(shownKind), "views.link.layer_range"), head("head"),
+      int("step", steps, "views.link.step_range"), int("step_layer", layers("cross"), "views.link.layer_range"), head("step_head")];
     const out = values.map((v, i) => (wanted[i] === undefined ? v : wanted[i]));
     if (view.tab) setTimeout(() => openTabButton(view.tab), 0);
     return out;
@@ -162,21 +171,20 @@
       if ((link.resets || []).includes(key) && String(values[i] === null ? "" : values[i]) === raw) return;
       let value;
       if (rule.type === "text") {
-        value = raw.length <= (window.AE_MAX_CHARS || 300) ? raw : ignore(key, raw, "at most " + window.AE_MAX_CHARS + " characters");
+        value = raw.length <= (window.AE_MAX_CHARS || 300) ? raw : ignore(key, raw, t("views.link.max_chars", { n: window.AE_MAX_CHARS }));
       } else if (rule.type === "number") {
         const hi = rule.sized === "layer" ? layers - 1 : rule.max;
         const x = /^\s*[-+]?(\d+\.?\d*|\.\d+)\s*$/.test(raw) ? Number(raw) : NaN;
         value = Number.isFinite(x) && x >= rule.min && x <= hi && (!rule.whole || Number.isInteger(x)) ? x
-          : ignore(key, raw, (rule.whole ? "a whole number" : "a number") + " from " + rule.min + " to " + hi);
+          : ignore(key, raw, range(rule.whole, rule.min, hi));
       } else if (rule.type === "choices") {  // the heads switched off: names of this model's heads, comma-separated
         const names = raw.split(",").map((n) => n.trim()).filter((n) => n);
         const bad = names.filter((n) => !(own.heads || []).includes(n));
-        value = bad.length ? ignore(key, bad[0], "a head of " + (req.model || "this model") + ", like “cross L0 H1”") : names;
+        value = bad.length ? ignore(key, bad[0], req.model ? t("views.link.head_of", { model: esc(req.model) }) : t("views.link.head_of_this")) : names;
       } else {
         const choices = rule.sized === "preset" ? own.preset || [] : rule.sized === "head"
           ? ["all heads (mean)", ...[...Array(heads).keys()].map((h) => "head " + h)] : rule.choices;
-        value = choices.includes(raw) ? raw : ignore(key, raw, "not one of " + choices.slice(0, 6).map(esc).join(", ") +
-          (choices.length > 6 ? ", …" : ""));
+        value = choices.includes(raw) ? raw : ignore(key, raw, oneOf(choices.slice(0, 6).map(esc).concat(choices.length > 6 ? ["…"] : [])));
       }
       if (value !== undefined) out[i] = value;
       if (value !== undefined && key.startsWith("in_") && String(value) !== String(values[i])) link.insideSet = true;
@@ -230,21 +238,23 @@
   }
 
   // A tab opened as a hand would open it, whatever Gradio does with the tab bar at this width: its button in the
-  // bar, or (where Gradio moved it behind the "•••" menu, which a click from a script on the hidden button ignores)
-  // the menu opened and the tab's item in it clicked. Then its view is scrolled into sight.
+  // bar (Gradio gives it data-tab-id, the Tab's id), or (where Gradio moved it behind the "•••" menu, which a click
+  // from a script on the hidden button ignores) the menu opened and the tab's item in it clicked: the menu's items
+  // carry only their label, the one Gradio's hidden copy of the tab bar (every tab, in order) shows for this tab.
+  // Then its view is scrolled into sight.
   function openTabButton(tab) {
-    const label = TABS[tab];
-    if (!label) return;
+    if (!isTab(tab)) return;
     const visible = (el) => el && el.offsetParent !== null && el.getClientRects().length > 0;
-    const same = (el) => el.textContent.trim() === label;
-    const button = [...document.querySelectorAll("button[role='tab']")].find((b) => same(b) && visible(b));
+    const button = [...document.querySelectorAll("#tabs button[role='tab']")].find((b) => b.dataset.tabId === tab && visible(b));
     if (button) {
       if (button.getAttribute("aria-selected") !== "true") button.click();
     } else {
       const menu = document.querySelector(".overflow-menu > button, .overflow-menu button");
-      if (menu) {
+      const copy = document.querySelectorAll("#tabs .tab-container.visually-hidden button")[TABS.indexOf(tab)];
+      const label = copy ? copy.textContent.trim() : null;
+      if (menu && label) {
         menu.click();
-        const item = [...document.querySelectorAll(".overflow-dropdown button")].find(same);
+        const item = [...document.querySelectorAll(".overflow-dropdown button")].find((el) => el.textContent.trim() === label);
         if (item) item.click(); else menu.click();
       }
     }
@@ -299,10 +309,10 @@
       if (String(v) !== String(d === null || d === undefined ? "" : d)) params.set(key, v);
     });
     const shownRuns = Object.keys(RUNS).filter((name) => {
-      const el = document.querySelector(RUNS[name][1]);
+      const el = document.querySelector(RUNS[name][1]), figure = RUNS[name][3];
       if (!el) return false;
       if (el.tagName !== "TEXTAREA") return true;
-      return el.value.trim() !== "" && !el.value.startsWith("Not run");
+      return el.value.trim() !== "" && (!figure || !!document.querySelector("#" + figure + " .js-plotly-plot"));
     });
     if (shownRuns.length && withRuns) params.set("run", shownRuns.join(","));
     params.set("lang", AE.lang);  // a link opens in the language it was copied in; a room's view carries the teacher's
@@ -348,8 +358,7 @@
 
   // "Start over": the page without any link state, as a first visit opens it (the student is asked first).
   function startOver() {
-    if (window.confirm && !window.confirm("Start over with the first example? The sentence and views you have now " +
-      "are lost unless you copied their link.")) return;
+    if (window.confirm && !window.confirm(t("views.link.start_over"))) return;
     window.location.href = window.location.pathname;
   }
 

@@ -1,8 +1,9 @@
 // Presentation mode for a projector: large fonts, thick lines, high contrast, one view at a time (the text blocks,
 // examples, model view and head statistics step aside), and the arrow keys move the decoding step on the Step tab.
-// Loaded after views.js; views.js's figures read AE.state.present for their font sizes.
+// Loaded after views.js; views.js's figures read AE.state.present for their font sizes. Words: AE.t ("views.present.").
 (function () {
   const AE = window.AE;
+  const t = AE.t;
   // type sizes, and how much taller a figure grows so that its larger labels keep their room
   const SIZES = { true: { font: 20, title: 30, tall: 1.7 }, false: { font: 12, title: 17, tall: 1 } };
 
@@ -26,7 +27,7 @@
     classButton();
     if (AE.state.present) place();  // the first screen: the view, large
     else document.body.classList.remove("ae-show-class");
-    return AE.state.present ? "Leave presentation mode" : "Presentation mode";
+    return AE.state.present ? t("views.present.leave") : t("views.present.enter");
   }
 
   // One view per screen: the tab bar at the top of the screen, the tab's main view filling the rest (its figure is
@@ -48,10 +49,10 @@
     const b = document.createElement("button");
     b.id = "ae-class-code-button";
     b.type = "button";
-    b.textContent = "Class code";
+    b.textContent = t("views.present.class_code");
     b.addEventListener("click", () => {
       const on = document.body.classList.toggle("ae-show-class");
-      b.textContent = on ? "Hide the class code" : "Class code";
+      b.textContent = on ? t("views.present.hide_class_code") : t("views.present.class_code");
     });
     document.body.appendChild(b);
   }

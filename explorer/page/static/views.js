@@ -2,15 +2,37 @@
 // (viz/page_data.py), so switching attention type, layer, head or decoding step asks the server nothing.
 // Every function returns a gr.Plot value ({type: "plotly", plot: "<figure JSON>"}); Gradio draws it.
 // Layout and wording follow viz/attention.py and viz/decoding.py, which draw the same figures on the server.
+// Every word comes from the page's catalogue (AE.t, i18n.js: the "views." keys); numbers as the page's language writes
+// them (AE.num, and plotly's own "separators" for hover and tick numbers).
 (function () {
+  const AE = window.AE;
+  const t = AE.t;
+  // the attention type radio's values (the same in every language) -> the kind
   const KIND = { "Cross-attention": "cross", "Encoder self-attention": "encoder", "Decoder self-attention": "decoder" };
-  const TITLE = { encoder: "Encoder self-attention", decoder: "Decoder self-attention (masked)", cross: "Cross-attention" };
+  const TITLE = { encoder: t("views.kind.encoder"), decoder: t("views.kind.decoder_masked"), cross: t("views.kind.cross") };
+  // the page's decimal mark; a number with a fixed number of digits and no grouping (0.420 / 0,420)
+  const DECIMAL = t("_meta.decimal");
+  const fixed = (x, d) => Number(x).toFixed(d).replace(".", DECIMAL);
+  // A task's language ("English", "German": the model's own words, viz/page_data.py) named in the page's language;
+  // the value itself stays data. A name without a catalogue entry (another model's task) is shown as it is.
+  function taskName(name) {
+    const key = "views.task." + String(name).toLowerCase().replace(/\W+/g, "_");
+    const said = t(key);
+    return said === key ? String(name) : said;
+  }
+  // the task's language names -> BCP 47 (null: not a language, e.g. the toy model's letters)
+  const LANG_CODES = { German: "de", English: "en" };
+  const langOf = (name) => LANG_CODES[name] || null;
+  const task = (bank) => (bank && bank.task) || { source: "English", target: "German" };
+  // text in the task's language, inside text in the page's language: marked with its own lang where they differ
+  function foreign(html, name) {
+    const code = langOf(name);
+    return code && code !== AE.lang ? "<span lang='" + code + "'>" + html + "</span>" : html;
+  }
   // what the rows and columns are, in the model's own terms (its task: viz/attention.py subtitle)
   function sub(bank, kind) {
-    const t = bank.task || { source: "English", target: "German" };
-    return { cross: "decoder positions (rows, " + esc(t.target) + ") look at source tokens (columns, " + esc(t.source) + ")",
-      encoder: "source tokens (" + esc(t.source) + ") look at each other",
-      decoder: "decoder positions (" + esc(t.target) + ") look at earlier ones (grey: later ones, masked out)" }[kind];
+    const k = task(bank), names = { source: esc(taskName(k.source)), target: esc(taskName(k.target)) };
+    return t({ cross: "views.sub.cross", encoder: "views.sub.encoder", decoder: "views.sub.decoder" }[kind], names);
   }
   const BLUES = [[0, "rgb(247,251,255)"], [0.125, "rgb(222,235,247)"], [0.25, "rgb(198,219,239)"], [0.375, "rgb(158,202,225)"], [0.5, "rgb(107,174,214)"], [0.625, "rgb(66,146,198)"], [0.75, "rgb(33,113,181)"], [0.875, "rgb(8,81,156)"], [1, "rgb(8,48,107)"]];  // plotly.py's "Blues" (ColorBrewer); plotly.js names a different scale so
   const FONT = { family: "Inter, Helvetica, Arial, sans-serif", size: 12 };
@@ -40,6 +62,7 @@
   function base(fig, title, height, fill) {
     const big = state.present;  // presentation mode (present.js): larger type
     fig.layout = Object.assign(fig.layout || {}, {
+      separators: DECIMAL + (DECIMAL === "," ? "." : ","),  // hover and tick numbers: 0.42 / 0,42
       title: { text: title, x: 0.01, xanchor: "left", font: { size: big ? 30 : 17 } },
       font: Object.assign({}, FONT, { size: big ? 20 : FONT.size }), template: LEAN_WHITE,
       margin: { l: 80, r: 30, t: big ? 110 : 70, b: 80 }, autosize: true, height: big ? (fill ? screenHeight() : Math.round(height * 1.7)) : height,
@@ -106,12 +129,16 @@
     return ["tgt", "src"];
   }
 
+  const numbered = (token, i) => token + " (#" + i + ")";
   function hover(bank, kind, withPrediction) {
     const [q, k] = queriesKeys(bank, kind);
-    const ql = bank[q].map((t, i) => t + " (#" + i + ")" + (withPrediction && kind !== "encoder" ? ", predicting " + bank.out[i] : ""));
-    const kl = bank[k].map((t, j) => t + " (#" + j + ")");
-    return ql.map((qi) => kl.map((kj) => "query: " + qi + "<br>key: " + kj));
+    const ql = bank[q].map((w, i) => (withPrediction && kind !== "encoder"
+      ? t("views.hover.predicting", { token: numbered(w, i), next: bank.out[i] }) : numbered(w, i)));
+    const kl = bank[k].map(numbered);
+    return ql.map((qi) => kl.map((kj) => t("views.hover.query_key", { query: qi, key: kj })));
   }
+  // hover lines with a plotly number in them ("weight: %{z:.3f}"): the catalogue's words around plotly's value
+  const WEIGHT = t("views.hover.weight", { v: "%{z:.3f}" });
 
   // (Tq, Tk) weights of one head, or the mean over heads; per-mille integers -> floats
   function weights(bank, kind, layer, head) {
@@ -127,19 +154,20 @@
   // Decoder self-attention is causal: a query may not look at later positions. Those cells are gaps in the weights
   // and a grey trace over them names them in the hover, never white like a weight of 0 (viz/attention.py too).
   const MASKED = "#c8c8c8";
-  const MASKED_HOVER = "masked out: a German position may not look at later ones (score −∞ before softmax, weight 0)";
+  const MASKED_HOVER = t("views.hover.masked");
+  const MASK = "ae-mask";  // the grey trace's meta: figures.js leaves it out of summaries and tables, in any language
   const isMasked = (kind, i, j) => kind === "decoder" && j > i;
   const unmasked = (kind, z) => z.map((row, i) => row.map((v, j) => (isMasked(kind, i, j) ? null : v)));
 
   function maskedTrace(z, where) {
     return Object.assign({ type: "heatmap", z: z.map((row, i) => row.map((_, j) => (j > i ? 1 : null))),
       x: [...Array(z[0].length).keys()], y: [...Array(z.length).keys()], zmin: 0, zmax: 1,
-      colorscale: [[0, MASKED], [1, MASKED]], showscale: false, hoverongaps: false,
-      hovertemplate: "query #%{y}, key #%{x}<br>" + MASKED_HOVER + "<extra></extra>" }, where || {});
+      colorscale: [[0, MASKED], [1, MASKED]], showscale: false, hoverongaps: false, meta: MASK,
+      hovertemplate: t("views.hover.masked_cell", { query: "%{y}", key: "%{x}" }) + "<br>" + MASKED_HOVER + "<extra></extra>" }, where || {});
   }
 
   function caption(bank) {
-    return "“" + bank.title_html + "”";
+    return t("views.quote", { text: bank.title_html });
   }
 
   function heatmap(bank, kindLabel, layer, headLabel) {
@@ -148,18 +176,18 @@
     layer = Math.min(parseInt(layer, 10) || 0, bank.att[kind].length - 1);
     const [q, k] = queriesKeys(bank, kind);
     const z = weights(bank, kind, layer, head);
-    const which = head === null ? "mean of " + bank.heads + " heads" : "head " + head;
+    const which = head === null ? t("views.heads.mean_of", { n: bank.heads }) : t("views.heads.one", { head: head });
     const fig = {
       data: [{
         type: "heatmap", z: unmasked(kind, z), x: [...Array(bank[k].length).keys()], y: [...Array(bank[q].length).keys()],
         zmin: 0, zmax: 1, colorscale: BLUES, customdata: hover(bank, kind, true), hoverongaps: false,
-        hovertemplate: "%{customdata}<br>weight: %{z:.3f}<extra></extra>", colorbar: { title: { text: "weight" } },
+        hovertemplate: "%{customdata}<br>" + WEIGHT + "<extra></extra>", colorbar: { title: { text: t("views.weight") } },
       }],
       layout: {},
     };
     if (kind === "decoder") fig.data.push(maskedTrace(z));
-    const qTitle = kind === "encoder" ? "query: source token" : "query: decoder input (predicts the next token)";
-    const kTitle = kind === "decoder" ? "key: decoder input token" : "key: source token";
+    const qTitle = kind === "encoder" ? t("views.axis.query_source") : t("views.axis.query_decoder");
+    const kTitle = kind === "decoder" ? t("views.axis.key_decoder") : t("views.axis.key_source");
     fig.layout.xaxis = Object.assign(tokenAxis(ticks(bank, k), kTitle), { tickangle: -60, side: "bottom", constrain: "domain" });
     fig.layout.yaxis = Object.assign(tokenAxis(ticks(bank, q), qTitle), { autorange: "reversed", scaleanchor: "x", constrain: "domain" });
     if (state.present) {  // the cells fill the screen (square cells would leave most of it empty) and the labels stand upright
@@ -168,7 +196,8 @@
     }
     const n = Math.max(bank[q].length, bank[k].length);
     const size = Math.round(Math.min(900, Math.max(420, 22 * n + 160)));
-    return plot(base(fig, TITLE[kind] + ", layer " + layer + ", " + which + " — " + caption(bank) + "<br><sup>" + sub(bank, kind) + "</sup>", size, true));
+    return plot(base(fig, t("views.heatmap.title", { kind: TITLE[kind], layer: layer, which: which }) + " — " + caption(bank) +
+      "<br><sup>" + sub(bank, kind) + "</sup>", size, true));
   }
 
   function grid(rows, cols, titles, hgap, vgap) {
@@ -198,7 +227,7 @@
     const kind = kindOf(kindLabel), [q, k] = queriesKeys(bank, kind);
     const layers = bank.att[kind], nL = layers.length, nH = bank.heads;
     const titles = [];
-    for (let l = 0; l < nL; l++) for (let h = 0; h < nH; h++) titles.push("L" + l + " H" + h);  // fits a phone
+    for (let l = 0; l < nL; l++) for (let h = 0; h < nH; h++) titles.push(t("views.model.panel", { layer: l, head: h }));  // fits a phone
     const layout = grid(nL, nH, titles, 0.02, 0.06);
     const cd = hover(bank, kind, false), long = Math.max(bank[q].length, bank[k].length) > 24, small = long ? 7 : 9;
     const data = [];
@@ -206,15 +235,15 @@
       const l = Math.floor(i / nH), h = i % nH, a = i === 0 ? "" : String(i + 1);
       const z = layers[l][h].map((row) => row.map((v) => v / 1000));
       data.push({ type: "heatmap", z: unmasked(kind, z), coloraxis: "coloraxis", customdata: cd, xaxis: "x" + a, yaxis: "y" + a,
-        hoverongaps: false, hovertemplate: "layer " + l + ", head " + h + "<br>%{customdata}<br>weight: %{z:.3f}<extra></extra>" });
+        hoverongaps: false, hovertemplate: t("views.hover.layer_head", { layer: l, head: h }) + "<br>%{customdata}<br>" + WEIGHT + "<extra></extra>" });
       if (kind === "decoder") data.push(maskedTrace(z, { xaxis: "x" + a, yaxis: "y" + a }));
-      Object.assign(layout["xaxis" + a], thinned(tokenAxis(ticks(bank, k), l === nL - 1 ? "key" : "", small)), { showticklabels: l === nL - 1, tickangle: -90 });
-      Object.assign(layout["yaxis" + a], thinned(tokenAxis(ticks(bank, q), h === 0 ? "query" : "", small)), { showticklabels: h === 0, autorange: "reversed" });
+      Object.assign(layout["xaxis" + a], thinned(tokenAxis(ticks(bank, k), l === nL - 1 ? t("views.axis.key") : "", small)), { showticklabels: l === nL - 1, tickangle: -90 });
+      Object.assign(layout["yaxis" + a], thinned(tokenAxis(ticks(bank, q), h === 0 ? t("views.axis.query") : "", small)), { showticklabels: h === 0, autorange: "reversed" });
     }
-    layout.coloraxis = { colorscale: BLUES, cmin: 0, cmax: 1, colorbar: { title: { text: "weight" } } };
+    layout.coloraxis = { colorscale: BLUES, cmin: 0, cmax: 1, colorbar: { title: { text: t("views.weight") } } };
     const panel = long ? 260 : 210;
-    return plot(base({ data: data, layout: layout }, "Model view: " + TITLE[kind] + " — " + caption(bank) + "<br><sup>rows = layers (L), columns = heads (H)" +
-      (Math.max(bank[q].length, bank[k].length) > PANEL_LABELS ? "; long sentence: some labels left out, tap or hover names each token" : "") +
+    return plot(base({ data: data, layout: layout }, t("views.model.title", { kind: TITLE[kind] }) + " — " + caption(bank) + "<br><sup>" +
+      t("views.model.sub") + (Math.max(bank[q].length, bank[k].length) > PANEL_LABELS ? t("views.model.long") : "") +
       "</sup>", panel * nL + 160));
   }
 
@@ -224,9 +253,17 @@
     return scale === "weight" ? 1 : scale === "entropy" ? Math.log(Math.max(nKeys, 2)) : Math.max(nKeys - 1, 1);
   }
 
+  // a statistic's panel title and its line of text in the page's language (the bank's own, English, for one the
+  // catalogue does not name)
+  function statWords(info, name) {
+    const title = t("views.stat." + name), text = t("views.stat." + name + ".text");
+    return [title === "views.stat." + name ? info[name][0] : title, text === "views.stat." + name + ".text" ? info[name][1] : text, info[name][2]];
+  }
+
   function stats(bank, kindLabel) {
     if (!bank || !bank.stats) return empty();
-    const kind = kindOf(kindLabel), s = bank.stats[kind], names = Object.keys(s), info = bank.stat_info;
+    const kind = kindOf(kindLabel), s = bank.stats[kind], names = Object.keys(s), info = {};
+    names.forEach((n) => { info[n] = statWords(bank.stat_info, n); });
     const nKeys = bank[queriesKeys(bank, kind)[1]].length, cols = Math.ceil(names.length / 2);
     const layout = grid(2, cols, names.map((n) => info[n][0]), 0.11, 0.3);
     const data = names.map((name, i) => {
@@ -234,66 +271,67 @@
       const [x0, x1] = layout["xaxis" + a].domain, [y0, y1] = layout["yaxis" + a].domain;
       layout["coloraxis" + a] = { colorscale: "Viridis", cmin: 0, cmax: statRange(info[name][2], nKeys),
         colorbar: { x: x1 + 0.005, xanchor: "left", y: (y0 + y1) / 2, len: y1 - y0, thickness: 10, tickfont: { size: 9 } } };
-      layout["xaxis" + a].title = { text: "head" };
-      Object.assign(layout["yaxis" + a], { title: { text: i % cols === 0 ? "layer" : "" }, autorange: "reversed" });
+      layout["xaxis" + a].title = { text: t("views.axis.head") };
+      Object.assign(layout["yaxis" + a], { title: { text: i % cols === 0 ? t("views.axis.layer") : "" }, autorange: "reversed" });
       return { type: "heatmap", z: v, x: v[0].map((_, h) => "h" + h), y: v.map((_, l) => "L" + l), xaxis: "x" + a, yaxis: "y" + a,
-        coloraxis: "coloraxis" + a, text: v.map((r) => r.map((x) => x.toFixed(2))), texttemplate: "%{text}",
-        hovertemplate: info[name][0] + "<br>layer %{y}, head %{x}<br>value: %{z:.3f}<extra></extra>" };
+        coloraxis: "coloraxis" + a, text: v.map((r) => r.map((x) => fixed(x, 2))), texttemplate: "%{text}",
+        hovertemplate: info[name][0] + "<br>" + t("views.hover.layer_head", { layer: "%{y}", head: "%{x}" }) + "<br>" +
+          t("views.hover.value", { v: "%{z:.3f}" }) + "<extra></extra>" };
     });
     layout.annotations.push({ text: names.map((n) => "<b>" + info[n][0] + "</b>: " + info[n][1]).join("<br>"), x: 0, y: -0.12,
       xref: "paper", yref: "paper", xanchor: "left", yanchor: "top", align: "left", showarrow: false, font: { size: 11 } });
-    const fig = base({ data: data, layout: layout }, "Head statistics: " + TITLE[kind] + " — " + caption(bank) +
-      "<br><sup>each value averaged over query positions; each statistic on its own scale</sup>", 620 + 18 * names.length);
+    const fig = base({ data: data, layout: layout }, t("views.stats.title", { kind: TITLE[kind] }) + " — " + caption(bank) +
+      "<br><sup>" + t("views.stats.sub") + "</sup>", 620 + 18 * names.length);
     const notes = fig.layout.annotations[fig.layout.annotations.length - 1].text.split("<br>").length;  // wrapped on a phone
     fig.layout.margin = Object.assign({}, fig.layout.margin, { b: 80 + 16 * notes });
     fig.layout.height += Math.max(0, 16 * (notes - names.length));
     return plot(fig);
   }
 
-  function step(bank, t, layer, headLabel) {
+  function step(bank, at, layer, headLabel) {
     if (!bank || !bank.steps || !bank.steps.length) return empty();
     const steps = bank.steps;
-    t = Math.max(0, Math.min(parseInt(t, 10) || 0, steps.length - 1));
+    const n = Math.max(0, Math.min(parseInt(at, 10) || 0, steps.length - 1));
     layer = Math.min(parseInt(layer, 10) || 0, bank.att.cross.length - 1);
-    const head = headOf(headLabel), st = steps[t];
-    const which = head === null ? "mean of heads" : "head " + head;
-    const cross = weights(bank, "cross", layer, head)[t];
-    const self = weights(bank, "decoder", layer, head)[t].slice(0, t + 1);
-    const prefix = bank.tgt.slice(0, t + 1);
+    const head = headOf(headLabel), st = steps[n];
+    const which = head === null ? t("views.heads.mean") : t("views.heads.one", { head: head });
+    const cross = weights(bank, "cross", layer, head)[n];
+    const self = weights(bank, "decoder", layer, head)[n].slice(0, n + 1);
+    const prefix = bank.tgt.slice(0, n + 1);
     const bars = st.top.map((_, i) => i);
     const layout = {
       xaxis: { domain: [0, 1], anchor: "y", tickmode: "array", tickvals: bars, ticktext: st.top },
-      yaxis: { domain: [0.736, 1], anchor: "x", title: { text: "probability" }, range: [0, 1.18] },
+      yaxis: { domain: [0.736, 1], anchor: "x", title: { text: t("views.axis.probability") }, range: [0, 1.18] },
       xaxis2: Object.assign(tokenAxis(ticks(bank, "src"), ""), { domain: [0, 1], anchor: "y2", tickangle: -45 }),
       yaxis2: { domain: [0.368, 0.536], anchor: "x2", showticklabels: false },
-      xaxis3: Object.assign(tokenAxis(ticks(bank, "tgt").slice(0, t + 1), ""), { domain: [0, 1], anchor: "y3", tickangle: -45 }),
+      xaxis3: Object.assign(tokenAxis(ticks(bank, "tgt").slice(0, n + 1), ""), { domain: [0, 1], anchor: "y3", tickangle: -45 }),
       yaxis3: { domain: [0, 0.168], anchor: "x3", showticklabels: false },
       annotations: [
-        ["step " + t + ": the " + st.top.length + " most likely next tokens (red = chosen)", 1],
-        ["cross-attention of this step's query over the source (layer " + layer + ", " + which + ")", 0.536],
-        ["decoder self-attention of this step's query over the prefix", 0.168],
+        [t("views.step.bars", { step: n, top: st.top.length }), 1],
+        [t("views.step.cross", { layer: layer, which: which }), 0.536],
+        [t("views.step.self"), 0.168],
       ].map(([text, y]) => ({ text: text, x: 0.5, y: y, xref: "paper", yref: "paper", xanchor: "center", yanchor: "bottom",
         showarrow: false, font: { size: 16 } })),
     };
     const data = [
       { type: "bar", x: bars, y: st.p, marker: { color: bars.map((i) => (i === st.pick ? "#d62728" : "#1f77b4")) },
-        text: st.p.map((p) => p.toFixed(3)), textposition: "outside", customdata: st.top,
+        text: st.p.map((p) => fixed(p, 3)), textposition: "outside", customdata: st.top,
         hovertemplate: "%{customdata}<br>p = %{y:.4f}<extra></extra>", showlegend: false, xaxis: "x", yaxis: "y" },
       { type: "heatmap", z: [cross], x: cross.map((_, i) => i), zmin: 0, zmax: 1, colorscale: BLUES, showscale: true,
-        customdata: [bank.src.map((s, i) => s + " (#" + i + ")")], colorbar: { title: { text: "weight" }, len: 0.5, y: 0.3 },
-        hovertemplate: "key: %{customdata}<br>weight: %{z:.3f}<extra></extra>", xaxis: "x2", yaxis: "y2" },
+        customdata: [bank.src.map(numbered)], colorbar: { title: { text: t("views.weight") }, len: 0.5, y: 0.3 },
+        hovertemplate: t("views.hover.key", { key: "%{customdata}" }) + "<br>" + WEIGHT + "<extra></extra>", xaxis: "x2", yaxis: "y2" },
       { type: "heatmap", z: [self], x: self.map((_, i) => i), zmin: 0, zmax: 1, colorscale: BLUES, showscale: false,
-        customdata: [prefix.map((s, i) => s + " (#" + i + ")")],
-        hovertemplate: "key: %{customdata}<br>weight: %{z:.3f}<extra></extra>", xaxis: "x3", yaxis: "y3" },
+        customdata: [prefix.map(numbered)],
+        hovertemplate: t("views.hover.key", { key: "%{customdata}" }) + "<br>" + WEIGHT + "<extra></extra>", xaxis: "x3", yaxis: "y3" },
     ];
     if (st.pick < 0) {
       // sampling can choose a token outside the top-k bars: show it as its own red bar
       data[0].x.push(bars.length); data[0].y.push(st.chosen_p); data[0].marker.color.push("#d62728");
-      data[0].text.push(st.chosen_p.toFixed(3)); data[0].customdata.push(st.chosen + " (chosen, outside the top " + bars.length + ")");
-      layout.xaxis.tickvals = bars.concat([bars.length]); layout.xaxis.ticktext = st.top.concat([st.chosen + " (chosen)"]);
+      data[0].text.push(fixed(st.chosen_p, 3)); data[0].customdata.push(t("views.step.chosen_outside", { token: st.chosen, top: bars.length }));
+      layout.xaxis.tickvals = bars.concat([bars.length]); layout.xaxis.ticktext = st.top.concat([t("views.step.chosen", { token: st.chosen })]);
     }
     const words = prefix.join(" ");
-    return plot(base({ data: data, layout: layout }, "Decoding step " + t + ": after “" + words + "” → " + st.chosen + " — " + caption(bank), 760, true));
+    return plot(base({ data: data, layout: layout }, t("views.step.title", { step: n, words: words, token: st.chosen }) + " — " + caption(bank), 760, true));
   }
 
   // The "not translated yet" line: compares the text box, the model and the decoding options that matter for the
@@ -320,28 +358,37 @@
   function tooLong(text) {
     const max = window.AE_MAX_CHARS;
     if (!max || String(text || "").length < max) return "";
-    return "<div class='ae-status ae-stale'>The sentence box holds at most " + max + " characters: anything " +
-      "longer that you typed or pasted was cut off at the end.</div>";
+    return "<div class='ae-status ae-stale'>" + t("views.status.too_long", { max: max }) + "</div>";
+  }
+
+  // a decoding method as the status line names it ("greedy", "beam 4", "sample"); the value itself stays data
+  function methodName(req) {
+    const key = "views.method." + req.method, said = t(key, { n: req.beam_size });
+    return said === key ? String(req.method) : said;
+  }
+  // a decoding option's name (a Request field: "beam_size")
+  function optionName(k) {
+    const key = "views.option." + k, said = t(key);
+    return said === key ? k.replace("_", " ") : said;
   }
 
   function statusLine(bank, text, model, ...options) {
-    if (!bank || !bank.text) return "<div class='ae-status ae-stale'>Not translated yet: press <b>Translate</b>.</div>";
+    if (!bank || !bank.text) return "<div class='ae-status ae-stale'>" + t("views.status.none") + "</div>";
     const norm = (s) => String(s || "").replace(/[\u0000-\u001f\u007f]/g, " ").replace(/\s+/g, " ").trim();
     const req = bank.request ? JSON.parse(bank.request) : null;
     const shownModel = req ? req.model : model;
     const changed = changedOptions(req, options);
-    const what = req ? req.method + (req.method === "beam" ? " " + req.beam_size : "") : "";
+    const what = req ? methodName(req) : "";
+    const shown = { text: foreign(bank.text_html, task(bank).source), model: esc(shownModel), method: esc(what) };
     if (norm(text) === norm(bank.text) && (!model || model === shownModel) && !changed.length) {
-      return "<div class='ae-status'>Every view below shows: “" + bank.text_html + "” (" + esc(shownModel) + ", " + esc(what) +
-        ")" + leastSure(bank) + "</div>";
+      return "<div class='ae-status'>" + t("views.status.shows", shown) + leastSure(bank) + "</div>";
     }
     const reasons = [];
-    if (norm(text) !== norm(bank.text)) reasons.push("the sentence");
-    if (model && model !== shownModel) reasons.push("the model (" + esc(model) + ")");
-    if (changed.length) reasons.push("the decoding options (" + changed.map((k) => k.replace("_", " ")).join(", ") + ")");
-    return "<div class='ae-status ae-stale'><b>Not translated yet.</b> You changed " + reasons.join(" and ") +
-      ": press <b>Translate</b> (or Enter) to see it. Until then every view below still shows “" + bank.text_html + "” (" +
-      esc(shownModel) + ", " + esc(what) + ").</div>";
+    if (norm(text) !== norm(bank.text)) reasons.push(t("views.status.changed_sentence"));
+    if (model && model !== shownModel) reasons.push(t("views.status.changed_model", { model: esc(model) }));
+    if (changed.length) reasons.push(t("views.status.changed_options", { options: changed.map(optionName).join(", ") }));
+    return "<div class='ae-status ae-stale'>" + t("views.status.stale", Object.assign({ reasons: reasons.join(t("views.status.and")) }, shown)) +
+      "</div>";
   }
 
   // The words the model chose with a low probability (the unsure shade of the output chips), named even when the
@@ -359,13 +406,13 @@
       const word = out.slice(a, b).map((x, j) => (j ? x.slice(1) : x)).join("");
       if (!weak.some((w) => w.start === a)) weak.push({ start: a, word, p: st.chosen_p });
     });
-    const verdict = bank.may_be_wrong && bank.may_be_wrong.flagged ? ". <b class='ae-unsure'>This translation may well " +
-      "be wrong</b> (the model's own check: " + Math.round(100 * bank.may_be_wrong.p) + "% likely)" : "";
+    const verdict = bank.may_be_wrong && bank.may_be_wrong.flagged ? t("views.status.may_be_wrong", { p: AE.pct(bank.may_be_wrong.p) }) : "";
     if (!weak.length) return verdict;
     weak.sort((x, y) => x.p - y.p);
-    const named = weak.slice(0, 3).map((w) => "“" + w.word + "” (p " + w.p.toFixed(2) + ")").join(", ");
-    return verdict + ". <span class='ae-unsure'>The model was unsure of " + named + (weak.length > 3 ? " and more" : "") +
-      ": check " + (weak.length > 1 ? "these words" : "this word") + ".</span>";
+    const target = task(bank).target;
+    const named = weak.slice(0, 3).map((w) => t("views.status.unsure_word", { word: foreign(w.word, target), p: fixed(w.p, 2) })).join(", ");
+    return verdict + t(weak.length > 1 ? "views.status.unsure_many" : "views.status.unsure_one",
+      { words: named, more: weak.length > 3 ? t("views.status.and_more") : "" });
   }
 
   function esc(s) {
@@ -443,12 +490,12 @@
   // the Positions slider and the Dimensions box, checked as explorer/api/handlers.py pe_settings checks them
   function peSettings(info, length, dims) {
     const n = Number(length), d = info.d_model;
-    if (!Number.isInteger(n) || n < 2 || n > info.max_len) return { error: "Positions must be a whole number from 2 to " + info.max_len + "." };
+    if (!Number.isInteger(n) || n < 2 || n > info.max_len) return { error: t("views.pe.bad_positions", { max: info.max_len }) };
     const text = String(dims === null || dims === undefined ? "" : dims).replace(/,/g, " ").trim();
     const parts = text ? text.split(/\s+/) : ["0", "1", "10", "11"];
-    if (parts.some((x) => !/^[+-]?\d+$/.test(x))) return { error: "Dimensions must be whole numbers separated by commas, e.g. 0, 1, 10." };
+    if (parts.some((x) => !/^[+-]?\d+$/.test(x))) return { error: t("views.pe.bad_dims") };
     const chosen = parts.map(Number);
-    if (chosen.length > 12 || chosen.some((x) => x < 0 || x >= d)) return { error: "Dimensions: pick 1 to 12 numbers between 0 and " + (d - 1) + "." };
+    if (chosen.length > 12 || chosen.some((x) => x < 0 || x >= d)) return { error: t("views.pe.dims_range", { max: d - 1 }) };
     return { n: n, dims: chosen };
   }
 
@@ -465,62 +512,62 @@
   function positionalFigures(bank, length, dims) {
     const info = bank.pe, s = peSettings(info, length, dims);
     if (s.error) return [message(s.error), message(s.error), message(s.error)];
-    const rows = peRows(info, s.n), d = info.d_model, model = " — model " + esc(info.model);
-    const formula = info.kind === "learned" ? "learned" : "PE(pos, 2i) = sin(pos / 10000^(2i/d)), PE(pos, 2i+1) = cos(...)";
+    const rows = peRows(info, s.n), d = info.d_model, model = " — " + t("views.pe.model", { model: esc(info.model) });
+    const formula = info.kind === "learned" ? t("views.pe.learned") : "PE(pos, 2i) = sin(pos / 10000^(2i/d)), PE(pos, 2i+1) = cos(...)";
     const table = base({
-      data: [{ type: "heatmap", z: rows, colorscale: RDBU, zmid: 0, colorbar: { title: { text: "value" } },
-        hovertemplate: "position %{y}<br>dimension %{x}<br>PE = %{z:.4f}<extra></extra>" }],
-      layout: { xaxis: { title: { text: "dimension i of d_model" } }, yaxis: { title: { text: "position (token index)" }, autorange: "reversed" } },
-    }, "Positional encoding (" + formula + "): " + s.n + " positions x " + d + " dimensions" + model, 520, true);
+      data: [{ type: "heatmap", z: rows, colorscale: RDBU, zmid: 0, colorbar: { title: { text: t("views.pe.value") } },
+        hovertemplate: t("views.pe.hover_table", { position: "%{y}", dim: "%{x}" }) + "<br>PE = %{z:.4f}<extra></extra>" }],
+      layout: { xaxis: { title: { text: t("views.pe.axis_dim") } }, yaxis: { title: { text: t("views.pe.axis_position_index") }, autorange: "reversed" } },
+    }, t("views.pe.title_table", { formula: formula, n: s.n, d: d }) + model, 520, true);
     const pos = [...Array(s.n).keys()];
     const waves = base({
       data: s.dims.map((k, i) => ({ type: "scatter", mode: "lines", x: pos, y: rows.map((r) => r[k]), line: { color: COLOURS[i % COLOURS.length], dash: DASHES[i % DASHES.length] },
-        name: "dim " + k + " (" + (k % 2 === 0 ? "sin" : "cos") + ")", hovertemplate: "dimension " + k + "<br>position %{x}<br>value %{y:.4f}<extra></extra>" })),
-      layout: { xaxis: { title: { text: "position" } }, yaxis: Object.assign({ title: { text: "PE value" } }, info.kind === "learned" ? {} : { range: [-1.1, 1.1] }) },
-    }, "Positional encoding: chosen dimensions as waves over position" + model, 420);
-    const sim = rows.map((a) => rows.map((b) => { let t = 0; for (let k = 0; k < d; k++) t += a[k] * b[k]; return t; }));  // (n, d) x (d, n)
+        name: t("views.pe.wave", { dim: k, fn: k % 2 === 0 ? "sin" : "cos" }),
+        hovertemplate: t("views.pe.hover_wave", { dim: k, position: "%{x}", value: "%{y:.4f}" }) + "<extra></extra>" })),
+      layout: { xaxis: { title: { text: t("views.pe.axis_position") } }, yaxis: Object.assign({ title: { text: t("views.pe.axis_value") } }, info.kind === "learned" ? {} : { range: [-1.1, 1.1] }) },
+    }, t("views.pe.title_waves") + model, 420);
+    const sim = rows.map((a) => rows.map((b) => { let dot = 0; for (let k = 0; k < d; k++) dot += a[k] * b[k]; return dot; }));  // (n, d) x (d, n)
     const similarity = base({
-      data: [{ type: "heatmap", z: sim, colorscale: "Viridis", colorbar: { title: { text: "dot product" } },
-        hovertemplate: "position %{y} . position %{x}<br>dot product %{z:.3f}<extra></extra>" }],
-      layout: { xaxis: { title: { text: "position q" } }, yaxis: { title: { text: "position p" }, autorange: "reversed" } },
-    }, "Similarity of positional encodings, PE(p) . PE(q): bands of equal offset" + model, 520);
+      data: [{ type: "heatmap", z: sim, colorscale: "Viridis", colorbar: { title: { text: t("views.pe.dot") } },
+        hovertemplate: t("views.pe.hover_similarity", { p: "%{y}", q: "%{x}", dot: "%{z:.3f}" }) + "<extra></extra>" }],
+      layout: { xaxis: { title: { text: t("views.pe.axis_q") } }, yaxis: { title: { text: t("views.pe.axis_p") }, autorange: "reversed" } },
+    }, t("views.pe.title_similarity") + model, 520);
     return [plot(table), plot(waves), plot(similarity)];
   }
 
   // the user's sentence: |token embedding x sqrt(d_model)| next to |PE row added to it|
   function peSentence(bank) {
     if (!bank || !bank.pe_sentence) return empty();
-    const s = bank.pe_sentence, x = bank.src.map((_, i) => i), hov = bank.src.map((t, i) => t + " (#" + i + ")");
+    const s = bank.pe_sentence, x = bank.src.map((_, i) => i), hov = bank.src.map(numbered);
     const fig = {
       data: [
-        { type: "bar", x: x, y: s.emb, name: "|token embedding x sqrt(d_model)|", customdata: hov, marker: { color: COLOURS[0] },
-          hovertemplate: "%{customdata}<br>|embedding| = %{y:.3f}<extra></extra>" },
-        { type: "bar", x: x, y: s.pe, name: "|positional encoding|", customdata: hov, marker: { color: COLOURS[1] },
+        { type: "bar", x: x, y: s.emb, name: t("views.pe.emb_bar"), customdata: hov, marker: { color: COLOURS[0] },
+          hovertemplate: "%{customdata}<br>" + t("views.pe.emb_hover", { v: "%{y:.3f}" }) + "<extra></extra>" },
+        { type: "bar", x: x, y: s.pe, name: t("views.pe.pe_bar"), customdata: hov, marker: { color: COLOURS[1] },
           hovertemplate: "%{customdata}<br>|PE| = %{y:.3f}<extra></extra>" },
       ],
       layout: { barmode: "group", legend: { orientation: "h", y: 1.02, yanchor: "bottom", x: 0 },
-        xaxis: Object.assign(tokenAxis(ticks(bank, "src"), "source token"), { tickangle: -45 }), yaxis: { title: { text: "L2 norm" } } },
+        xaxis: Object.assign(tokenAxis(ticks(bank, "src"), t("views.axis.source_token")), { tickangle: -45 }), yaxis: { title: { text: t("views.pe.norm") } } },
     };
-    return plot(base(fig, "How big is the position signal next to the word signal? — " + caption(bank), 440));
+    return plot(base(fig, t("views.pe.title_sentence") + " — " + caption(bank), 440));
   }
 
   // Logit lens: the output projection after every decoder layer; cell = top next token and its probability
   function lens(bank) {
     if (!bank || !bank.lens) return empty();
     const L = bank.lens.p.length, T = bank.tgt.length;
-    const hov = bank.lens.words.map((row, l) => row.map((w, t) => "after layer " + l + ", position " + t + " (" + bank.tgt[t] +
-      ")<br>top next token: " + w));
+    const hov = bank.lens.words.map((row, l) => row.map((w, i) => t("views.lens.hover", { layer: l, position: i, token: bank.tgt[i], top: w })));
     const fig = {
       data: [{ type: "heatmap", z: bank.lens.p, x: [...Array(T).keys()], y: [...Array(L).keys()], zmin: 0, zmax: 1, colorscale: GREENS,
         text: bank.lens.words, texttemplate: "%{text}", textfont: { size: 10 }, customdata: hov, colorbar: { title: { text: "p(top)" } },
         hovertemplate: "%{customdata}<br>p = %{z:.3f}<extra></extra>" }],
       layout: {
-        xaxis: Object.assign(tokenAxis(ticks(bank, "tgt"), "decoder input token (predicting the next one)"), { tickangle: -45 }),
-        yaxis: { tickmode: "array", tickvals: [...Array(L).keys()], ticktext: [...Array(L).keys()].map((l) => "after layer " + l),
-          title: { text: "decoder layer" }, autorange: "reversed" },
+        xaxis: Object.assign(tokenAxis(ticks(bank, "tgt"), t("views.lens.axis_x")), { tickangle: -45 }),
+        yaxis: { tickmode: "array", tickvals: [...Array(L).keys()], ticktext: [...Array(L).keys()].map((l) => t("views.lens.after", { layer: l })),
+          title: { text: t("views.lens.axis_y") }, autorange: "reversed" },
       },
     };
-    return plot(base(fig, "Logit lens: what the decoder would predict if it stopped after each layer — " + caption(bank), 200 + 70 * L));
+    return plot(base(fig, t("views.lens.title") + " — " + caption(bank), 200 + 70 * L));
   }
 
   // The server's figures (beam tree, comparison, attribution, patching, what-if, inside a head, training) on a
@@ -548,5 +595,5 @@
 
   window.AE = Object.assign(window.AE || {}, { heatmap: fromBank(heatmap), modelView: fromBank(modelView), stats: fromBank(stats), step: fromBank(step),
     status: fromBank(status), positional: fromBank(positional), peSentence: fromBank(peSentence), lens: fromBank(lens),
-    download, openTab, closeTab, refreshOpen, kindOf, headOf, state, parsed, esc, current: () => lastBank });
+    download, openTab, closeTab, refreshOpen, kindOf, headOf, state, parsed, esc, current: () => lastBank, taskName, langOf, fixed });
 })();
