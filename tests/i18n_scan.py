@@ -25,7 +25,7 @@ JAVASCRIPT = ["explorer/page/static", "explorer/classroom/static"]
 ENGLISH = re.compile(r"\b(the|and|with|this|that|from|each|your|you|not|one|of|to|is|are|for|at|by|it|its|be|or|"
                      r"what|how|when|which|here|there|more|can|has|have|click|tap|try|shows?|than|into|only|"
                      r"been|were|would|could|should|these|those|them|they|their|other)\b", re.I)
-WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_'’-]*")
+WORD = re.compile(r"[^\W\d][\w'’-]*")  # a word in any script ("frühere" is one word, not "fr" + "here")
 CODE = re.compile(r"^\s*(CREATE|INSERT|DELETE|SELECT|UPDATE)\b|:not\(|\[[a-z-]+(=|\])|^[.#][a-z]")  # SQL, selectors
 SHOWN = {"label", "info", "placeholder"}
 SHOWS_FIRST = {"Button", "Tab", "Accordion", "Markdown", "HTML", "TabItem"}
@@ -34,13 +34,18 @@ QUIET_CALLS = {"print", "debug", "info", "warning", "error", "exception", "criti
 
 def plain(text: str) -> str:
     """Text as read: markup, entities, {placeholders} and ${expressions} out."""
-    text = re.sub(r"<[^>]*>", " ", text)
+    text = re.sub(r"<[^>]*>|<[a-zA-Z/][^>]*$|^[^<]*?['\"]?>", " ", text)  # tags, and a tag cut by the literal
     text = re.sub(r"&[a-z#0-9]+;", " ", text)
     text = re.sub(r"\$?\{[^{}]*\}", " ", text)
     return text
 
 
+KEY = re.compile(r"^[a-z_][a-z0-9_]*(\.[A-Za-z0-9_\-]+)+$")  # a catalogue key: "views.status.shows"
+
+
 def is_prose(text: str) -> bool:
+    if KEY.match(text.strip()):
+        return False
     text = plain(text)
     if re.search(r"https?://|[./][a-z]+\.(py|js|json|css)\b", text) and len(WORD.findall(text)) < 6:
         return False  # a URL or a path

@@ -21,7 +21,7 @@
   const lang = fromLink || known(stored) || fromBrowser || "en";
   const words = CATALOGUES[lang] || CATALOGUES.en || {};
 
-  // AE.t("views.title", {layer: 2}): the text in the page's language, "{name}" filled in; a key missing from the
+  // AE.t("lang.switching", {name: "Deutsch"}): the text in the page's language, "{name}" filled in; a key missing from the
   // catalogue shows as itself (a test keeps every key in every language)
   function t(key, values) {
     const template = key in words ? words[key] : (CATALOGUES.en || {})[key];
