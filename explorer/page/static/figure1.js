@@ -3,7 +3,7 @@
 // into #ae-figure1 and follows AE.openTab / the attention-type radio. Words: AE.t ("views.figure1." keys).
 (function () {
   const AE = window.AE;
-  const t = AE.t, esc = AE.esc;
+  const t = AE.t, esc = (s) => AE.esc(s).replace(/'/g, "&#39;");  // into attributes quoted with '…' too
   // The feed-forward layers have no view of their own: what they add shows, layer by layer, in the logit lens.
   const FFN = t("views.figure1.ffn_note");
   // part -> [label, x, y, width, height, the view it opens ({tab, kind (the radio's value), note: said under the drawing})]
