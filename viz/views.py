@@ -9,6 +9,7 @@ from typing import Any
 
 import plotly.graph_objects as go
 
+from explorer.i18n import t
 from viz import arrays
 from viz.attention import attention_heatmap, head_statistics_figure, model_view
 from viz.bertviz_view import bertviz_page
@@ -83,7 +84,7 @@ def head_inside(a: Any, kind: str = "encoder", layer: int = 0, head: int = 0, qu
     blk = arrays.block_name(kind, layer)
     q, k = _tokens(a, kind)
     parts = {n: arrays.as_array(a.cache[f"{blk}.{n}"])[0, head] for n in ("q", "k", "v", "scores", "weights")}
-    name = {"encoder": "encoder self", "decoder": "decoder self", "cross": "cross"}[kind]
+    name = t(f"server.viz.inside.kind.{kind}")  # "encoder self": "Inside encoder self attention"
     return inside_head(parts["q"], parts["k"], parts["v"], parts["scores"], parts["weights"], q, k, query, layer,
                        head, name)
 
