@@ -23,11 +23,14 @@ def _tokens(a: Any, kind: str) -> tuple[list[str], list[str]]:
     return arrays.tokens_for(kind, a.src_tokens, a.tgt_tokens)
 
 
-def heatmap(a: Any, kind: str = "cross", layer: int = 0, head: int | None = None) -> go.Figure:
+def heatmap(a: Any, kind: str = "cross", layer: int = 0, head: int | None = None,
+            languages: tuple[str, str] | None = None) -> go.Figure:
+    """``languages``: (source, target) as the subtitle names them (default: the analysis' own, its task's English)."""
     q, k = _tokens(a, kind)
     predicted = a.out_tokens if kind in ("cross", "decoder") else None
     return attention_heatmap(arrays.attention(a.cache, kind, layer), q, k, head=head, layer=layer, kind=kind,
-                             predicted_tokens=predicted, languages=getattr(a, "languages", ("English", "German")))
+                             predicted_tokens=predicted,
+                             languages=languages or getattr(a, "languages", ("English", "German")))
 
 
 def all_heads(a: Any, kind: str = "cross") -> go.Figure:
