@@ -92,12 +92,23 @@ def tokens_html(a: Analysis) -> str:
     warnings = "".join(f"<div class='ae-advice' role='status' style='margin-bottom:6px;padding:6px 10px;"
                        f"background:#fff4e5;border-left:4px solid #b45309;font-size:15px'>⚠ {_headlined(w)}</div>"
                        for w in notes)
+    source, target = (_in(code) for code in getattr(a, "languages", ("English", "German")))
     return (f"<div class='ae-pieces'>{warnings}<div>{t('server.pieces.source', n=len(a.src_tokens))} "
-            f"{chips(a.src_tokens, '#e8f0fe')}</div>"
-            f"<div style='margin-top:4px'>{t('server.pieces.output', n=len(a.out_tokens))} {confidence_chips(a)}</div>"
+            f"<span{source}>{chips(a.src_tokens, '#e8f0fe')}</span></div>"
+            f"<div style='margin-top:4px'>{t('server.pieces.output', n=len(a.out_tokens))} "
+            f"<span{target}>{confidence_chips(a)}</span></div>"
             f"<div style='margin-top:2px;font-size:13px;color:#555'>{chips_key()}</div>"
             f"<details style='font-size:13px;color:#555'><summary>{t('server.pieces.what')}</summary>"
             f"{pieces_key(len(a.vocab))}</details></div>")
+
+
+LANGUAGE_CODES = {"English": "en", "German": "de"}  # a task's language names (English data) -> the HTML lang code
+
+
+def _in(language: str) -> str:
+    """ lang="en" for the pieces of a language we know the code of (they sit inside text of the page's language)."""
+    code = LANGUAGE_CODES.get(language)
+    return f' lang="{code}"' if code else ""
 
 
 def _headlined(note: str) -> str:
