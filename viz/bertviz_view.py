@@ -12,14 +12,11 @@ import json
 
 import torch
 
+from explorer.i18n import t
 from viz.arrays import as_array
 from viz.tokens import readable
 
 _MARK = "const params = "
-FALLBACK = (
-    "This interactive view uses bertviz, which loads require.js, d3 and jQuery from cdnjs.cloudflare.com. "
-    "They could not be loaded (is this computer offline?). The heatmaps and model view above show the same attention."
-)
 
 
 def safe_json(value) -> str:
@@ -53,7 +50,7 @@ def _rounded(value, digits: int = 3):
 
 
 def _fallback_script() -> str:
-    msg = json.dumps(FALLBACK)
+    msg = json.dumps(t("server.viz.bertviz_fallback"))
     return f"""<script>
 (function () {{
   function fail() {{

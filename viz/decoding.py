@@ -9,7 +9,9 @@ from typing import Any
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from explorer.i18n import num, t
 from viz.arrays import as_array
+from viz.attention import which_heads
 from viz.style import ATTENTION_SCALE, base_layout, token_axis
 from viz.tokens import hover_labels, readable
 
@@ -31,31 +33,33 @@ def step_view(
     the query at decoder position t over source tokens and over BOS + prefix.
     """
     labels = [readable(id_to_piece(i)) for i in step.top_ids]
-    which = "mean of heads" if head is None else f"head {head}"
+    which = which_heads(head)
     colours = ["#d62728" if i == step.chosen else "#1f77b4" for i in step.top_ids]
     fig = make_subplots(rows=3, cols=1, row_heights=[0.44, 0.28, 0.28], vertical_spacing=0.2, subplot_titles=[
-        f"step {step.step}: the {len(labels)} most likely next tokens (red = chosen)",
-        f"cross-attention of this step's query over the source (layer {layer}, {which})",
-        "decoder self-attention of this step's query over the prefix",
+        t("server.viz.step.top", step=step.step, n=len(labels)),
+        t("server.viz.step.cross", layer=layer, which=which),
+        t("server.viz.step.self"),
     ])
     fig.add_trace(go.Bar(x=list(range(len(labels))), y=step.top_probs, marker_color=colours,
-                         text=[f"{p:.3f}" for p in step.top_probs], textposition="outside",
+                         text=[num(p, 3) for p in step.top_probs], textposition="outside",
                          customdata=[html.escape(s, quote=False) for s in labels],
                          hovertemplate="%{customdata}<br>p = %{y:.4f}<extra></extra>", showlegend=False), row=1, col=1)
     fig.update_xaxes(tickmode="array", tickvals=list(range(len(labels))),
                      ticktext=[html.escape(s, quote=False) for s in labels], row=1, col=1)
-    fig.update_yaxes(title_text="probability", range=[0, 1.18], row=1, col=1)  # headroom for the value labels
+    fig.update_yaxes(title_text=t("server.viz.probability"), range=[0, 1.18], row=1, col=1)  # headroom for labels
     for r, row, toks in ((2, cross_row, src_tokens), (3, self_row, prefix_tokens)):
         w = as_array(row)
         fig.add_trace(go.Heatmap(z=w[None, :], x=list(range(len(toks))), zmin=0, zmax=1, colorscale=ATTENTION_SCALE,
                                  showscale=r == 2, customdata=[hover_labels(toks)],
-                                 colorbar=dict(title=dict(text="weight"), len=0.5, y=0.3),
-                                 hovertemplate="key: %{customdata}<br>weight: %{z:.4f}<extra></extra>"), row=r, col=1)
+                                 colorbar=dict(title=dict(text=t("server.viz.weight")), len=0.5, y=0.3),
+                                 hovertemplate=t("server.viz.key_hover", name="%{customdata}")
+                                 + f"<br>{t('server.viz.weight')}: %{{z:.4f}}<extra></extra>"), row=r, col=1)
         fig.update_xaxes(**token_axis(toks, ""), tickangle=-45, row=r, col=1)
         fig.update_yaxes(showticklabels=False, row=r, col=1)
     prefix = " ".join(readable(p) for p in prefix_tokens)
     chosen = html.escape(readable(id_to_piece(step.chosen)), quote=False)
-    title = f"Decoding step {step.step}: after “{html.escape(prefix, quote=False)}” → {chosen}"
+    title = t("server.viz.step.title", step=step.step, prefix=t("server.quoted", text=html.escape(prefix, quote=False)),
+              chosen=chosen)
     return base_layout(fig, title, height=760)
 
 
@@ -87,31 +91,32 @@ def beam_tree(trace: Any, id_to_piece, max_steps: int | None = None) -> go.Figur
             node_x.append(x)
             node_y.append(y)
             node_text.append(html.escape(label, quote=False))
-            node_hover.append(f"step {s}: {html.escape(label, quote=False)}<br>log p(token) = {c.token_logprob:.3f}"
-                              f"<br>score (sum of log p) = {c.score:.3f}<br>"
-                              + ("finished (EOS)" if c.finished else "kept" if c.kept else "pruned"))
+            node_hover.append(t("server.viz.beam.node", step=s, token=html.escape(label, quote=False),
+                                logp=num(c.token_logprob, 3), score=num(c.score, 3))
+                              + t("server.viz.beam.finished" if c.finished else "server.viz.beam.kept" if c.kept
+                                  else "server.viz.beam.pruned"))
             node_colour.append("#2ca02c" if c.finished else "#1f77b4" if c.kept else "#767676")
             # the shape says it too, not only the colour (WCAG 1.4.1): a ring is pruned, a square finished
             node_symbol.append("square" if c.finished else "circle" if c.kept else "circle-open")
     win_x, win_y = _winner_path(steps, trace)
     fig = go.Figure()
     fig.add_trace(go.Scatter(x=edge_x, y=edge_y, mode="lines", line=dict(color="#bbbbbb", width=1),
-                             hoverinfo="skip", name="extension"))
+                             hoverinfo="skip", name=t("server.viz.beam.extension")))
     fig.add_trace(go.Scatter(x=win_x, y=win_y, mode="lines", line=dict(color="#d62728", width=3), hoverinfo="skip",
-                             name="best hypothesis"))
+                             name=t("server.viz.beam.best")))
     fig.add_trace(go.Scatter(x=[START], y=[0], mode="markers+text", text=["[BOS]"], textposition="middle left",
-                             marker=dict(size=12, color="#444"), hovertext=["start"], hoverinfo="text", name="start"))
+                             marker=dict(size=12, color="#444"), hovertext=[t("server.viz.beam.start")],
+                             hoverinfo="text", name=t("server.viz.beam.start")))
     fig.add_trace(go.Scatter(x=node_x, y=node_y, mode="markers+text", text=node_text, textposition="top center",
                              textfont=dict(size=10), marker=dict(size=10, color=node_colour, symbol=node_symbol),
-                             hovertext=node_hover, hoverinfo="text",
-                             name="candidates (filled dot: kept, ring: pruned, square: finished, EOS)"))
-    fig.update_xaxes(title_text="decoding step (as on the step slider; the start is before step 0)",
+                             hovertext=node_hover, hoverinfo="text", name=t("server.viz.beam.candidates")))
+    fig.update_xaxes(title_text=t("server.viz.beam.axis_step"),
                      tickmode="array", tickvals=list(range(len(steps))), range=[START - 0.8, len(steps) - 0.5])
-    fig.update_yaxes(title_text="candidate rank at that step (0 = best)", showticklabels=False)
+    fig.update_yaxes(title_text=t("server.viz.beam.axis_rank"), showticklabels=False)
     fig.update_layout(legend=dict(orientation="h", y=-0.15))
     width = max(700, 90 * (len(steps) + 1))
-    return base_layout(fig, f"Beam search tree (beam size {len(steps[0].beams) if steps else 0}): "
-                            "every candidate considered, the winner in red", height=560, width=min(width, 2400))
+    return base_layout(fig, t("server.viz.beam.title", size=len(steps[0].beams) if steps else 0), height=560,
+                       width=min(width, 2400))
 
 
 def _winner_path(steps, trace) -> tuple[list[float], list[float]]:
@@ -152,13 +157,16 @@ def greedy_vs_beam(greedy_trace: Any, beam_trace: Any, id_to_piece) -> go.Figure
         toks = [readable(id_to_piece(s.chosen)) for s in trace.steps]
         probs = [s.chosen_prob for s in trace.steps]
         total = sum(math.log(max(p, 1e-30)) for p in probs)
+        said = t(f"server.viz.vs.{name}")
         fig.add_trace(go.Scatter(
-            x=list(range(len(toks))), y=probs, mode="lines+markers+text", name=f"{name} (sum log p = {total:.2f})",
-            text=[html.escape(t, quote=False) for t in toks], textposition=where, line=dict(color=colour, **line),
+            x=list(range(len(toks))), y=probs, mode="lines+markers+text",
+            name=t("server.viz.vs.legend", name=said, total=num(total, 2)),
+            text=[html.escape(tok, quote=False) for tok in toks], textposition=where, line=dict(color=colour, **line),
             textfont=dict(color=colour), opacity=0.55 if name == "greedy" else 1.0,
-            hovertemplate=f"{name}<br>step %{{x}}: %{{text}}<br>p = %{{y:.4f}}<extra></extra>"))
-    fig.update_xaxes(title_text="output position", dtick=1)
-    fig.update_yaxes(title_text="probability of the chosen token", range=[0, 1.1])
+            hovertemplate=said + "<br>" + t("server.viz.vs.hover", step="%{x}", token="%{text}")
+            + "<br>p = %{y:.4f}<extra></extra>"))
+    fig.update_xaxes(title_text=t("server.viz.vs.axis_x"), dtick=1)
+    fig.update_yaxes(title_text=t("server.viz.vs.axis_y"), range=[0, 1.1])
     fig.update_layout(legend=dict(orientation="h", y=-0.2))
-    verdict = "the two agree on every token" if same else "they differ: where the lines part, beam kept a less likely token"
-    return base_layout(fig, f"Greedy vs beam search on the same sentence<br><sup>{verdict}</sup>", height=460)
+    verdict = t("server.viz.vs.same" if same else "server.viz.vs.differ")
+    return base_layout(fig, t("server.viz.vs.title", verdict=verdict), height=460)

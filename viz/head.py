@@ -7,8 +7,9 @@ import math
 import numpy as np
 import plotly.graph_objects as go
 
+from explorer.i18n import num, t
 from viz.arrays import as_array
-from viz.style import DIVERGING_SCALE, MASKED, MASKED_HOVER, axis_id, base_layout, token_axis
+from viz.style import DIVERGING_SCALE, MASKED, axis_id, base_layout, masked_hover, token_axis
 from viz.tokens import hover_labels, readable
 
 
@@ -36,15 +37,17 @@ _ROWS = ([0.835, 1.0], [0.401, 0.665], [0.0, 0.231])
 
 def inside_head(q, k, v, scores, weights, query_tokens: list[str], key_tokens: list[str], query_index: int,
                 layer: int, head: int, kind: str) -> go.Figure:
-    """q_i, K, q_i.k_j / sqrt(d_k), the mask, softmax, V and sum_j w_j v_j laid out top to bottom."""
+    """q_i, K, q_i.k_j / sqrt(d_k), the mask, softmax, V and sum_j w_j v_j laid out top to bottom. ``kind`` names
+    the attention in the title ("encoder self": "Inside encoder self attention")."""
     a = head_arithmetic(q, k, v, scores, weights, query_index)
     d_k = a["q"].shape[0]
     dims = list(range(d_k))
     keys = list(range(len(key_tokens)))
     qname = readable(query_tokens[query_index])
     # short: two panels side by side must not overlap on a 390 px phone (the figure's title names the query)
-    titles = [f"1. query q ({d_k} numbers)", "2. keys k_j (a row per key)", "3. scores q·k_j / √d_k (grey: masked)",
-              "4. softmax → weights (sum 1)", "5. values v_j", "6. output Σ_j w_j · v_j"]
+    titles = [t("server.viz.inside.q", n=d_k), t("server.viz.inside.k"), t("server.viz.inside.scores"),
+              t("server.viz.inside.softmax"), t("server.viz.inside.v"), t("server.viz.inside.output")]
+    key, masked_text, masked_word = t("server.viz.inside.key"), masked_hover(), t("server.viz.inside.masked")
     hover_k = hover_labels(key_tokens)
     per_cell = np.repeat(np.array(hover_k, dtype=object)[:, None], d_k, 1).tolist()  # (Tk, d_k) hover labels
     heat = dict(type="heatmap", colorscale=DIVERGING_SCALE, zmid=0, showscale=False)
@@ -58,26 +61,28 @@ def inside_head(q, k, v, scores, weights, query_tokens: list[str], key_tokens: l
     data = [
         dict(heat, z=a["q"][None, :], x=dims, hovertemplate="q[%{x}] = %{z:.4f}<extra></extra>"),
         dict(heat, z=a["k"], x=dims, y=keys, customdata=per_cell,
-             hovertemplate="key %{customdata}<br>k[%{x}] = %{z:.4f}<extra></extra>"),
+             hovertemplate=f"{key} %{{customdata}}<br>k[%{{x}}] = %{{z:.4f}}<extra></extra>"),
         dict(type="bar", x=keys, y=np.where(masked, tallest_score, a["raw"]), marker=dict(color=colours, pattern=hatch),
-             text=["masked" if m else "" for m in masked],
-             hovertext=[f"key {k}<br>{MASKED_HOVER}" if m else f"key {k}<br>q·k/√d_k = {r:.4f}"
+             text=[masked_word if m else "" for m in masked],
+             hovertext=[f"{key} {k}<br>{masked_text}" if m else f"{key} {k}<br>q·k/√d_k = {num(r, 4)}"
                         for k, m, r in zip(hover_k, masked, a["raw"])], hovertemplate="%{hovertext}<extra></extra>"),
         dict(type="bar", x=keys, y=np.where(masked, tallest_weight, a["weights"]),
              marker=dict(color=[MASKED if m else "#2ca02c" for m in masked], pattern=hatch),
-             text=["masked" if m else "" for m in masked],
-             hovertext=[f"key {k}<br>{MASKED_HOVER}" if m else f"key {k}<br>weight = {w:.4f}"
+             text=[masked_word if m else "" for m in masked],
+             hovertext=[f"{key} {k}<br>{masked_text}" if m
+                        else f"{key} {k}<br>{t('server.viz.weight')} = {num(w, 4)}"
                         for k, m, w in zip(hover_k, masked, a["weights"])], hovertemplate="%{hovertext}<extra></extra>"),
         dict(heat, z=a["v"], x=dims, y=keys, customdata=per_cell,
-             hovertemplate="key %{customdata}<br>v[%{x}] = %{z:.4f}<extra></extra>"),
+             hovertemplate=f"{key} %{{customdata}}<br>v[%{{x}}] = %{{z:.4f}}<extra></extra>"),
         dict(heat, z=a["output"][None, :], x=dims, hovertemplate="output[%{x}] = %{z:.4f}<extra></extra>"),
     ]
     layout: dict = {"annotations": [], "showlegend": False}
-    dimension = dict(title=dict(text="dimension of d_k"))
-    key_rows = dict(token_axis(key_tokens, "key token"), autorange="reversed")
+    dimension = dict(title=dict(text=t("server.viz.inside.dimension")))
+    key_token = t("server.viz.inside.key_token")
+    key_rows = dict(token_axis(key_tokens, key_token), autorange="reversed")
     axes = [(dimension, dict(showticklabels=False)), (dimension, key_rows),
-            (dict(token_axis(key_tokens, "key token"), tickangle=-45), dict(title=dict(text="score"))),
-            (dict(token_axis(key_tokens, "key token"), tickangle=-45), dict(title=dict(text="weight"))),
+            (dict(token_axis(key_tokens, key_token), tickangle=-45), dict(title=dict(text=t("server.viz.inside.score")))),
+            (dict(token_axis(key_tokens, key_token), tickangle=-45), dict(title=dict(text=t("server.viz.weight")))),
             (dimension, key_rows), (dimension, dict(showticklabels=False))]
     for i, (trace, (x_axis, y_axis)) in enumerate(zip(data, axes)):
         (x0, x1), (y0, y1), a_id = _COLS[i % 2], _ROWS[i // 2], axis_id(i)
@@ -87,5 +92,6 @@ def inside_head(q, k, v, scores, weights, query_tokens: list[str], key_tokens: l
         layout["annotations"].append(dict(text=titles[i], x=(x0 + x1) / 2, y=y1, xref="paper", yref="paper",
                                           xanchor="center", yanchor="bottom", showarrow=False, font=dict(size=12)))
     fig = go.Figure(dict(data=data, layout=layout))
-    return base_layout(fig, f"Inside {kind} attention, layer {layer}, head {head}, query #{query_index} “{qname}”",
+    return base_layout(fig, t("server.viz.inside.title", kind=kind, layer=layer,
+                              head=head, query=query_index, token=t("server.quoted", text=qname)),
                        height=1000, width=1100)

@@ -7,6 +7,7 @@ import html
 import numpy as np
 import plotly.graph_objects as go
 
+from explorer.i18n import t
 from viz.arrays import as_array
 from viz.style import base_layout, token_axis
 from viz.tokens import readable
@@ -42,10 +43,11 @@ def logit_lens(layer_outputs, unembed, tgt_tokens: list[str], id_to_piece, block
         text=words, texttemplate="%{text}", textfont=dict(size=10), customdata=words,
         colorbar=dict(title=dict(text="p(top)")),
         # %{y} and %{x} hover as their tick labels ("after layer 1", the token): not repeated here
-        hovertemplate="%{y}, input %{x}<br>top next token: %{customdata}<br>p = %{z:.4f}<extra></extra>",
+        hovertemplate=t("server.viz.lens.hover", layer="%{y}", token="%{x}", top="%{customdata}")
+        + "<br>p = %{z:.4f}<extra></extra>",
     ))
-    fig.update_xaxes(**token_axis(tgt_tokens, "decoder input token (predicting the next one)"), tickangle=-45)
-    fig.update_yaxes(tickmode="array", tickvals=list(range(n_l)), ticktext=[f"after layer {i}" for i in range(n_l)],
-                     title_text="decoder layer", autorange="reversed")
-    return base_layout(fig, "Logit lens: what the decoder would predict if it stopped after each layer",
-                       height=200 + 70 * n_l, width=max(700, 70 * len(tgt_tokens) + 200))
+    fig.update_xaxes(**token_axis(tgt_tokens, t("server.viz.lens.axis_x")), tickangle=-45)
+    fig.update_yaxes(tickmode="array", tickvals=list(range(n_l)),
+                     ticktext=[t("server.viz.lens.after", layer=i) for i in range(n_l)],
+                     title_text=t("server.viz.lens.axis_y"), autorange="reversed")
+    return base_layout(fig, t("server.viz.lens.title"), height=200 + 70 * n_l, width=max(700, 70 * len(tgt_tokens) + 200))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
+from explorer.i18n import t
 from viz.arrays import as_array
 from viz.style import DIVERGING_SCALE, base_layout, token_axis
 from viz.tokens import hover_labels
@@ -15,14 +16,14 @@ def pe_heatmap(pe_table, length: int | None = None, title_kind: str = "sinusoida
     pe = as_array(pe_table)
     pe = pe[: length or pe.shape[0]]
     fig = go.Figure(go.Heatmap(
-        z=pe, colorscale=DIVERGING_SCALE, zmid=0, colorbar=dict(title=dict(text="value")),
-        hovertemplate="position %{y}<br>dimension %{x}<br>PE = %{z:.4f}<extra></extra>",
+        z=pe, colorscale=DIVERGING_SCALE, zmid=0, colorbar=dict(title=dict(text=t("server.viz.pe.value"))),
+        hovertemplate=t("server.viz.pe.hover", position="%{y}", dim="%{x}") + "<br>PE = %{z:.4f}<extra></extra>",
     ))
-    fig.update_xaxes(title_text="dimension i of d_model")
-    fig.update_yaxes(title_text="position (token index)", autorange="reversed")
-    formula = "PE(pos, 2i) = sin(pos / 10000^(2i/d)), PE(pos, 2i+1) = cos(...)" if title_kind == "sinusoidal" else "learned"
-    return base_layout(fig, f"Positional encoding ({formula}): {pe.shape[0]} positions x {pe.shape[1]} dimensions",
-                       height=520)
+    fig.update_xaxes(title_text=t("server.viz.pe.axis_dim"))
+    fig.update_yaxes(title_text=t("server.viz.pe.axis_position"), autorange="reversed")
+    formula = ("PE(pos, 2i) = sin(pos / 10000^(2i/d)), PE(pos, 2i+1) = cos(...)" if title_kind == "sinusoidal"
+               else t("server.viz.pe.learned"))
+    return base_layout(fig, t("server.viz.pe.title", formula=formula, n=pe.shape[0], d=pe.shape[1]), height=520)
 
 
 def pe_waves(pe_table, dims: list[int], length: int | None = None) -> go.Figure:
@@ -36,11 +37,12 @@ def pe_waves(pe_table, dims: list[int], length: int | None = None) -> go.Figure:
     pos = np.arange(pe.shape[0])
     for d in dims:
         kind = "sin" if d % 2 == 0 else "cos"
-        fig.add_trace(go.Scatter(x=pos, y=pe[:, d], mode="lines", name=f"dim {d} ({kind})",
-                                 hovertemplate=f"dimension {d}<br>position %{{x}}<br>value %{{y:.4f}}<extra></extra>"))
-    fig.update_xaxes(title_text="position")
-    fig.update_yaxes(title_text="PE value", range=[-1.1, 1.1] if np.abs(pe).max() <= 1 else None)
-    return base_layout(fig, "Positional encoding: chosen dimensions as waves over position", height=420)
+        fig.add_trace(go.Scatter(x=pos, y=pe[:, d], mode="lines", name=t("server.viz.pe.dim", d=d, kind=kind),
+                                 hovertemplate=t("server.viz.pe.wave_hover", d=d, position="%{x}", value="%{y:.4f}")
+                                 + "<extra></extra>"))
+    fig.update_xaxes(title_text=t("server.viz.pe.position"))
+    fig.update_yaxes(title_text=t("server.viz.pe.pe_value"), range=[-1.1, 1.1] if np.abs(pe).max() <= 1 else None)
+    return base_layout(fig, t("server.viz.pe.waves_title"), height=420)
 
 
 def pe_similarity(pe_table, length: int | None = None) -> go.Figure:
@@ -49,13 +51,12 @@ def pe_similarity(pe_table, length: int | None = None) -> go.Figure:
     pe = pe[: length or pe.shape[0]]
     sim = pe @ pe.T  # (L, D) x (D, L) -> (L, L)
     fig = go.Figure(go.Heatmap(
-        z=sim, colorscale="Viridis", colorbar=dict(title=dict(text="dot product")),
-        hovertemplate="position %{y} . position %{x}<br>dot product %{z:.3f}<extra></extra>",
+        z=sim, colorscale="Viridis", colorbar=dict(title=dict(text=t("server.viz.pe.dot"))),
+        hovertemplate=t("server.viz.pe.sim_hover", p="%{y}", q="%{x}", value="%{z:.3f}") + "<extra></extra>",
     ))
-    fig.update_xaxes(title_text="position q")
-    fig.update_yaxes(title_text="position p", autorange="reversed")
-    return base_layout(fig, "Similarity of positional encodings, PE(p) . PE(q): bands of equal offset", height=520,
-                       width=620)
+    fig.update_xaxes(title_text=t("server.viz.pe.position_q"))
+    fig.update_yaxes(title_text=t("server.viz.pe.position_p"), autorange="reversed")
+    return base_layout(fig, t("server.viz.pe.sim_title"), height=520, width=620)
 
 
 def embedding_vs_pe(token_embedding, positional, tokens: list[str]) -> go.Figure:
@@ -69,11 +70,12 @@ def embedding_vs_pe(token_embedding, positional, tokens: list[str]) -> go.Figure
     x = list(range(len(tokens)))
     hover = hover_labels(tokens)
     fig = go.Figure()
-    fig.add_trace(go.Bar(x=x, y=np.linalg.norm(e, axis=1), name="|token embedding x sqrt(d_model)|",
-                         customdata=hover, hovertemplate="%{customdata}<br>|embedding| = %{y:.3f}<extra></extra>"))
-    fig.add_trace(go.Bar(x=x, y=np.linalg.norm(p, axis=1), name="|positional encoding|",
+    fig.add_trace(go.Bar(x=x, y=np.linalg.norm(e, axis=1), name=t("server.viz.pe.emb_name"),
+                         customdata=hover,
+                         hovertemplate=f"%{{customdata}}<br>|{t('server.viz.pe.embedding')}| = %{{y:.3f}}<extra></extra>"))
+    fig.add_trace(go.Bar(x=x, y=np.linalg.norm(p, axis=1), name=t("server.viz.pe.pe_name"),
                          customdata=hover, hovertemplate="%{customdata}<br>|PE| = %{y:.3f}<extra></extra>"))
     fig.update_layout(barmode="group", legend=dict(orientation="h", y=1.02, yanchor="bottom", x=0))
-    fig.update_xaxes(**token_axis(tokens, "source token"), tickangle=-45)
-    fig.update_yaxes(title_text="L2 norm")
-    return base_layout(fig, "How big is the position signal next to the word signal?", height=440)
+    fig.update_xaxes(**token_axis(tokens, t("server.viz.axis.source_token")), tickangle=-45)
+    fig.update_yaxes(title_text=t("server.viz.pe.norm"))
+    return base_layout(fig, t("server.viz.pe.size_title"), height=440)

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import numpy as np
 import plotly.graph_objects as go
 
+from explorer.i18n import num, t
 from viz.tokens import axis_labels
 
 ATTENTION_SCALE = "Blues"
@@ -20,10 +22,33 @@ LEAN_WHITE = go.layout.Template(layout=dict(
 ))
 DIVERGING_SCALE = "RdBu"
 MASKED = "#c8c8c8"  # cells and bars the causal mask removed: grey, never white like a weight of 0
-MASKED_HOVER = "masked out: a German position may not look at later ones (score −∞ before softmax, weight 0)"
 FONT = dict(family="Inter, Helvetica, Arial, sans-serif", size=12)
 
 
+def masked_hover() -> str:
+    """The hover of a cell or bar the causal mask removed, in the reader's language."""
+    return t("server.viz.masked_hover")
+
+
+def signed(x: float, digits: int = 3) -> str:
+    """A change with its sign, as the language writes numbers: +0.123 / +0,123 (f"{x:+.3f}" in English)."""
+    sign, rest = (text := f"{x:+.{digits}f}")[0], text[1:]
+    return sign + num(float(rest), digits)
+
+
+def cell_numbers(values, digits: int = 2):
+    """Numbers written inside heatmap cells: rounded numbers in English (as plotly shows them), text with a decimal
+    comma where the language writes one."""
+    rounded = np.round(np.asarray(values, dtype=float), digits)
+    if t("_meta.decimal") == ".":
+        return rounded
+    return np.vectorize(lambda v: str(v).replace(".", t("_meta.decimal")), otypes=[object])(rounded)
+
+
+def separators() -> dict:
+    """plotly's decimal and thousands separators for the reader's language (hover text and ticks: 0,93 in German);
+    nothing for English, plotly's own default."""
+    return {} if t("_meta.decimal") == "." else {"separators": t("_meta.decimal") + "."}
 def token_axis(pieces: list[str], title: str, font_size: int | None = None) -> dict:
     """A categorical-looking axis over numeric positions: tokens as tick text, every tick shown."""
     n = len(pieces)
@@ -36,7 +61,7 @@ def token_axis(pieces: list[str], title: str, font_size: int | None = None) -> d
 
 def base_layout(fig: go.Figure, title: str, height: int | None = None, width: int | None = None) -> go.Figure:
     fig.update_layout(title=dict(text=title, x=0.01, xanchor="left"), font=FONT, template=LEAN_WHITE,
-                      margin=dict(l=80, r=30, t=70, b=80))
+                      margin=dict(l=80, r=30, t=70, b=80), **separators())
     if height:
         fig.update_layout(height=height)
     # No fixed width on the page: the figure fills its container (a phone is 390 px wide). ``width`` is the

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import plotly.graph_objects as go
 
+from explorer.i18n import t
 from viz.style import base_layout
 
 
@@ -18,25 +19,26 @@ def training_curves(rows: list[dict[str, str]], name: str = "") -> go.Figure:
     """rows: train_log.csv as dicts (step, epoch, loss, lr, val_loss); training loss and validation loss by step."""
     train, val = loss_points(rows)
     fig = go.Figure()
+    step = t("server.viz.step", step="%{x}")
     fig.add_trace(go.Scatter(x=[s for s, _ in train], y=[v for _, v in train], mode="lines",
-                             name="training loss (label-smoothed)",
-                             hovertemplate="step %{x}<br>training loss %{y:.3f}<extra></extra>"))
+                             name=t("server.viz.train.training_name"),
+                             hovertemplate=f"{step}<br>{t('server.viz.training_loss')} %{{y:.3f}}<extra></extra>"))
     fig.add_trace(go.Scatter(x=[s for s, _ in val], y=[v for _, v in val], mode="lines+markers",
-                             name="validation loss (plain cross-entropy)",
-                             hovertemplate="step %{x}<br>validation loss %{y:.3f}<extra></extra>"))
-    fig.update_xaxes(title_text="training step")
-    fig.update_yaxes(title_text="loss (nats per token)")
+                             name=t("server.viz.train.validation_name"),
+                             hovertemplate=f"{step}<br>{t('server.viz.validation_loss')} %{{y:.3f}}<extra></extra>"))
+    fig.update_xaxes(title_text=t("server.viz.train.axis_step"))
+    fig.update_yaxes(title_text=t("server.viz.train.axis_loss"))
     fig.update_layout(legend=dict(orientation="h", y=1.02, yanchor="bottom", x=0))
-    return base_layout(fig, f"Training curves{': ' + name if name else ''}", height=420)
+    return base_layout(fig, t("server.viz.train.title_of", name=name) if name else t("server.viz.train.title"),
+                       height=420)
 
 
 def lr_schedule_figure(steps: list[int], lrs: list[float], warmup: int) -> go.Figure:
     """The learning rate the training used at each step (computed by model.schedule.lr_at)."""
     fig = go.Figure()
-    fig.add_trace(go.Scatter(x=steps, y=lrs, mode="lines", name="learning rate",
-                             hovertemplate="step %{x}<br>lr %{y:.2e}<extra></extra>"))
-    fig.add_vline(x=warmup, line_dash="dot", annotation_text=f"end of warm-up (step {warmup})")
-    fig.update_xaxes(title_text="training step")
-    fig.update_yaxes(title_text="learning rate")
-    return base_layout(fig, "Learning rate: lr = peak · min(step / warmup, √(warmup / step)) — the paper's eq. 3",
-                       height=380)
+    fig.add_trace(go.Scatter(x=steps, y=lrs, mode="lines", name=t("server.viz.train.lr"),
+                             hovertemplate=t("server.viz.step", step="%{x}") + "<br>lr %{y:.2e}<extra></extra>"))
+    fig.add_vline(x=warmup, line_dash="dot", annotation_text=t("server.viz.train.warmup", step=warmup))
+    fig.update_xaxes(title_text=t("server.viz.train.axis_step"))
+    fig.update_yaxes(title_text=t("server.viz.train.lr"))
+    return base_layout(fig, t("server.viz.train.lr_title"), height=380)

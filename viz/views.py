@@ -9,6 +9,7 @@ from typing import Any
 
 import plotly.graph_objects as go
 
+from explorer.i18n import t
 from viz import arrays
 from viz.attention import attention_heatmap, head_statistics_figure, model_view
 from viz.bertviz_view import bertviz_page
@@ -22,11 +23,14 @@ def _tokens(a: Any, kind: str) -> tuple[list[str], list[str]]:
     return arrays.tokens_for(kind, a.src_tokens, a.tgt_tokens)
 
 
-def heatmap(a: Any, kind: str = "cross", layer: int = 0, head: int | None = None) -> go.Figure:
+def heatmap(a: Any, kind: str = "cross", layer: int = 0, head: int | None = None,
+            languages: tuple[str, str] | None = None) -> go.Figure:
+    """``languages``: (source, target) as the subtitle names them (default: the analysis' own, its task's English)."""
     q, k = _tokens(a, kind)
     predicted = a.out_tokens if kind in ("cross", "decoder") else None
     return attention_heatmap(arrays.attention(a.cache, kind, layer), q, k, head=head, layer=layer, kind=kind,
-                             predicted_tokens=predicted, languages=getattr(a, "languages", ("English", "German")))
+                             predicted_tokens=predicted,
+                             languages=languages or getattr(a, "languages", ("English", "German")))
 
 
 def all_heads(a: Any, kind: str = "cross") -> go.Figure:
@@ -83,7 +87,7 @@ def head_inside(a: Any, kind: str = "encoder", layer: int = 0, head: int = 0, qu
     blk = arrays.block_name(kind, layer)
     q, k = _tokens(a, kind)
     parts = {n: arrays.as_array(a.cache[f"{blk}.{n}"])[0, head] for n in ("q", "k", "v", "scores", "weights")}
-    name = {"encoder": "encoder self", "decoder": "decoder self", "cross": "cross"}[kind]
+    name = t(f"server.viz.inside.kind.{kind}")  # "encoder self": "Inside encoder self attention"
     return inside_head(parts["q"], parts["k"], parts["v"], parts["scores"], parts["weights"], q, k, query, layer,
                        head, name)
 

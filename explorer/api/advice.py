@@ -15,6 +15,8 @@ from __future__ import annotations
 import html
 import math
 
+from explorer.api.task_words import by_text
+from explorer.i18n import num, pct, t
 from model.calibration import mean_logprob as calibrated_mean
 from model.loops import find_loop, is_punctuation
 from model.quality import Estimate, estimate, word_spans
@@ -36,33 +38,31 @@ def mean_logprob(a: Analysis) -> float | None:
 
 
 def advice(a: Analysis) -> list[str]:
-    """Plain-language warnings about this translation (empty when there is nothing to say)."""
+    """Plain-language warnings about this translation (empty when there is nothing to say), in the reader's
+    language; the first sentence of each is its headline."""
     out = []
     loop = find_loop(a.out_ids[:-1], quiet={i for i, p in zip(a.out_ids, a.out_tokens) if is_punctuation(p)})
     if loop is not None:
         unit = "".join(a.out_tokens[loop.start : loop.start + loop.period]).replace("▁", " ").strip()
-        out.append(f"The translation repeats “{unit}” {loop.repeats} times in a row: a repetition loop, a known "
-                   "failure of this small model on rare or long words. Try, under Decoding options: beam search, "
-                   "\"No-repeat n-gram size\" 2 or \"Repetition penalty\" 1.5; or rephrase the word.")
+        out.append(t("server.advice.loop", unit=t("server.quoted", text=unit), n=loop.repeats,
+                     options=t("server.field.decoding_options"), no_repeat=t("server.field.no_repeat"),
+                     penalty=t("server.field.repetition_penalty"), value=num(1.5, 1)))
     est = may_be_wrong(a)
-    why = ("Sampling picks less likely words on purpose: greedy or beam search give the model's surest translation."
-           if a.options.method == "sample" else (f"{a.domain.rstrip('.')}. " if a.domain else "")
-           + "Far from that, it can still write fluent German that means something else.")
+    domain = by_text("hint", a.domain)
+    why = (t("server.advice.sampling") if a.options.method == "sample"
+           else (f"{domain.rstrip('.')}. " if domain else "") + t("server.advice.far"))
     if est is not None:
         if est.flagged:
-            words = ", ".join(f"“{w}”" for w in est.words)
-            out.append(f"This translation may well be wrong. The model's own check puts the chance that it is "
-                       f"wrong at {est.probability:.0%}"
-                       + (f"; the words it was least sure of: {words}. " if words else ". ") + why)
+            words = ", ".join(t("server.quoted", text=w) for w in est.words)
+            out.append(t("server.advice.may_be_wrong", p=pct(est.probability))
+                       + (t("server.advice.least_sure", words=words) if words else ". ") + why)
         return out
     cal = a.calibration
     m = mean_logprob(a) if cal is not None and not a.ablated else None  # heads off: not the calibrated model
     if m is not None and m < cal.floor:
-        out.append(f"The model is unsure of this translation (a rough check: this model has no fitted quality "
-                   f"estimate): it gave its words a probability of about "
-                   f"{math.exp(m):.2f} each (geometric mean). On {cal.sentences:,} sentences kept apart from its "
-                   f"training data ({cal.split}), {1 - cal.quantile:.0%} get more than "
-                   f"{math.exp(cal.floor):.2f} and half more than {math.exp(cal.median):.2f}. " + why)
+        out.append(t("server.advice.unsure", p=num(math.exp(m), 2), n=num(cal.sentences, 0), split=cal.split,
+                     share=pct(1 - cal.quantile), floor=num(math.exp(cal.floor), 2),
+                     median=num(math.exp(cal.median), 2)) + why)
     return out
 
 
@@ -91,14 +91,14 @@ def confidence_chips(a: Analysis) -> str:
     chips = []
     for i, (tok, p) in enumerate(zip(a.out_tokens, token_probs(a) + [None] * len(a.out_tokens))):
         if p is None:
-            shade, title = "#eeeeee", "not decoded"
+            shade, title = "#eeeeee", t("server.chip.not_decoded")
         else:
             # green (sure) to orange (unsure); text stays dark on both
             shade = next(colour for floor, colour in CHIP_SHADES if p >= floor)
-            title = f"p = {p:.2f} when chosen" + ("; may be wrong" if i in named else "")
+            title = t("server.chip.title", p=num(p, 2)) + (t("server.chip.may_be_wrong") if i in named else "")
         outline = "outline:2px solid #b42318;" if i in named else ""
-        chips.append(f'<span title="{title}" style="background:{shade};{outline}border-radius:4px;padding:1px 5px;'
-                     f'margin:1px;display:inline-block;font-family:monospace">{html.escape(readable(tok))}'
-                     f'<sub style="font-size:10px;color:#555;margin-left:2px">{"" if p is None else f"{p:.2f}"}'
-                     "</sub></span>")
+        chips.append(f'<span title="{html.escape(title)}" style="background:{shade};{outline}border-radius:4px;'
+                     f'padding:1px 5px;margin:1px;display:inline-block;font-family:monospace">'
+                     f'{html.escape(readable(tok))}<sub style="font-size:10px;color:#555;margin-left:2px">'
+                     f'{"" if p is None else num(p, 2)}</sub></span>')
     return " ".join(chips)

@@ -10,13 +10,15 @@ from typing import Any
 
 import numpy as np
 
+from explorer.api.task_words import languages
+from explorer.i18n import num, pct, t
 from explorer.serving import limits
 from explorer.serving.request import Request, UserError, clean_text, number, translator
 from explorer.serving.store import analysis, long, require_words, run_model
 from model.attribution import METHODS
 from model.names import act_name
 from viz.ablation import effect_summary
-from viz.attention import side_by_side
+from viz.attention import side_by_side, which_heads
 from viz.attribution import METHOD_NAMES, SIGNED, agreement, agreement_text, attribution_figure
 from viz.patching import patching_figure, patching_summary
 from viz.tokens import readable
@@ -53,14 +55,16 @@ def suggested_corruption(text: str, model: str) -> str:
     return text
 
 
-def optional_text(value: Any, name: str) -> str | None:
-    """Empty or None -> None; otherwise cleaned text (as the sentence is), the message naming ``name``."""
+def optional_text(value: Any, field: str) -> str | None:
+    """Empty or None -> None; otherwise cleaned text (as the sentence is), the message naming the field
+    (``field``: its catalogue key, server.field.<field>: "Forced translation")."""
     if value is None or (isinstance(value, str) and not value.strip()):
         return None
     if not isinstance(value, str):
-        raise UserError(f"{name} must be text.")
+        raise UserError(t("server.error.field_not_text", name=t(f"server.field.{field}")))
     if len(value) > limits.MAX_CHARS:
-        raise UserError(f"Please keep the {name.lower()} to {limits.MAX_CHARS} characters; it has {len(value)}.")
+        raise UserError(t("server.error.field_too_long", name=t(f"server.field.{field}.in_text"),
+                          limit=limits.MAX_CHARS, n=len(value)))
     return clean_text(value)
 
 
@@ -69,7 +73,7 @@ def method_key(method: Any) -> str:
         return method
     if method in METHOD_LABELS:
         return METHOD_LABELS[method]
-    raise UserError(f"Attribution method must be one of: {', '.join(METHODS)}; not {str(method)[:30]!r}.")
+    raise UserError(t("server.error.method_name", methods=", ".join(METHODS), got=repr(str(method)[:30])))
 
 
 def check_work(steps: int, n_src: int, n_tgt: int) -> None:
@@ -79,10 +83,9 @@ def check_work(steps: int, n_src: int, n_tgt: int) -> None:
     if work <= limits.MAX_IG_WORK:
         return
     fits = limits.MAX_IG_WORK // (n_tgt * (n_src + n_tgt))
-    lower = f"lower Steps to {fits} or fewer, or" if fits >= 1 else "choose another method, or"
-    raise UserError(f"Integrated gradients at {steps} steps on {n_tgt} German and {n_src} English pieces is more work "
-                    f"than one request may ask of this shared server (steps × German pieces × all pieces = {work:,}; "
-                    f"the limit is {limits.MAX_IG_WORK:,}): {lower} attribute a shorter sentence.")
+    lower = t("server.error.ig_lower", fits=fits) if fits >= 1 else t("server.error.ig_other")
+    raise UserError(t("server.error.ig_work", steps=steps, n_tgt=n_tgt, n_src=n_src, work=num(work, 0),
+                      limit=num(limits.MAX_IG_WORK, 0), lower=lower))
 
 
 def _shown(req: Request):
@@ -107,9 +110,9 @@ def attribution(req: Request, method: Any, target: Any = None, contrast: Any = N
     forced) next to cross-attention of ``layer`` (heads averaged; -1 = the last) for the same rows."""
     tr, a = _shown(req)
     m = method_key(method)
-    target_text, contrast_text = optional_text(target, "Forced translation"), optional_text(contrast, "Contrast")
-    n_steps = int(number(steps, "Steps", 1, MAX_STEPS, integer=True))
-    n_layer = int(number(layer, "Layer", -1, tr.cfg.n_decoder_layers - 1, integer=True))
+    target_text, contrast_text = optional_text(target, "forced"), optional_text(contrast, "contrast")
+    n_steps = int(number(steps, t("server.field.steps"), 1, MAX_STEPS, integer=True))
+    n_layer = int(number(layer, t("server.field.layer"), -1, tr.cfg.n_decoder_layers - 1, integer=True))
     n_layer = tr.cfg.n_decoder_layers - 1 if n_layer == -1 else n_layer
     out = target_text if target_text is not None else a.out_ids[:-1]  # the shown translation's own pieces
     if m == "integrated_gradients":
@@ -120,24 +123,22 @@ def attribution(req: Request, method: Any, target: Any = None, contrast: Any = N
     if target_text is not None:
         _, cache = _user(lambda: tr.forced(req.text, tr.tokenizer.encode(" ".join(target_text.split()))))
     w = cache[act_name("cross", n_layer, "weights")][0].mean(0).numpy()  # (1, H, T, S) -> (T, S), heads averaged
-    label = f"layer {n_layer}, heads averaged"
+    label = t("server.beyond.layer_averaged", layer=n_layer)
     rho = agreement(r.source, w)
-    reading = ("How to read it: each row is one German word; a coloured cell says how much that input word mattered "
-               "for it" + (" (red: pushed it up, blue: pushed it down)" if m in SIGNED else "") + ". ")
+    reading = t("server.beyond.reading", signed=t("server.beyond.reading_signed") if m in SIGNED else "")
     text = reading + agreement_text(rho, r.out_tokens, m, label)
     if r.completeness_error is not None:
         worst = int(np.argmax(r.row_gaps))
-        score = "log-probability" + (" difference" if contrast_text is not None else "")
-        steps_said = f"{n_steps} step" + ("" if n_steps == 1 else "s")
-        text += (f" Check: each row's numbers should add up to how much its {score} changes from a blank input. "
-                 f"Over all rows they miss by {100 * r.completeness_error:.2f}% of the total change ({steps_said}); "
-                 f"the largest miss is on “{readable(r.out_tokens[worst])}”: {r.row_gaps[worst]:.2f} of "
-                 f"{abs(r.scores[worst] - r.baseline_scores[worst]):.2f}.")
+        score = t("server.beyond.score_difference" if contrast_text is not None else "server.beyond.score")
+        steps_said = t("server.beyond.one_step" if n_steps == 1 else "server.beyond.steps", n=n_steps)
+        text += t("server.beyond.check", score=score, miss=pct(r.completeness_error, 2), steps=steps_said,
+                  token=t("server.quoted", text=readable(r.out_tokens[worst])), gap=num(r.row_gaps[worst], 2),
+                  total=num(abs(r.scores[worst] - r.baseline_scores[worst]), 2))
         if r.completeness_error > 0.02:
-            text += " That is loose: more steps make the numbers more exact."
+            text += t("server.beyond.loose")
     if contrast_text is not None:
         used = ", ".join(sorted({readable(c) for c in r.contrast_tokens}))[:80]
-        text += f" Contrast: each row explains why its word and not “{used}” (log p(word) − log p({used}))."
+        text += t("server.beyond.contrast", quoted=t("server.quoted", text=used), used=used)
     fig = attribution_figure(r.source, r.target, w, r.src_tokens, r.tgt_tokens, r.out_tokens, m, label,
                              r.contrast_tokens)
     return text, fig
@@ -147,24 +148,23 @@ def attribution(req: Request, method: Any, target: Any = None, contrast: Any = N
 def patching(req: Request, corrupt: Any, position: Any = -1):
     """-> (summary, figure): activation patching from the shown sentence (clean) into ``corrupt``."""
     tr, _ = _shown(req)
-    other = optional_text(corrupt, "Corrupted sentence")
+    other = optional_text(corrupt, "corrupted")
     if other is None:
-        raise UserError("Type a corrupted sentence: the shown one with a word changed, the same number of pieces "
-                        "(e.g. “dog” → “cat”).")
-    pos = int(number(position, "Position", -1, limits.MAX_OUTPUT_TOKENS, integer=True))
-    n_clean, n_other = (len(tr.tokenizer.encode(" ".join(t.split()))) for t in (req.text, other))
+        raise UserError(t("server.error.corrupt_empty"))
+    pos = int(number(position, t("server.field.position"), -1, limits.MAX_OUTPUT_TOKENS, integer=True))
+    n_clean, n_other = (len(tr.tokenizer.encode(" ".join(s.split()))) for s in (req.text, other))
     if n_clean != n_other:
         hint = suggested_corruption(req.text, req.model)
-        raise UserError(f"The corrupted sentence must have as many pieces as the shown one, to line the two runs up "
-                        f"position by position: {n_other} and {n_clean}."
-                        + (f" Try: “{hint}”." if hint != req.text else " Change one word for another of one piece."))
+        raise UserError(t("server.error.corrupt_pieces", n_other=n_other, n_clean=n_clean)
+                        + (t("server.error.corrupt_try", hint=t("server.quoted", text=hint)) if hint != req.text
+                           else t("server.error.corrupt_change")))
     p = _user(lambda: tr.patch(req.text, other, None if pos == -1 else pos))
     restored_heads = {k: p.restored(v) for k, v in p.heads.items()}
     restored_layers = {k: p.restored(v) for k, v in p.layers.items()}
     token = tr.vocab[p.token]
     if abs(p.clean_logp - p.corrupt_logp) < 1e-4:
-        return (f"Both sentences give “{readable(token)}” at position {p.position} the same probability: there is "
-                "nothing to restore. Change a word the translation depends on (dog → cat).", None)
+        return (t("server.beyond.nothing_to_restore", token=t("server.quoted", text=readable(token)),
+                  position=p.position), None)
     return (patching_summary(restored_heads, restored_layers, token, p.position, p.clean_logp, p.corrupt_logp),
             patching_figure(restored_heads, restored_layers, token, p.position, (req.text, other)))
 
@@ -172,11 +172,11 @@ def patching(req: Request, corrupt: Any, position: Any = -1):
 def next_token(req: Request, prefix: Any):
     """-> (text, next-token figure, attention figure): force a German prefix on the shown sentence."""
     tr, _ = _shown(req)
-    forced = optional_text(prefix, "Forced prefix") or ""
+    forced = optional_text(prefix, "prefix") or ""
     r = _user(lambda: tr.next_token(req.text, forced))
-    text = (f"Forced prefix: {forced or '(none: the first word)'}\nMost likely next: "
-            + ", ".join(f"{readable(p)}: {q:.3f}" for p, q in zip(r["top_tokens"][:5], r["top_probs"][:5]))
-            + f"\nGreedy from there: {r['continuation']}")
+    text = t("server.beyond.next_token", prefix=forced or t("server.beyond.no_prefix"),
+             top=", ".join(f"{readable(p)}: {num(q, 3)}" for p, q in zip(r["top_tokens"][:5], r["top_probs"][:5])),
+             continuation=r["continuation"])
     return (text, next_token_figure(r["top_tokens"], r["top_probs"], r["prefix_tokens"]),
             prefix_attention_figure(r["cross"], r["src_tokens"]))
 
@@ -198,24 +198,27 @@ def piece_position(pieces: list[str], which: Any) -> int:
             for i, p in enumerate(pieces):
                 if p.replace("▁", "").lower() == word:
                     return i
-            raise UserError(f"{which.strip()[:30]!r} is not a piece of the shown sentence; its pieces are: "
+            raise UserError(t("server.error.not_a_piece", which=repr(which.strip()[:30]))
                             + ", ".join(f"{i}: {p.replace('▁', '')}" for i, p in enumerate(pieces))[:300])
-    return int(number(which, "Source piece", 0, len(pieces) - 1, integer=True))
+    return int(number(which, t("server.field.source_piece"), 0, len(pieces) - 1, integer=True))
 
 
 def edit_source(req: Request, position: Any, replacement: Any = None):
     """-> (text, probability figure, attention figure): mask or replace one source piece and decode again."""
     tr, a = _shown(req)
     pos = piece_position(a.src_tokens[:-1], position)
-    new = optional_text(replacement, "Replacement")
+    new = optional_text(replacement, "replacement")
     r = _user(lambda: tr.edit_source(req.text, pos, new))
-    piece = readable(a.src_tokens[pos])
-    what = f"“{piece}” masked" if new is None else f"“{piece}” → “{new}”"
-    text = (f"Original: {r['translation']}\nEdited ({what}): {r['edited_translation']}\n"
-            + ("(identical)" if r["translation"] == r["edited_translation"] else "(changed)") + " "
-            + effect_summary(r["out_tokens"], r["p_original"], r["p_edited"], "original → edited source"))
+    piece = t("server.quoted", text=readable(a.src_tokens[pos]))
+    what = (t("server.beyond.masked", piece=piece) if new is None
+            else t("server.beyond.replaced", piece=piece, new=t("server.quoted", text=new)))
+    text = (t("server.beyond.edited", original=r["translation"], what=what, edited=r["edited_translation"]) + "\n"
+            + t("server.identical" if r["translation"] == r["edited_translation"] else "server.changed") + " "
+            + effect_summary(r["out_tokens"], r["p_original"], r["p_edited"], t("server.beyond.original_to_edited")))
     last = tr.cfg.n_decoder_layers - 1
+    edited = t("server.beyond.edited_name", what=what)
     sides = [(r["cross"][last], r["tgt_tokens"], r["src_tokens"], req.text),
-             (r["edited_cross"][last], r["tgt_tokens"], r["edited_tokens"], f"edited: {what}")]
-    return (text, edit_effect(r["out_tokens"], r["p_original"], r["p_edited"], f"edited: {what}"),
-            side_by_side(*sides, "cross", last, "mean of heads, on the original translation", a.languages))
+             (r["edited_cross"][last], r["tgt_tokens"], r["edited_tokens"], edited)]
+    return (text, edit_effect(r["out_tokens"], r["p_original"], r["p_edited"], edited),
+            side_by_side(*sides, "cross", last, t("server.beyond.on_original", which=which_heads(None)),
+                         languages(req.model)))

@@ -16,6 +16,7 @@ import gradio as gr
 
 from explorer.api import beyond, through_training
 from explorer.api import handlers as h
+from explorer.i18n import t
 from explorer.serving import exports, limits, memory
 from explorer.serving.request import Request, UserError
 from viz.compact import plot_value
@@ -35,8 +36,7 @@ def endpoint(fn):
             raise
         except Exception:  # the app must keep serving: log the details, tell the user briefly
             log.exception("request failed")
-            raise gr.Error("Something went wrong while computing this view. Try another sentence or setting.",
-                           print_exception=False) from None
+            raise gr.Error(t("server.error.internal"), print_exception=False) from None
         finally:
             memory.trim()
     return wrapped

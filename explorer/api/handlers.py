@@ -18,16 +18,18 @@ import numpy as np
 
 from explorer.api.advice import CHIP_SHADES, advice, confidence_chips, may_be_wrong
 from explorer.api.examples import EXAMPLES
+from explorer.api.task_words import languages, task_keys
+from explorer.i18n import lang, num, t
 from explorer.serving import limits
 from explorer.serving.request import Request, UserError, number, translator
-from explorer.serving.store import analysis, require_words, run_model
+from explorer.serving.store import analysis, note_text, require_words, run_model
 from model.names import act_name
 from model.schedule import lr_at
 from model.translator import Analysis, Translator, resolve
 from viz import arrays, views
 from viz.ablation import ablation_effect, attention_difference, effect_summary
 from viz.arrays import block_name
-from viz.attention import side_by_side
+from viz.attention import side_by_side, which_heads
 from viz.bertviz_view import iframe
 from viz.page_data import page_data, short
 from viz.tokens import readable
@@ -42,27 +44,28 @@ def titled(fig, text: str):
     """Every figure names the sentence it shows: appended to the first line of its title."""
     title = fig.layout.title.text or ""
     first, sep, rest = title.partition("<br>")
-    fig.update_layout(title_text=f"{first} — “{html.escape(short(text), quote=False)}”{sep}{rest}")
+    quoted = t("server.quoted", text=html.escape(short(text), quote=False))
+    fig.update_layout(title_text=f"{first} — {quoted}{sep}{rest}")
     return fig
 
 
 def _layer(tr: Translator, kind: str, layer: Any) -> int:
     n = tr.cfg.n_encoder_layers if kind == "encoder" else tr.cfg.n_decoder_layers
-    return number(layer, "Layer", 0, n - 1, integer=True)
+    return number(layer, t("server.field.layer"), 0, n - 1, integer=True)
 
 
 def _head(tr: Translator, head: Any) -> int | None:
     if head in (None, "", AVERAGE):
         return None
     text = str(head).removeprefix("head ")
-    return number(text, "Head", 0, tr.cfg.n_heads - 1, integer=True)
+    return number(text, t("server.field.head"), 0, tr.cfg.n_heads - 1, integer=True)
 
 
 def _kind(kind: Any) -> str:
     if kind in KIND_LABELS.values():
         return kind
     if kind not in KIND_LABELS:
-        raise UserError(f"Attention type must be one of {', '.join(KIND_LABELS)}.")
+        raise UserError(t("server.error.kind", kinds=", ".join(KIND_LABELS)))
     return KIND_LABELS[kind]
 
 
@@ -81,19 +84,31 @@ def tokens_html(a: Analysis) -> str:
     so a warning always belongs to the sentence shown (a toast would stay on screen over the next one)."""
     def chips(tokens: list[str], colour: str) -> str:
         return " ".join(f'<span style="background:{colour};border-radius:4px;padding:1px 5px;margin:1px;'
-                        f'display:inline-block;font-family:monospace">{html.escape(readable(t))}</span>' for t in tokens)
-    notes = ([a.note] if a.note else []) + advice(a)
+                        f'display:inline-block;font-family:monospace">{html.escape(readable(tok))}</span>'
+                        for tok in tokens)
+    note = note_text(a)
+    notes = ([note] if note else []) + advice(a)
     # first, where a student looks: what to know before trusting the translation beside it
     warnings = "".join(f"<div class='ae-advice' role='status' style='margin-bottom:6px;padding:6px 10px;"
                        f"background:#fff4e5;border-left:4px solid #b45309;font-size:15px'>⚠ {_headlined(w)}</div>"
                        for w in notes)
-    return (f"<div class='ae-pieces'>{warnings}<div><b>Source pieces ({len(a.src_tokens)}):</b> "
-            f"{chips(a.src_tokens, '#e8f0fe')}</div>"
-            f"<div style='margin-top:4px'><b>Output pieces ({len(a.out_tokens)})</b>, each with the probability it "
-            f"was chosen with: {confidence_chips(a)}</div>"
+    source, target = (_in(code) for code in getattr(a, "languages", ("English", "German")))
+    return (f"<div class='ae-pieces'>{warnings}<div>{t('server.pieces.source', n=len(a.src_tokens))} "
+            f"<span{source}>{chips(a.src_tokens, '#e8f0fe')}</span></div>"
+            f"<div style='margin-top:4px'>{t('server.pieces.output', n=len(a.out_tokens))} "
+            f"<span{target}>{confidence_chips(a)}</span></div>"
             f"<div style='margin-top:2px;font-size:13px;color:#555'>{chips_key()}</div>"
-            f"<details style='font-size:13px;color:#555'><summary>What are pieces?</summary>"
+            f"<details style='font-size:13px;color:#555'><summary>{t('server.pieces.what')}</summary>"
             f"{pieces_key(len(a.vocab))}</details></div>")
+
+
+LANGUAGE_CODES = {"English": "en", "German": "de"}  # a task's language names (English data) -> the HTML lang code
+
+
+def _in(language: str) -> str:
+    """ lang="en" for the pieces of a language we know the code of (they sit inside text of the page's language)."""
+    code = LANGUAGE_CODES.get(language)
+    return f' lang="{code}"' if code else ""
 
 
 def _headlined(note: str) -> str:
@@ -105,17 +120,16 @@ def _headlined(note: str) -> str:
 def chips_key() -> str:
     """What the output chips' shades mean (advice.confidence_chips's thresholds)."""
     swatch = ("<span style='background:{};border-radius:3px;padding:0 5px;margin:0 3px'>{}</span>")
-    return ("Shade: " + swatch.format(CHIP_SHADES[0][1], f"sure, p ≥ {CHIP_SHADES[0][0]}")
-            + swatch.format(CHIP_SHADES[1][1], f"p ≥ {CHIP_SHADES[1][0]}")
-            + swatch.format(CHIP_SHADES[2][1], f"unsure, p < {CHIP_SHADES[1][0]}")
-            + " (the model's own probability, not whether the word is right)")
+    sure, unsure = (num(CHIP_SHADES[i][0], 1) for i in (0, 1))
+    return (t("server.pieces.shade") + swatch.format(CHIP_SHADES[0][1], t("server.pieces.sure", p=sure))
+            + swatch.format(CHIP_SHADES[1][1], f"p ≥ {unsure}")
+            + swatch.format(CHIP_SHADES[2][1], t("server.pieces.unsure", p=unsure))
+            + t("server.pieces.shade_note"))
 
 
 def pieces_key(vocab_size: int) -> str:
     """What the token chips mean (the "·" marker above all)."""
-    return (f"The model reads and writes <i>pieces</i> of words (a SentencePiece vocabulary of {vocab_size:,}): "
-            "<code>·en</code> continues the word before it (no space in between), a piece without "
-            "<code>·</code> starts a new word; <code>[EOS]</code> ends the sentence.")
+    return t("server.pieces.key", n=num(vocab_size, 0))
 
 
 def page(req: Request) -> dict:
@@ -129,7 +143,10 @@ def page(req: Request) -> dict:
                                                      "words": list(est.words)}
     data["pe"] = positional_info(req.model)
     task = model_for(req.model).task
+    # the checkpoint's own (English) names, and their catalogue keys where it has them: the page, which translates
+    # its own text, names the rows and columns in its language (AE.t(key)); this copy stays the same in every language
     data["task"] = {"source": task.source, "target": task.target}
+    data["task_keys"] = task_keys(req.model)  # field -> catalogue key or None: AE.t(key) where there is one
     return data
 
 
@@ -207,22 +224,22 @@ def attention_views(req: Request, kind: Any, layer: Any, head: Any):
     tr, a = model_for(req.model), analysis(req)
     kind = _kind(kind)
     layer, head = _layer(tr, kind, layer), _head(tr, head)
-    return tuple(titled(f, a.text) for f in (views.heatmap(a, kind, layer, head), views.all_heads(a, kind),
-                                            views.statistics(a, kind)))
+    return tuple(titled(f, a.text) for f in (views.heatmap(a, kind, layer, head, languages(req.model)),
+                                            views.all_heads(a, kind), views.statistics(a, kind)))
 
 
 def bertviz_frames(req: Request) -> tuple[str, str]:
     a = analysis(req)
-    return iframe(views.bertviz(a, "head"), 640, "bertviz head view"), iframe(views.bertviz(a, "model"), 900,
-                                                                              "bertviz model view")
+    return (iframe(views.bertviz(a, "head"), 640, t("server.bertviz.head")),
+            iframe(views.bertviz(a, "model"), 900, t("server.bertviz.model")))
 
 
 def step_view(req: Request, step: Any, layer: Any, head: Any):
     tr, a = model_for(req.model), analysis(req)
     require_words(a)
     n = len(a.trace.steps)
-    t = number(step, "Step", 0, max(n - 1, 0), integer=True)
-    return titled(views.decoding_step(a, t, _layer(tr, "cross", layer), _head(tr, head)), a.text)
+    i = number(step, t("server.field.step"), 0, max(n - 1, 0), integer=True)
+    return titled(views.decoding_step(a, i, _layer(tr, "cross", layer), _head(tr, head)), a.text)
 
 
 def beam_views(req: Request):
@@ -232,9 +249,13 @@ def beam_views(req: Request):
     return titled(views.beam(b), b.text), titled(views.compare(g, b), b.text)
 
 
-@functools.lru_cache(maxsize=64)
 def model_positional(model: str, length: int, dims: tuple[int, ...]):
-    """The figures that depend only on the model: computed once per (model, length, dimensions)."""
+    """The figures that depend only on the model: computed once per (model, length, dimensions, language)."""
+    return _model_positional(model, length, dims, lang())
+
+
+@functools.lru_cache(maxsize=64)
+def _model_positional(model: str, length: int, dims: tuple[int, ...], language: str):
     from viz.positional import pe_heatmap, pe_similarity, pe_waves
 
     pe = model_for(model).model.positional.table.detach()
@@ -245,15 +266,16 @@ def parse_dims(dims: Any, d: int) -> tuple[int, ...]:
     try:
         chosen = [int(x) for x in str(dims).replace(",", " ").split()] if dims not in (None, "") else [0, 1, 10, 11]
     except ValueError:
-        raise UserError("Dimensions must be whole numbers separated by commas, e.g. 0, 1, 10.") from None
+        raise UserError(t("server.error.dims_numbers")) from None
     if not chosen or len(chosen) > 12 or any(not 0 <= x < d for x in chosen):
-        raise UserError(f"Dimensions: pick 1 to 12 numbers between 0 and {d - 1}.")
+        raise UserError(t("server.error.dims_range", hi=d - 1))
     return tuple(chosen)
 
 
 def pe_settings(req: Request, length: Any, dims: Any) -> tuple[int, tuple[int, ...]]:
     size, d = model_for(req.model).model.positional.table.shape
-    return number(length, "Positions", 2, min(limits.MAX_PE_LENGTH, size), integer=True), parse_dims(dims, d)
+    return (number(length, t("server.field.positions"), 2, min(limits.MAX_PE_LENGTH, size), integer=True),
+            parse_dims(dims, d))
 
 
 def positional_views(req: Request, length: Any, dims: Any):
@@ -269,7 +291,7 @@ def sentence_positional(req: Request):
 def query_choices(req: Request, kind: Any) -> list[str]:
     a = analysis(req)
     queries = a.src_tokens if _kind(kind) == "encoder" else a.tgt_tokens
-    return [f"{i}: {readable(t)}" for i, t in enumerate(queries)]
+    return [f"{i}: {readable(tok)}" for i, tok in enumerate(queries)]
 
 
 def inside_head(req: Request, kind: Any, layer: Any, head: Any, query: Any):
@@ -277,7 +299,8 @@ def inside_head(req: Request, kind: Any, layer: Any, head: Any, query: Any):
     kind = _kind(kind)
     h = _head(tr, head)
     n = len(a.src_tokens if kind == "encoder" else a.tgt_tokens)
-    q = number(str(query).split(":")[0] if query not in (None, "") else 0, "Query token", 0, n - 1, integer=True)
+    q = number(str(query).split(":")[0] if query not in (None, "") else 0, t("server.field.query"), 0, n - 1,
+               integer=True)
     return titled(views.head_inside(a, kind, _layer(tr, kind, layer), 0 if h is None else h, q), a.text)
 
 
@@ -304,11 +327,11 @@ def parse_heads(tr: Translator, names: Any) -> tuple[tuple[str, int], ...]:
     if isinstance(names, str):
         names = [names]
     if names is not None and not isinstance(names, (list, tuple)):
-        raise UserError("Heads to switch off must be a list of names like 'cross L0 H1'.")
+        raise UserError(t("server.error.heads_list"))
     out = []
     for name in names or []:
         if name not in valid:
-            raise UserError(f"Unknown head {str(name)[:30]!r}; heads look like 'cross L0 H1'.")
+            raise UserError(t("server.error.unknown_head", name=repr(str(name)[:30])))
         label, layer, head = name.split()
         out.append((block_name(blocks[label], int(layer[1:])), int(head[1:])))
     return tuple(sorted(out))
@@ -328,17 +351,18 @@ def ablation(req: Request, heads: Any):
     p_off, c_off = run_model(lambda: tr.forced(req.text, out, list(off)))
     last = tr.cfg.n_decoder_layers - 1
     cross = [act_name("cross", i, "weights") for i in range(tr.cfg.n_decoder_layers)]  # (1, H, T, S) each
-    summary = (f"Original: {base.translation}\nWith {len(off)} head(s) off: {changed.translation}\n"
-               + ("(identical)" if base.translation == changed.translation else "(changed)") + " "
+    summary = (t("server.ablation.summary", original=base.translation, n=len(off), changed=changed.translation)
+               + "\n" + t("server.identical" if base.translation == changed.translation else "server.changed") + " "
                + effect_summary(base.out_tokens, p_intact, p_off))
     layers = [np.stack([c[n][0].mean(0).numpy() for n in cross]) for c in (c_intact, c_off)]  # (L, T, S) heads averaged
     difference = attention_difference(*layers, base.tgt_tokens, base.src_tokens)
-    heads_off = views.heatmap(changed, "cross", last, None)
+    names = languages(req.model)
+    heads_off = views.heatmap(changed, "cross", last, None, names)
     n, here = tr.cfg.n_heads, sum(1 for block, _ in off if block == block_name("cross", last))
     if here:  # a head switched off keeps its weights (its output is what is zeroed): the title says how many are off
         heads_off.update_layout(title_text=heads_off.layout.title.text.replace(
-            f"mean of {n} heads", f"mean of {n} heads, {here} of {n} heads off", 1))
-    return (summary, titled(views.heatmap(base, "cross", last, None), base.text), titled(heads_off, changed.text),
+            which_heads(None, n), t("server.ablation.mean_off", mean=which_heads(None, n), off=here, n=n), 1))
+    return (summary, titled(views.heatmap(base, "cross", last, None, names), base.text), titled(heads_off, changed.text),
             titled(ablation_effect(base.out_tokens, p_intact, p_off, len(off)), base.text),
             titled(difference, base.text))
 
@@ -358,8 +382,7 @@ def compare(req: Request, text_b: Any, kind: Any, layer: Any, head: Any):
         w = arrays.attention(a.cache, kind, n_layer)  # (H, Tq, Tk)
         q, k = arrays.tokens_for(kind, a.src_tokens, a.tgt_tokens)
         views_of.append((w.mean(0) if h is None else w[h], q, k, a.text))
-    which = "mean of heads" if h is None else f"head {h}"
-    return side_by_side(views_of[0], views_of[1], kind, n_layer, which, (tr.task.source, tr.task.target))
+    return side_by_side(views_of[0], views_of[1], kind, n_layer, which_heads(h), languages(req.model))
 
 
 def ablation_presets(tr: Translator) -> dict[str, list[str]]:
@@ -386,23 +409,30 @@ def model_card(name: Any) -> str:
     settings = " · ".join(f"`{k}` {v}" for k, v in cfg.to_dict().items())
     bleu = m.get("bleu", {})
     pipe = lambda text: str(text).replace("|", "\\|")  # a sacreBLEU signature is full of table separators
-    bleu_rows = [f"| {html.escape(k)} | {v['bleu']} | {v.get('chrf', '')} | {v.get('bleu_lowercase', '')} | "
-                 f"{pipe(v['signature'])} |" for k, v in sorted(bleu.items())]
-    parts = [f"### {html.escape(name)}: {tr.model.num_parameters():,} parameters",
-             f"Trained for {m.get('training_minutes', '?')} minutes on {html.escape(str(m.get('hardware', '?')))}.",
-             f"**Configuration:** {settings}"]
+    bleu_rows = [f"| {html.escape(k)} | {_plain(v['bleu'])} | {_plain(v.get('chrf', ''))} | "
+                 f"{_plain(v.get('bleu_lowercase', ''))} | {pipe(v['signature'])} |" for k, v in sorted(bleu.items())]
+    parts = [t("server.card.title", name=html.escape(name), n=num(tr.model.num_parameters(), 0)),
+             t("server.card.trained", minutes=_plain(m.get("training_minutes", "?")),
+               hardware=html.escape(str(m.get("hardware", "?")))),
+             t("server.card.configuration", settings=settings)]
     data = [d for d in m.get("data", []) if isinstance(d, dict)]
     if data:
-        parts.append("**Trained on:** " + "; ".join(
-            f"{html.escape(str(d.get('credit', d.get('corpus', '?'))))} ({_count(d.get('train_pairs'))} pairs"
-            f"{', twice an epoch' if d.get('repeats_per_epoch') == 2 else ''})" for d in data))
+        parts.append(t("server.card.trained_on") + "; ".join(
+            t("server.card.corpus_twice" if d.get("repeats_per_epoch") == 2 else "server.card.corpus",
+              credit=html.escape(str(d.get("credit", d.get("corpus", "?")))), n=_count(d.get("train_pairs")))
+            for d in data))
     if bleu_rows:
-        parts.append("| evaluation | sacreBLEU | chrF | lowercased | signature |\n|---|---|---|---|---|\n" + "\n".join(bleu_rows))
+        parts.append(t("server.card.table") + "\n|---|---|---|---|---|\n" + "\n".join(bleu_rows))
     return "\n\n".join(parts)
 
 
 def _count(n: Any) -> str:
-    return f"{n:,}" if isinstance(n, int) else "?"
+    return num(n, 0) if isinstance(n, int) else "?"
+
+
+def _plain(x: Any) -> str:
+    """A recorded number as it was written (39.6, 199.1), with the language's decimal mark."""
+    return str(x).replace(".", t("_meta.decimal")) if isinstance(x, float) else str(x)
 
 
 def training_figures(name: Any):
@@ -415,11 +445,11 @@ def training_figures(name: Any):
         curves = training_curves(_read_log(log) if log.is_file() else [], name)
     except (OSError, csv.Error, UnicodeDecodeError, ValueError, KeyError, TypeError) as e:
         curves = training_curves([], name)
-        curves.add_annotation(text=html.escape(f"{log.name} could not be read ({type(e).__name__}: {str(e)[:120]}); "
-                                               "the training curves are not shown."),
+        curves.add_annotation(text=html.escape(t("server.card.log_unreadable", file=log.name,
+                                                 why=f"{type(e).__name__}: {str(e)[:120]}")),
                               xref="paper", yref="paper", x=0.5, y=0.5, showarrow=False)
-    t = tr.training
-    peak, warmup, total = t.get("lr", 1e-3), t.get("warmup", 400), max(t.get("steps", 4000), 2)
+    run = tr.training
+    peak, warmup, total = run.get("lr", 1e-3), run.get("warmup", 400), max(run.get("steps", 4000), 2)
     steps = list(range(1, total + 1, max(1, total // 400)))
     return curves, lr_schedule_figure(steps, [lr_at(s, peak, warmup) for s in steps], warmup)
 
@@ -451,13 +481,14 @@ def export_html(req: Request, kind: Any, layer: Any, head: Any) -> bytes:
 
 
 def model_page(name: Any):
-    """Model card and training figures: they depend only on the model, so they are made once per model."""
+    """Model card and training figures: they depend only on the model (and the reader's language), so they are made
+    once per model and language."""
     model_for(name)  # an unknown name or a list is refused here, naming the field, before the cache hashes it
-    return _model_page(name)
+    return _model_page(name, lang())
 
 
 @functools.lru_cache(maxsize=16)
-def _model_page(name: str):
+def _model_page(name: str, language: str):
     from viz.compact import plot_value
 
     curves, lr = training_figures(name)

@@ -12,6 +12,8 @@ from typing import Any
 import numpy as np
 
 from explorer.api.handlers import _head, _layer, _read_log
+from explorer.api.task_words import languages
+from explorer.i18n import num, t
 from explorer.serving import limits
 from explorer.serving.request import Request, UserError, translator
 from explorer.serving.store import long, run_model
@@ -20,9 +22,6 @@ from model.names import act_name
 from model.translator import available
 from viz.page_data import short
 from viz.through_training import through_training
-
-NO_SNAPSHOTS = ("The model “{name}” was trained without snapshots, so there is nothing to watch. "
-                "Training with --snapshots keeps them (docs/training.md: Snapshots).")
 
 
 @functools.lru_cache(maxsize=limits.TRAINING_VIEW_CACHE)
@@ -37,8 +36,8 @@ def snapshot_runs(req: Request) -> tuple[dict, ...]:
         raise UserError(str(e)) from None
     if not entries:
         others = [m for m in available() if m != req.model and translator(m).snapshots()]
-        hint = f" These models have them: {', '.join(others)} (the Model menu)." if others else ""
-        raise UserError(NO_SNAPSHOTS.format(name=req.model) + hint)
+        hint = t("server.tt.others", models=", ".join(others)) if others else ""
+        raise UserError(t("server.tt.no_snapshots", name=t("server.quoted", text=req.model)) + hint)
     runs = []
     for e in entries:
         def one(e=e):
@@ -68,16 +67,15 @@ def _curve(folder: Path | None) -> tuple[dict, ...]:
 
 def summary(runs: tuple[dict, ...], req: Request) -> str:
     """A table a student can read without the slider: each snapshot's step, losses and translation."""
-    how = "greedily" if req.method == "greedy" else f"with {req.method} decoding, as in Decoding options"
-    task = translator(req.model).task
-    rows = [f"| {'final' if r['final'] else r['step']} | {r['epoch']} | {r['val_loss']:.2f} | "
-            f"{'' if r['bleu'] is None else format(r['bleu'], '.1f')} | "
-            f"{html.escape(r['translation'], quote=False).replace('|', '&#124;') or '(nothing)'} |" for r in runs]
-    return (f"Each snapshot is the model as it was at that training step; each translates the sentence shown {how}. "
-            f"Early on it knows only the most frequent words; alignment between the rows ({task.target}) and the "
-            f"columns ({task.source}) forms as the validation loss falls. Move the slider under the figure to go through them."
-            "\n\n"
-            "| step | epoch | val loss | val BLEU | translation |\n|---|---|---|---|---|\n" + "\n".join(rows))
+    how = (t("server.tt.greedily") if req.method == "greedy"
+           else t("server.tt.with_method", method=req.method, options=t("server.field.decoding_options")))
+    source, target = languages(req.model)
+    rows = [f"| {t('server.viz.tt.final_label') if r['final'] else r['step']} | {r['epoch']} | {num(r['val_loss'], 2)} | "
+            f"{'' if r['bleu'] is None else num(r['bleu'], 1)} | "
+            f"{html.escape(r['translation'], quote=False).replace('|', '&#124;') or t('server.tt.nothing')} |"
+            for r in runs]
+    return (t("server.tt.summary", how=how, target=target, source=source) + "\n\n"
+            + t("server.tt.table") + "\n|---|---|---|---|---|\n" + "\n".join(rows))
 
 
 @long

@@ -25,6 +25,7 @@ from gradio.queueing import Queue
 from gradio.server_messages import ProcessCompletedMessage
 from gradio.utils import error_payload
 
+from explorer.i18n import COOKIE, from_accept, known, speaking, t
 from explorer.serving import limits, listeners
 
 log = logging.getLogger("attention-explorer")
@@ -41,6 +42,13 @@ def posted(event: Any) -> bool:
 
 def heard(event: Any) -> bool:
     return listeners.listening(event.session_hash, event._id)
+
+
+def language_of(request: Any) -> str | None:
+    """The page's language (its ae_lang cookie, else its Accept-Language) from a plain HTTP request."""
+    cookies = getattr(request, "cookies", None) or {}
+    headers = getattr(request, "headers", None) or {}
+    return known(cookies.get(COOKIE)) or from_accept(headers.get("accept-language"))
 
 
 def client_of(body: Any, request: Any) -> str:
@@ -71,12 +79,12 @@ class FairQueue(Queue):
         mine = [e for e in self._long_events() if getattr(e, "ae_client", None) == client]
         waiting = self.event_queue_per_concurrency_id.get(LONG)
         refusal = None
-        if len(mine) >= limits.LONG_PER_CLIENT:
-            refusal = (f"You already have {len(mine)} long computations (attribution, patching, attention through "
-                       "training) waiting or running; each is answered in turn. Wait for them before asking for another.")
-        elif waiting is not None and len(waiting.queue) >= limits.LONG_QUEUE:
-            refusal = (f"{len(waiting.queue)} long computations are waiting already; try again in a minute "
-                       "(translations and the other views still answer at once).")
+        # a toast on the page: in its language (the page's cookie; this runs before the event has a request context)
+        with speaking(language_of(request)):
+            if len(mine) >= limits.LONG_PER_CLIENT:
+                refusal = t("server.error.long_mine", n=len(mine))
+            elif waiting is not None and len(waiting.queue) >= limits.LONG_QUEUE:
+                refusal = t("server.error.long_queue", n=len(waiting.queue))
         ok, event_id, state = await super().push(body, request, username)
         if not ok:
             return ok, event_id, state

@@ -13,13 +13,15 @@ import unicodedata
 from dataclasses import asdict, dataclass, fields, replace
 from typing import Any
 
+from explorer.i18n import t
 from explorer.serving import limits
 from model.checkpoint import CheckpointError
 from model.translator import DecodeOptions, Translator, available, load_pretrained
 
 
 class UserError(ValueError):
-    """A problem with what the user asked for; the message is shown to them as it is."""
+    """A problem with what the user asked for; the message is shown to them as it is (so it is made in their
+    language, explorer.i18n.t)."""
 
 
 def default_model() -> str:
@@ -57,23 +59,24 @@ class Request:
         text = clean_text(text)
         method = str(method).strip().lower() if method is not None else "greedy"
         if method not in ("greedy", "beam", "sample"):
-            raise UserError(f"Decoding must be greedy, beam or sample; got {str(method)[:20]!r}.")
+            raise UserError(t("server.error.method", got=repr(str(method)[:20])))
         n_tokens = len(tr.tokenizer.encode(" ".join(text.split())))
         if n_tokens + 1 > limits.MAX_SOURCE_TOKENS:
-            raise UserError(f"The sentence is {n_tokens} tokens long; the limit is {limits.MAX_SOURCE_TOKENS - 1}.")
+            raise UserError(t("server.error.too_many_tokens", n=n_tokens, limit=limits.MAX_SOURCE_TOKENS - 1))
         return cls(
             text=text, model=name, method=method,
-            beam_size=number(beam_size, "Beam size", 1, limits.MAX_BEAM, integer=True),
-            length_penalty=number(length_penalty, "Length penalty", 0, 2),
-            temperature=number(temperature, "Temperature", 0, limits.MAX_TEMPERATURE, lo_open=True),
+            beam_size=number(beam_size, t("server.field.beam_size"), 1, limits.MAX_BEAM, integer=True),
+            length_penalty=number(length_penalty, t("server.field.length_penalty"), 0, 2),
+            temperature=number(temperature, t("server.field.temperature"), 0, limits.MAX_TEMPERATURE, lo_open=True),
             top_k=number(top_k, "Top-k", 0, limits.MAX_TOP_K, integer=True),
             top_p=number(top_p, "Top-p", 0, 1, lo_open=True),
-            seed=number(seed, "Seed", 0, 2**31 - 1, integer=True),
-            max_len=number(max_len, "Maximum output length", 1, limits.MAX_OUTPUT_TOKENS, integer=True),
+            seed=number(seed, t("server.field.seed"), 0, 2**31 - 1, integer=True),
+            max_len=number(max_len, t("server.field.max_len"), 1, limits.MAX_OUTPUT_TOKENS, integer=True),
             ablated=tuple(sorted((str(b), int(h)) for b, h in (ablated or ()))),
-            no_repeat_ngram_size=number(no_repeat_ngram_size, "No-repeat n-gram size", 0, limits.MAX_NO_REPEAT_NGRAM,
-                                        integer=True),
-            repetition_penalty=number(repetition_penalty, "Repetition penalty", 1, limits.MAX_REPETITION_PENALTY),
+            no_repeat_ngram_size=number(no_repeat_ngram_size, t("server.field.no_repeat"), 0,
+                                        limits.MAX_NO_REPEAT_NGRAM, integer=True),
+            repetition_penalty=number(repetition_penalty, t("server.field.repetition_penalty"), 1,
+                                      limits.MAX_REPETITION_PENALTY),
         )
 
     @classmethod
@@ -84,7 +87,7 @@ class Request:
             if not isinstance(raw, dict):
                 raise TypeError
         except (TypeError, ValueError):
-            raise UserError("Translate a sentence first.") from None
+            raise UserError(t("server.error.translate_first")) from None
         known = {f.name for f in fields(cls)}
         return cls.parse(**{k: v for k, v in raw.items() if k in known})
 
@@ -103,35 +106,40 @@ class Request:
 # -- field validation ---------------------------------------------------------------------
 def clean_text(text: Any) -> str:
     if not isinstance(text, str):
-        raise UserError("The sentence must be text.")
+        raise UserError(t("server.error.not_text"))
     if len(text) > limits.MAX_CHARS:
-        raise UserError(f"Please keep the sentence to {limits.MAX_CHARS} characters; this one has {len(text)}.")
+        raise UserError(t("server.error.too_long", limit=limits.MAX_CHARS, n=len(text)))
     bad = [c for c in text if unicodedata.category(c) == "Cs"]
     if bad:
-        raise UserError(f"The sentence contains a character that is not valid Unicode text (U+{ord(bad[0]):04X}, "
-                        "half of a surrogate pair); remove it and try again.")
+        raise UserError(t("server.error.surrogate", code=f"U+{ord(bad[0]):04X}"))
     # control characters (NUL, bell, tabs, newlines) carry no meaning for the model: each becomes a space, as the page
     # reads them (views.js), so "dog\0runs" is "dog runs" on both sides
     text = "".join(" " if unicodedata.category(c) == "Cc" else c for c in text)
     if not text.strip():
-        raise UserError("Type an English sentence first.")
+        raise UserError(t("server.error.empty"))
     return text.strip()
 
 
 def number(value: Any, name: str, lo: float, hi: float, integer: bool = False, lo_open: bool = False) -> Any:
-    """A number in [lo, hi] (or (lo, hi]) from whatever arrived; the message names the field."""
+    """A number in [lo, hi] (or (lo, hi]) from whatever arrived; the message names the field (``name``, as the
+    reader's language says it)."""
     if isinstance(value, bool) or value is None or isinstance(value, (list, dict)):
-        raise UserError(f"{name} must be a number, not {shown(value)!r}.")
+        raise UserError(t("server.error.not_a_number", name=name, got=repr(shown(value))))
     try:
         x = float(value)
     except (TypeError, ValueError):
-        raise UserError(f"{name} must be a number, not {shown(value)!r}.") from None
+        raise UserError(t("server.error.not_a_number", name=name, got=repr(shown(value)))) from None
     if math.isnan(x) or (x <= lo if lo_open else x < lo) or x > hi:
-        bound = f"greater than {lo:g}" if lo_open else f"at least {lo:g}"
-        raise UserError(f"{name} must be {bound} and at most {hi:g}; got {shown(value)}.")
+        bound = t("server.error.greater_than" if lo_open else "server.error.at_least", lo=general(lo))
+        raise UserError(t("server.error.out_of_range", name=name, bound=bound, hi=general(hi), got=shown(value)))
     if integer and x != int(x):
-        raise UserError(f"{name} must be a whole number; got {shown(value)}.")
+        raise UserError(t("server.error.not_whole", name=name, got=shown(value)))
     return int(x) if integer else x
+
+
+def general(x: float) -> str:
+    """A bound as a message writes it (f"{x:g}": 2, 0.5, 2.14748e+09), with the language's decimal mark."""
+    return f"{x:g}".replace(".", t("_meta.decimal"))
 
 
 def shown(value: Any, n: int = 20) -> str:
@@ -143,14 +151,13 @@ def shown(value: Any, n: int = 20) -> str:
 
 def translator(name: Any) -> Translator:
     if not isinstance(name, str) or name not in available():
-        raise UserError(f"Unknown model {shown(name, 40)!r}. Choose one of: {', '.join(available())}.")
+        raise UserError(t("server.error.unknown_model", name=repr(shown(name, 40)), models=", ".join(available())))
     try:
         tr = load_pretrained(name)
     except CheckpointError as e:
-        raise UserError(f"The model {name!r} could not be loaded: {e}") from None
+        raise UserError(t("server.error.model_not_loaded", name=repr(name), why=str(e))) from None
     need = max(limits.MAX_SOURCE_TOKENS, limits.MAX_OUTPUT_TOKENS + 1)  # + 1: BOS before the output
     if tr.cfg.max_len < need:
-        raise UserError(f"The model {name!r} could not be loaded: max_len {tr.cfg.max_len} in its config.json is below "
-                        f"what the app accepts ({limits.MAX_SOURCE_TOKENS} source pieces, "
-                        f"{limits.MAX_OUTPUT_TOKENS} output tokens): every long input or output would be cut.")
+        raise UserError(t("server.error.model_max_len", name=repr(name), max_len=tr.cfg.max_len,
+                          source=limits.MAX_SOURCE_TOKENS, output=limits.MAX_OUTPUT_TOKENS))
     return tr

@@ -19,6 +19,7 @@ from collections.abc import Callable
 from contextlib import contextmanager
 from typing import TypeVar
 
+from explorer.i18n import DEFAULT, speaking, t
 from explorer.serving import limits
 from explorer.serving.batcher import GreedyBatcher
 from explorer.serving.request import Request, UserError, translator
@@ -194,7 +195,8 @@ class AnalysisStore:
         decoded = BATCHER.decode(tr, req.text, opts) if opts.method == "greedy" and not req.ablated else None
         a = run_model(lambda: tr.analyze(req.text, opts, list(req.ablated), decoded=decoded))
         if not a.out_ids[:-1]:
-            a.note = empty_output_reason(req)
+            with speaking(DEFAULT):  # shared by every reader: kept in English, each shown in its own (note_text)
+                a.note = empty_output_reason(req.method)
         return a
 
     def _evict(self) -> None:
@@ -217,13 +219,15 @@ class AnalysisStore:
                     "computed": self.computed}
 
 
-def empty_output_reason(req: Request) -> str:
-    why = ("beam search kept the hypothesis that ends at once: its score (sum of log-probabilities, "
-           "divided by the length penalty) beat every longer one" if req.method == "beam"
-           else "the most likely first token was the end of the sentence")
-    return (f"The model produced no words: {why}. This happens when the input is far from the sentences it "
-            "was trained on (emoji, symbols, other languages). Try greedy decoding, a smaller beam, a length penalty "
-            "closer to 2, or a plain English sentence.")
+def empty_output_reason(method: str) -> str:
+    """Why a decode wrote no words, in the reader's language."""
+    why = t("server.note.why_beam" if method == "beam" else "server.note.why_first")
+    return t("server.note.empty", why=why)
+
+
+def note_text(a: Analysis) -> str:
+    """The analysis' note (the decode wrote nothing) in the reader's language; "" when it wrote words."""
+    return empty_output_reason(a.options.method) if getattr(a, "note", "") else ""
 
 
 STORE = AnalysisStore()
@@ -234,6 +238,6 @@ def analysis(req: Request) -> Analysis:
 
 
 def require_words(a: Analysis) -> None:
-    note = getattr(a, "note", "")
+    note = note_text(a)
     if note:
         raise UserError(note)
