@@ -21,6 +21,13 @@ NOT_INTERFACE = {
     ("explorer/page/texts.py", "The animal didn't cross"): "an English sentence to translate (Compare's second)",
     ("app.py", "a click copies its sentence"): "why an input is left out of the link state: read by tests",
     ("viz/bertviz_view.py", ""): "bertviz's own page (an English third-party view in a frame), its fallback note",
+    ("explorer/api/handlers.py", "every cross-attention head"): "an ablation preset's value (links and the API hold "
+                                                                 "it); the page shows it by key (server.preset.*)",
+    ("viz/attribution.py", "occlusion (erase"): "a method's value (the API takes it); shown as server.method.*",
+    **{("viz/attention.py", start): "the English statistics in the page's data copy, a fallback: the page shows them "
+                                    "by name (views.stat.*)" for start in (
+        "how spread out", "the weight of the key", "how many positions", "how much a query", "weight on ",
+        "the first token", "the English end-of-sentence")},
     ("explorer/classroom/rooms.py", "the teacher"): "a nickname a student may not take (in every language)",
     ("explorer/classroom/redis_store.py", "The class ended."): "the room's stored end, which every page shows by its "
                                                                 "key (class.ended.gone) in its own language",
