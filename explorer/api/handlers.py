@@ -18,7 +18,7 @@ import numpy as np
 
 from explorer.api.advice import CHIP_SHADES, advice, confidence_chips, may_be_wrong
 from explorer.api.examples import EXAMPLES
-from explorer.api.task_words import languages, task_keys
+from explorer.api.task_words import credit_text, languages, task_keys
 from explorer.i18n import lang, num, t
 from explorer.serving import limits
 from explorer.serving.request import Request, UserError, number, translator
@@ -419,7 +419,8 @@ def model_card(name: Any) -> str:
     if data:
         parts.append(t("server.card.trained_on") + "; ".join(
             t("server.card.corpus_twice" if d.get("repeats_per_epoch") == 2 else "server.card.corpus",
-              credit=html.escape(str(d.get("credit", d.get("corpus", "?")))), n=_count(d.get("train_pairs")))
+              credit=html.escape(credit_text(str(d.get("corpus", "?")), str(d.get("credit", d.get("corpus", "?"))))),
+              n=_count(d.get("train_pairs")))
             for d in data))
     if bleu_rows:
         parts.append(t("server.card.table") + "\n|---|---|---|---|---|\n" + "\n".join(bleu_rows))

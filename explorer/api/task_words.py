@@ -35,6 +35,13 @@ def by_text(field: str, text: str) -> str:
     return text
 
 
+def credit_text(corpus: str, text: str) -> str:
+    """A training corpus's credit line (metrics.json, English) in the reader's language, where the catalogue has
+    this very text (``server.credit.<corpus>``)."""
+    key = f"server.credit.{corpus}"
+    return t(key) if text and CATALOGUES[DEFAULT].get(key) == text else text
+
+
 def task_keys(model: str) -> dict[str, str | None]:
     """Each field's catalogue key (None where the model has none): for the page, which translates them itself."""
     task = translator(model).task

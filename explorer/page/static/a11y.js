@@ -136,7 +136,8 @@
     const code = taskLang("source"), lang = code && code !== pageLang() ? code : null;
     const box = document.querySelector("#sentence textarea");
     const chips = row ? [...row.querySelectorAll(":scope > span")] : [];
-    [box, ...chips].forEach((el) => {
+    const examples = document.querySelector("#examples");  // the example sentences: the model's input language too
+    [box, examples, ...chips].forEach((el) => {
       if (!el) return;
       if (lang && el.lang !== lang) el.lang = lang;
       else if (!lang && el.hasAttribute("lang")) el.removeAttribute("lang");
@@ -246,11 +247,25 @@
     if (lesson) lessonNews(lesson);
   }
 
+  // Gradio's own names for a slider's parts are English in every locale: said in the page's language
+  const GRADIO_NAMES = [[/^number input for (.*)$/, "views.a11y.number_for"], [/^range slider for (.*)$/, "views.a11y.slider_for"],
+    [/^Reset to default value$/, "views.a11y.reset"]];
+  function gradioNames() {
+    if (AE.lang === "en") return;
+    document.querySelectorAll("input[aria-label], button[aria-label]").forEach((el) => {
+      const name = el.getAttribute("aria-label");
+      for (const [pattern, key] of GRADIO_NAMES) {
+        const m = name.match(pattern);
+        if (m) { el.setAttribute("aria-label", t(key, { name: m[1] || "" })); break; }
+      }
+    });
+  }
+
   // -- every change of the page: the same fixes again (idempotent), at most every 100 ms --------------------------
   let pending = false;
   function fix() {
     pending = false;
-    announcer(); skipLink(); classBanner(); headings(); liveRegions(); radioGroups(); plotToolbars(); scrollables(); tabArrows();
+    announcer(); skipLink(); classBanner(); headings(); liveRegions(); radioGroups(); plotToolbars(); scrollables(); tabArrows(); gradioNames();
     const lesson = document.getElementById("ae-lesson");
     if (lesson && !lesson.getAttribute("role")) { lesson.setAttribute("role", "region"); lesson.setAttribute("aria-label", t("views.a11y.lesson")); }
     if (AE.figures) AE.figures.describe();

@@ -79,6 +79,22 @@
     }
   }
 
+  // Gradio's tab bar keeps the names it took before the locale was set here (a link's or the switch's language on a
+  // browser of another): each tab button named again by its id (the tabs' keys: page.<id>.tab)
+  function tabNames() {
+    document.querySelectorAll("button[role='tab'][data-tab-id]").forEach((b) => {
+      const key = "page." + b.dataset.tabId + ".tab";
+      if (!(key in words)) return;
+      const walk = document.createTreeWalker(b, NodeFilter.SHOW_TEXT);
+      while (walk.nextNode()) {
+        const node = walk.currentNode;
+        if (!node.data.trim()) continue;
+        if (node.data.trim() !== words[key]) node.data = words[key];
+        break;
+      }
+    });
+  }
+
   let next = null;
   function setLang(code, own) {
     code = known(code);
@@ -112,6 +128,7 @@
 
   Object.assign(AE, { t, num, pct, lang, setLang, langGo: go, langFollow: follow, langReady: ready,
     esc: AE.esc || ((s) => String(s).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c])) });
-  new MutationObserver(drawSwitch).observe(document.documentElement, { childList: true, subtree: true });
-  drawSwitch();
+  const redo = () => { drawSwitch(); tabNames(); };
+  new MutationObserver(redo).observe(document.documentElement, { childList: true, subtree: true, characterData: true });
+  redo();
 })();
