@@ -2,6 +2,7 @@
 at 1366x768 and 320x640 too, presentation mode at 1920x1080, and a class (a teacher and following phones).
 
     python scripts/screenshots.py --out docs/screenshots     # starts the app itself on a free port
+    python scripts/screenshots.py --german                   # only the German first screens, lesson and class
 
 Uses Debian's Chromium through Playwright; bertviz's CDN is routed to tests/browser/node_modules.
 """
@@ -30,6 +31,7 @@ def main() -> None:
     p.add_argument("--out", default="docs/screenshots")
     p.add_argument("--sentence", default="A little girl is climbing into a wooden playhouse.")
     p.add_argument("--only-training", action="store_true", help="only the through-training view")
+    p.add_argument("--german", action="store_true", help="only the German page: first screens, lesson, class (*-de.png)")
     args = p.parse_args()
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -40,6 +42,9 @@ def main() -> None:
             browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=[
                 "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-site-isolation-trials",
                 "--disable-features=IsolateOrigins,site-per-process"])
+            if args.german:
+                german(browser, url, args.sentence, out)
+                return
             through_training(browser, url, out)
             through_training(browser, url, out, "A dog is running in the snow.", "en-de", "1000", "training-en-de.png")
             for label, viewport in (() if args.only_training else
@@ -207,6 +212,65 @@ def class_room(browser, url: str, sentence: str, out: Path) -> None:
     phones[1].screenshot(path=str(out / "class-phone.png"))
     print("wrote", out / "class-teacher.png", out / "class-phone.png")
     teacher.locator("#class-panel button", has_text="End the class").click()
+
+
+def german(browser, url: str, sentence: str, out: Path) -> None:
+    """The page as a German browser opens it: the first screen on a laptop and a phone, the lesson at its
+    cross-attention stop after an answer, and a class (the teacher's panel after a reveal, a following phone).
+    Everything is found by id: no label is English."""
+    from urllib.parse import quote
+
+    for label, context in (("desktop", dict(viewport={"width": 1280, "height": 800})),
+                           ("phone", dict(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True))):
+        ctx = browser.new_context(locale="de-DE", device_scale_factor=1, **context)
+        page = ctx.new_page()
+        page.goto(url)
+        settled(page)
+        page.screenshot(path=str(out / f"first-{label}-de.png"))
+        print("wrote", out / f"first-{label}-de.png")
+        ctx.close()
+    ctx = browser.new_context(locale="de-DE", viewport={"width": 1280, "height": 800}, device_scale_factor=1)
+    page = ctx.new_page()
+    page.goto(url + "?text=" + quote(sentence))
+    settled(page)
+    page.locator("#lesson-box button").first.click()
+    page.locator("#ae-lesson-start").click()
+    for _ in range(5):
+        page.locator(".ae-nav button").last.click()
+    page.locator(".ae-answer").first.click()
+    page.wait_for_timeout(1200)
+    page.screenshot(path=str(out / "lesson-de.png"))
+    print("wrote", out / "lesson-de.png")
+    ctx.close()
+
+    teacher = browser.new_context(locale="de-DE", viewport={"width": 1280, "height": 800}).new_page()
+    teacher.goto(url + "?text=" + quote(sentence))
+    settled(teacher)
+    teacher.locator("#teach").click()
+    teacher.locator("#class-code").wait_for(timeout=30_000)
+    code = teacher.locator("#class-code").inner_text()
+    phones = []
+    for nick in ("Mia", "Jonas"):
+        pg = browser.new_context(locale="de-DE", viewport={"width": 390, "height": 844}, device_scale_factor=2,
+                                 is_mobile=True, has_touch=True).new_page()
+        pg.on("dialog", lambda d, n=nick: d.accept(n))
+        pg.goto(f"{url}?class={code}")
+        pg.locator("#class-banner").wait_for(timeout=60_000)
+        phones.append(pg)
+    for pg in phones:
+        pg.wait_for_function("(s) => window.AE && AE.current && AE.current() && AE.current().text === s", arg=sentence,
+                             timeout=60_000)
+    for pg, pick in zip(phones, (0, 1)):
+        pg.locator("#lesson-box button").first.click()
+        pg.locator("#ae-lesson-start").click()
+        pg.locator(".ae-answer").nth(pick).click()
+    teacher.locator("#class-tally button").first.click()
+    phones[1].locator(".ae-class-tally").wait_for(timeout=10_000)
+    teacher.wait_for_timeout(800)
+    teacher.locator("#class-panel").screenshot(path=str(out / "class-teacher-de.png"))
+    phones[1].wait_for_timeout(800)
+    phones[1].screenshot(path=str(out / "class-phone-de.png"))
+    print("wrote", out / "class-teacher-de.png", out / "class-phone-de.png")
 
 
 if __name__ == "__main__":

@@ -77,7 +77,8 @@ def english_left(texts: list[str]) -> list[str]:
     """The texts that are English: an English function word, or an English catalogue phrase German says otherwise."""
     left = []
     for text in dict.fromkeys(texts):
-        words = [w for w in i18n_scan.WORD.findall(text) if w.lower() not in SENTENCE_WORDS and "_" not in w]
+        words = [w for w in i18n_scan.WORD.findall(text)
+                 if w.lower() not in SENTENCE_WORDS and "_" not in w and not w.isupper()]  # not "CC BY"
         if i18n_scan.ENGLISH.search(" ".join(words)):
             left.append(text[:120])
             continue

@@ -85,7 +85,16 @@
   function adopt(state) {
     room.adopting = Date.now();
     room.adopted = false;
+    room.adoptedLang = new URLSearchParams(state || "").get("lang");  // the class's language until the teacher's is sent
     AE.follow(state);
+  }
+  // a view the page settles into after adopting the room's: the page's own, except its language (a teacher who
+  // reopened their page in another language changed the class's)
+  function absorbed(query) {
+    if (!room.adoptedLang) return query;
+    const params = new URLSearchParams(query);
+    params.set("lang", room.adoptedLang);
+    return params.toString();
   }
   if (AE.link) AE.link.onFollowed = () => { if (room.adopting) room.adopted = true; };
 
@@ -176,7 +185,7 @@
       // SETTLE_MS of the last are the page's own, absorbed (at most 10 s after the view was applied)
       if (room.adopted && (!room.settled || now - room.settled < SETTLE_MS) && now - room.adopting < 10000) {
         room.settled = now;
-        room.pushed = query;
+        room.pushed = absorbed(query);
         return;
       }
       room.adopting = 0;

@@ -325,7 +325,10 @@
   // else only its view, inputs and results applied (the hidden #ae-follow-view runs Translate's after-chain).
   function follow(query) {
     link.follow = new URLSearchParams(query);
-    if (AE.langFollow(link.follow.get("lang"))) return;  // the class's language changed: the page reopens in it
+    // a student's page takes the class's language when the teacher changes it (the page reopens in it); the
+    // teacher's own page never follows the room's: the teacher's choice is the class's
+    const student = AE.room && AE.room.state && AE.room.state.role === "student";
+    if (student && AE.langFollow(link.follow.get("lang"))) return;
     const button = document.getElementById("ae-follow-in");
     if (button) button.click();
   }
