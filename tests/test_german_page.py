@@ -190,6 +190,7 @@ def test_a_class_follows_the_teachers_language_and_a_student_may_switch_their_ow
     with ExitStack() as stack:
         teacher = stack.enter_context(opened(browser, server, locale="en-US", **LAPTOP))
         settled(teacher)
+        translate(teacher, SENTENCE)  # the first example's words would be English on every figure
         teacher.locator("#teach").click()
         teacher.locator("#class-code").wait_for(timeout=10_000)
         code = teacher.locator("#class-code").inner_text()
