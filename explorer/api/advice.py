@@ -80,9 +80,10 @@ def may_be_wrong(a: Analysis) -> Estimate | None:
 CHIP_SHADES = ((0.7, "#c8ecd2"), (0.3, "#fbe3b5"), (0.0, "#f7c4b0"))
 
 
-def confidence_chips(a: Analysis) -> str:
+def confidence_chips(a: Analysis, lang: str = "") -> str:
     """The output pieces, each shaded by the probability it was chosen with (hover: the number); when the
-    translation is flagged as maybe wrong, the pieces of the words it names are outlined too."""
+    translation is flagged as maybe wrong, the pieces of the words it names are outlined too. ``lang``: the
+    attribute each chip carries (' lang="de"'), the pieces being words of the target language."""
     est = may_be_wrong(a)
     named: set[int] = set()
     if est is not None and est.flagged:
@@ -97,7 +98,7 @@ def confidence_chips(a: Analysis) -> str:
             shade = next(colour for floor, colour in CHIP_SHADES if p >= floor)
             title = t("server.chip.title", p=num(p, 2)) + (t("server.chip.may_be_wrong") if i in named else "")
         outline = "outline:2px solid #b42318;" if i in named else ""
-        chips.append(f'<span title="{html.escape(title)}" style="background:{shade};{outline}border-radius:4px;'
+        chips.append(f'<span{lang} title="{html.escape(title)}" style="background:{shade};{outline}border-radius:4px;'
                      f'padding:1px 5px;margin:1px;display:inline-block;font-family:monospace">'
                      f'{html.escape(readable(tok))}<sub style="font-size:10px;color:#555;margin-left:2px">'
                      f'{"" if p is None else num(p, 2)}</sub></span>')

@@ -82,8 +82,10 @@ def tokens_html(a: Analysis) -> str:
     was chosen with, the shades explained beside them), led by what a learner should know about this translation (a
     note that the decode wrote nothing, a loop, that it may be wrong: advice.py decides). Drawn with the translation,
     so a warning always belongs to the sentence shown (a toast would stay on screen over the next one)."""
+    source, target = (_in(name) for name in getattr(a, "languages", ("English", "German")))
+
     def chips(tokens: list[str], colour: str) -> str:
-        return " ".join(f'<span style="background:{colour};border-radius:4px;padding:1px 5px;margin:1px;'
+        return " ".join(f'<span{source} style="background:{colour};border-radius:4px;padding:1px 5px;margin:1px;'
                         f'display:inline-block;font-family:monospace">{html.escape(readable(tok))}</span>'
                         for tok in tokens)
     note = note_text(a)
@@ -92,11 +94,10 @@ def tokens_html(a: Analysis) -> str:
     warnings = "".join(f"<div class='ae-advice' role='status' style='margin-bottom:6px;padding:6px 10px;"
                        f"background:#fff4e5;border-left:4px solid #b45309;font-size:15px'>⚠ {_headlined(w)}</div>"
                        for w in notes)
-    source, target = (_in(code) for code in getattr(a, "languages", ("English", "German")))
     return (f"<div class='ae-pieces'>{warnings}<div>{t('server.pieces.source', n=len(a.src_tokens))} "
-            f"<span{source}>{chips(a.src_tokens, '#e8f0fe')}</span></div>"
+            f"{chips(a.src_tokens, '#e8f0fe')}</div>"
             f"<div style='margin-top:4px'>{t('server.pieces.output', n=len(a.out_tokens))} "
-            f"<span{target}>{confidence_chips(a)}</span></div>"
+            f"{confidence_chips(a, target)}</div>"
             f"<div style='margin-top:2px;font-size:13px;color:#555'>{chips_key()}</div>"
             f"<details style='font-size:13px;color:#555'><summary>{t('server.pieces.what')}</summary>"
             f"{pieces_key(len(a.vocab))}</details></div>")
