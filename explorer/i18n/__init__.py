@@ -39,6 +39,7 @@ LANGUAGES = (DEFAULT, *sorted(set(CATALOGUES) - {DEFAULT}))  # English first: th
 _forced: ContextVar[str | None] = ContextVar("ae_lang", default=None)
 # strings made at start-up in every language (the first view, the model card): Gradio's labels pick them by key
 RENDERED: dict[str, dict[str, str]] = {code: {} for code in CATALOGUES}
+LABELS: set[str] = set()  # the keys components were built with (label, choices): what Gradio's i18n needs
 
 
 def known(code: Any) -> str | None:
@@ -118,10 +119,13 @@ def rendered(key: str, make: Callable[[], str]) -> Any:
 
 
 def gradio_i18n():
-    """Gradio's i18n: every catalogue key, and the values made at start-up (``rendered``)."""
+    """Gradio's i18n: the keys components were built with (``label``, ``choices``) and the values made at start-up
+    (``rendered``); the page's scripts get every key from the page's <head> (``page_catalogues``), so the rest would
+    only weigh on every page load twice."""
     import gradio as gr
 
-    return gr.I18n(**{code: {**CATALOGUES[code], **RENDERED[code]} for code in CATALOGUES})
+    return gr.I18n(**{code: {**{k: CATALOGUES[code].get(k, CATALOGUES[DEFAULT][k]) for k in sorted(LABELS)},
+                             **RENDERED[code]} for code in CATALOGUES})
 
 
 def page_catalogues() -> dict[str, dict[str, str]]:
@@ -136,6 +140,7 @@ def label(key: str) -> Any:
     from gradio.i18n import I18nData
 
     CATALOGUES[DEFAULT][key]  # a key missing from English fails at start-up, not as a raw key on the page
+    LABELS.add(key)
     return I18nData(key)
 
 
