@@ -171,22 +171,31 @@ def presentation(browser, url: str, sentence: str, out: Path) -> None:
     ctx.close()
 
 
-def class_room(browser, url: str, sentence: str, out: Path) -> None:
-    """A class: the teacher's panel (code, QR, tallies, a view sent) and a student's phone following."""
-    teacher = browser.new_context(viewport={"width": 1280, "height": 800}).new_page()
+def open_class(browser, url: str, **context) -> tuple:
+    """A teacher (1280x800) who opened a class on ``url``, and two phones (390x844) that joined it, each with
+    ``context`` (a locale). -> (the teacher's page, [the phones' pages])"""
+    teacher = browser.new_context(viewport={"width": 1280, "height": 800}, **context).new_page()
     teacher.goto(url)
     settled(teacher)
     teacher.locator("#teach").click()
     teacher.locator("#class-code").wait_for(timeout=30_000)
     code = teacher.locator("#class-code").inner_text()
+    root = url.split("?", 1)[0]
     phones = []
     for nick in ("Mia", "Jonas"):
         pg = browser.new_context(viewport={"width": 390, "height": 844}, device_scale_factor=2, is_mobile=True,
-                                 has_touch=True).new_page()
+                                 has_touch=True, **context).new_page()
         pg.on("dialog", lambda d, n=nick: d.accept(n))
-        pg.goto(f"{url}?class={code}")
-        pg.locator("#class-banner", has_text="Following").wait_for(timeout=60_000)
+        pg.goto(f"{root}?class={code}")
+        pg.wait_for_function("() => window.AE && AE.room.state.role === 'student' && AE.room.state.following",
+                             timeout=60_000)  # following the teacher, in any language
         phones.append(pg)
+    return teacher, phones
+
+
+def class_room(browser, url: str, sentence: str, out: Path) -> None:
+    """A class: the teacher's panel (code, QR, tallies, a view sent) and a student's phone following."""
+    teacher, phones = open_class(browser, url)
     teacher.locator("#sentence textarea").fill(sentence)
     teacher.locator("#translate").click()
     for pg in phones:
@@ -243,20 +252,7 @@ def german(browser, url: str, sentence: str, out: Path) -> None:
     print("wrote", out / "lesson-de.png")
     ctx.close()
 
-    teacher = browser.new_context(locale="de-DE", viewport={"width": 1280, "height": 800}).new_page()
-    teacher.goto(url + "?text=" + quote(sentence))
-    settled(teacher)
-    teacher.locator("#teach").click()
-    teacher.locator("#class-code").wait_for(timeout=30_000)
-    code = teacher.locator("#class-code").inner_text()
-    phones = []
-    for nick in ("Mia", "Jonas"):
-        pg = browser.new_context(locale="de-DE", viewport={"width": 390, "height": 844}, device_scale_factor=2,
-                                 is_mobile=True, has_touch=True).new_page()
-        pg.on("dialog", lambda d, n=nick: d.accept(n))
-        pg.goto(f"{url}?class={code}")
-        pg.locator("#class-banner").wait_for(timeout=60_000)
-        phones.append(pg)
+    teacher, phones = open_class(browser, url + "?text=" + quote(sentence), locale="de-DE")
     for pg in phones:
         pg.wait_for_function("(s) => window.AE && AE.current && AE.current() && AE.current().text === s", arg=sentence,
                              timeout=60_000)

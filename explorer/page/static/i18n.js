@@ -128,7 +128,10 @@
 
   Object.assign(AE, { t, num, pct, lang, setLang, langGo: go, langFollow: follow, langReady: ready,
     esc: AE.esc || ((s) => String(s).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c])) });
-  const redo = () => { drawSwitch(); tabNames(); };
-  new MutationObserver(redo).observe(document.documentElement, { childList: true, subtree: true, characterData: true });
+  // after the page changed: once per frame at most (a figure drawn is thousands of mutations)
+  let queued = false;
+  const redo = () => { queued = false; drawSwitch(); tabNames(); };
+  new MutationObserver(() => { if (!queued) { queued = true; requestAnimationFrame(redo); } })
+    .observe(document.documentElement, { childList: true, subtree: true, characterData: true });
   redo();
 })();
