@@ -157,24 +157,10 @@ def examples_for(model: str) -> list[str]:
 
 
 def spoken(prefix: str, text: str) -> str:
-    """Words the code or a model's config has in English (a task's words, an ablation preset), in the language being
-    spoken: the catalogue entry under ``prefix`` whose English is ``text`` (a template's ``{name}`` stands for a
-    number); other words stay as they are (a model of one's own speaks its config's words)."""
-    import re
+    """``text`` in the language being spoken, by its catalogue entry under ``prefix`` (explorer/i18n.from_english)."""
+    from explorer.i18n import from_english
 
-    from explorer.i18n import CATALOGUES, DEFAULT, t
-
-    for key, english in CATALOGUES[DEFAULT].items():
-        if not key.startswith(prefix):
-            continue
-        if english == text:
-            return t(key)
-        if "{" in english:
-            pattern = re.sub(r"\\\{(\w+)\\\}", r"(?P<\1>\\d+)", re.escape(english))
-            found = re.fullmatch(pattern, text)
-            if found:
-                return t(key, **found.groupdict())
-    return text
+    return from_english(text, prefix)
 
 
 def input_label(task) -> str:

@@ -9,7 +9,7 @@ translation; a model without keys shows its own text.
 
 from __future__ import annotations
 
-from explorer.i18n import CATALOGUES, DEFAULT, t
+from explorer.i18n import CATALOGUES, DEFAULT, from_english, t
 from explorer.serving.request import translator
 
 FIELDS = ("source", "target", "input", "hint")
@@ -29,10 +29,7 @@ def task_text(model: str, field: str, text: str) -> str:
 
 def by_text(field: str, text: str) -> str:
     """The same for a text whose model is not at hand (an Analysis carries its task's hint, not the model's name)."""
-    for key, english in CATALOGUES[DEFAULT].items():
-        if english == text and text and key.startswith("server.task.") and key.endswith(f".{field}"):
-            return t(key)
-    return text
+    return from_english(text, "server.task.", f".{field}")
 
 
 def credit_text(corpus: str, text: str) -> str:

@@ -94,6 +94,25 @@ def t(key: str, **values: Any) -> str:
     return template.format(**values) if values else template
 
 
+def from_english(text: str, prefix: str, suffix: str = "") -> str:
+    """Words the code or a checkpoint holds in English (a task's words, an ablation preset), in the current language:
+    the entry whose key starts with ``prefix`` (and ends with ``suffix``) and whose English is ``text`` (a
+    template's ``{name}`` stands for a number); other words stay as they are (a model of one's own speaks its
+    config's words)."""
+    import re
+
+    for key, english in CATALOGUES[DEFAULT].items():
+        if not text or not key.startswith(prefix) or not key.endswith(suffix):
+            continue
+        if english == text:
+            return t(key)
+        if "{" in english:
+            found = re.fullmatch(re.sub(r"\\\{(\w+)\\\}", r"(?P<\1>\\d+)", re.escape(english)), text)
+            if found:
+                return t(key, **found.groupdict())
+    return text
+
+
 def num(x: float, digits: int = 2) -> str:
     """A number as the language writes it: 0.93 / 0,93; thousands 1,234 / 1.234."""
     text = f"{x:,.{digits}f}"
