@@ -64,3 +64,29 @@ def test_missing_tatoeba_says_where_to_get_it(dirs, tmp_path, capsys):
                      "--tatoeba-dir", str(tmp_path / "nowhere")])
     err = capsys.readouterr().err
     assert rc == 2 and "tatoeba data folder" in err and "manythings.org/anki" in err
+
+
+def test_the_reverse_direction_swaps_every_pair_and_keeps_the_tokenizer_text(dirs):
+    """--direction de-en (the quality estimate's reverse model): German in, English out, line N still with line N;
+    the tokenizer still sees each sentence once."""
+    mix = Mix.parse("multi30k:1,tatoeba:1")
+    common = ["--out", "x", "--data-dir", str(dirs["multi30k"]), "--tatoeba-dir", str(dirs["tatoeba"])]
+    ahead = load_texts(parse_args(common), mix)
+    back = load_texts(parse_args(common + ["--direction", "de-en"]), mix)
+    for split in ("train", "val"):
+        assert back[split] == (ahead[split][1], ahead[split][0])
+        assert all("deutsch" in s and "english" in t for s, t in zip(*back[split]))
+    assert sorted(back["tokenizer"]) == sorted(ahead["tokenizer"])
+
+
+def test_a_given_tokenizer_is_used_as_it_is(dirs, tmp_path):
+    """--tokenizer: the reverse model reads the forward model's own pieces (the estimate feeds it the forward
+    model's ids), so the file is taken as it is, not trained again."""
+    first, second = tmp_path / "first", tmp_path / "second"
+    common = ["--data-dir", str(dirs["multi30k"]), "--tatoeba-dir", str(dirs["tatoeba"]), "--vocab-size", "400",
+              "--d-model", "16", "--n-heads", "2", "--d-ff", "32", "--layers", "1", "--epochs", "1",
+              "--snapshots", "", "--threads", "1", "--precision", "float32"]
+    assert train_main(common + ["--out", str(first)]) == 0
+    assert train_main(common + ["--out", str(second), "--direction", "de-en", "--vocab-size", "500",
+                                "--tokenizer", str(first / "work" / "spm.model")]) == 0
+    assert (second / "spm.model").read_bytes() == (first / "work" / "spm.model").read_bytes()

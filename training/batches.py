@@ -20,7 +20,10 @@ def load_texts(args, mix: Mix) -> dict:
                 "describe": "generated letter strings"}
     splits = read_corpora(mix, {"multi30k": args.data_dir, "tatoeba": args.tatoeba_dir}, train_limit=args.train_limit)
     once = splits.joined("train")
-    return {"train": splits.joined("train", mix)[:2], "val": splits.joined("val")[:2],
+    train, val = splits.joined("train", mix)[:2], splits.joined("val")[:2]
+    if getattr(args, "direction", "en-de") == "de-en":  # the reverse model: German in, English out
+        train, val = train[::-1], val[::-1]
+    return {"train": train, "val": val,
             "tokenizer": once[0] + once[1], "describe": str(mix),
             "pairs": {n: len(sp["train"][0]) for n, sp in splits.corpora.items()}}
 

@@ -20,6 +20,7 @@ import csv
 import json
 import platform
 import random
+import shutil
 import sys
 import time
 from pathlib import Path
@@ -61,6 +62,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                    help="Tatoeba folder (default $ATTENTION_EXPLORER_TATOEBA, else ../shared/data/tatoeba)")
     p.add_argument("--out", required=True, help="checkpoint folder to write")
     p.add_argument("--resume", action="store_true", help="continue from --out/work/resume.*")
+    p.add_argument("--direction", default="en-de", choices=["en-de", "de-en"],
+                   help="de-en trains the reverse model (German to English) that the quality estimate scores with")
+    p.add_argument("--tokenizer", default=None,
+                   help="an existing spm.model to use instead of training one (the reverse model shares en-de's)")
     p.add_argument("--train-limit", type=int, default=0, help="use only the first N training pairs of each corpus")
     p.add_argument("--vocab-size", type=int, default=8000)
     p.add_argument("--d-model", type=int, default=256)
@@ -102,7 +107,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 def make_tokenizer(args, texts, work: Path) -> Tokenizer:
     """Rank 0 trains the tokenizer on the training split (or finds it when resuming); the other ranks load it."""
     spm_path = work / "spm.model"
-    if dist.is_main() and not (args.resume and spm_path.is_file()):
+    if dist.is_main() and args.tokenizer and not spm_path.is_file():
+        shutil.copyfile(args.tokenizer, spm_path)  # the same pieces as the model it will work beside
+    elif dist.is_main() and not (args.resume and spm_path.is_file()):
         corpus = tokenizer_corpus() if args.task != "translate" else texts["tokenizer"]
         train_tokenizer(corpus, args.vocab_size).save(spm_path)  # training splits only, each corpus once
     dist.barrier()
@@ -259,7 +266,7 @@ def main(argv: list[str] | None = None) -> int:
     model = Transformer(cfg)
     model.train()
     opt = torch.optim.Adam(model.parameters(), lr=args.lr, betas=(0.9, 0.98), eps=1e-9)
-    skip = ("resume", "out", "data_dir", "tatoeba_dir", "log_every", "sitting_minutes", "stop_after_steps",
+    skip = ("resume", "out", "data_dir", "tatoeba_dir", "tokenizer", "log_every", "sitting_minutes", "stop_after_steps",
             "save_every", "threads")
     training = {k: v for k, v in vars(args).items() if k not in skip}
     if args.task != "translate":
