@@ -77,13 +77,26 @@ def translator_figures(repeats: int) -> None:
     tr = load_pretrained("en-de")
     text = "A Boston Terrier is running on lush green grass in front of a white fence."
     beam = DecodeOptions("beam", beam_size=5)
+    reverse = tr.reverse  # the quality estimate's reverse pass (model/quality.py); None: the checkpoint has none
+
+    def analyze_without_reverse():
+        tr.reverse = None
+        try:
+            return tr.analyze(text)
+        finally:
+            tr.reverse = reverse
+
     t = interleaved({
         "translate": lambda: tr.translate(text),
         "analyze": lambda: tr.analyze(text),
+        "analyze_no_reverse": analyze_without_reverse,
         "beam5": lambda: tr.translate(text, beam),
     }, repeats=repeats)
-    print(f"15-word sentence, en-de: translate (greedy) {t['translate'] * 1e3:.1f} ms, analyze (greedy + capture) "
-          f"{t['analyze'] * 1e3:.1f} ms, overhead {t['analyze'] / t['translate']:.3f}x")
+    extra = "no reverse model" if reverse is None else \
+        f"the pass costs {(t['analyze'] - t['analyze_no_reverse']) * 1e3:.1f} ms"
+    print(f"15-word sentence, en-de: translate (greedy) {t['translate'] * 1e3:.1f} ms, analyze (greedy + capture "
+          f"+ reverse pass) {t['analyze'] * 1e3:.1f} ms, overhead {t['analyze'] / t['translate']:.3f}x; without the "
+          f"reverse pass {t['analyze_no_reverse'] * 1e3:.1f} ms ({extra})")
     print(f"beam 5: {t['beam5'] * 1e3:.1f} ms, {t['beam5'] / t['translate']:.2f}x greedy")
     sentences = [text, "Two young men are playing soccer on a green field while a crowd watches from the stands.",
                  "A woman in a red coat reads a newspaper on a bench next to a busy street in the city.",

@@ -10,12 +10,17 @@ then one teacher-forced pass that captures every hook) already has, with no seco
   ever read (an untranslated word), and how unevenly the attention is spread;
 - the shape of the output: the ratio of output to source pieces (too short drops words; too long babbles),
   repeated output pieces;
-- how foreign the source is: unknown pieces, pieces per word (a rare word falls apart into many pieces), length.
+- how foreign the source is: unknown pieces, pieces per word (a rare word falls apart into many pieces), length;
+- what the translation carries of the source: a small reverse model (German to English, ``<checkpoint>/reverse/``)
+  scores the source given the output in one teacher-forced pass (no decode). A fluent output that drops or
+  changes a word ("Why is the sky blue?" -> "Warum ist der Himmel?") is sure of itself, but the reverse model then
+  finds the source word ("blue") unlikely: the forward model's own probabilities cannot see that.
 
 A logistic regression over these (standardised) gives the probability that the translation's sentence chrF
 against a reference would be below 40. It is fitted on the val splits (``python -m training.quality``), checked on
 a second val of newer sentences, and kept in metrics.json under "quality" with the SHA-256 of the weights it was
-fitted on: for any other weights it is not used (``read_quality`` returns None) and the page says so.
+fitted on and of the reverse model's: for any other weights, or without the reverse model, it is not used
+(``read_quality`` returns None) and the page says so.
 """
 
 from __future__ import annotations
@@ -31,6 +36,8 @@ KEY = "quality"
 LABEL = "sentence chrF < 40 against the reference"
 LOW_P = 0.3  # a piece chosen below this is "unsure" (the chips' orange shades start here too)
 UNREAD = 0.2  # a source piece read less than this share of an even spread counts as left out
+REVERSE = "reverse"  # the checkpoint's sub-folder that holds its reverse model (German -> English, same pieces)
+MISSING_P = 0.05  # a source word whose pieces the reverse model finds less likely than this may be missing
 
 FEATURES = (
     "mean_logprob",  # mean log-probability of the chosen pieces (EOS included)
@@ -52,6 +59,10 @@ FEATURES = (
     "cross_entropy",  # how spread each output piece's cross-attention is (entropy / log of source length)
     "eos_attention",  # the share of cross-attention spent on the source's end (EOS), where heads park
     "split_words",  # share of source words that fall apart into 3 or more pieces (rare words)
+    "reverse_mean",  # mean log-probability the reverse model gives the source pieces (EOS included) given the output
+    "reverse_min",  # the source piece the output accounts for least
+    "reverse_low_share",  # share of source pieces the reverse model gives p < 0.1: what the output may have lost
+    "reverse_worst_window",  # the lowest mean reverse log-probability of three source pieces in a row
 )
 
 
@@ -71,14 +82,26 @@ class PassSignals:
     src_ids: list[int]
     src_pieces: list[str]
     out_ids: list[int]
+    reverse: np.ndarray | None = None  # (S,) log P(each source piece | the output) by the reverse model
 
     def to_json(self) -> dict:
         return {k: (v.round(5).tolist() if isinstance(v, np.ndarray) else v) for k, v in self.__dict__.items()}
 
     @classmethod
     def from_json(cls, d: dict) -> PassSignals:
-        return cls(**{k: (np.asarray(v, dtype=np.float64) if k in ("chosen", "other", "entropy", "cross") else v)
+        arrays = ("chosen", "other", "entropy", "cross", "reverse")
+        return cls(**{k: (np.asarray(v, dtype=np.float64) if k in arrays and v is not None else v)
                       for k, v in d.items()})
+
+
+@torch.inference_mode()
+def reverse_logprobs(reverse: torch.nn.Module, src_ids: list[int], out_ids: list[int], bos_id: int) -> np.ndarray:
+    """(S,) the log-probability the reverse model (German -> English) gives each source piece (EOS included) when it
+    reads the output: one teacher-forced pass, the output (ids + EOS) as its source, BOS + the source as its
+    decoder input."""
+    logits = reverse(torch.tensor([out_ids]), torch.tensor([[bos_id] + src_ids[:-1]]))[0]  # (1, S, V) -> (S, V)
+    logp = logits.float().log_softmax(-1)  # (S, V)
+    return logp.gather(1, torch.tensor(src_ids)[:, None])[:, 0].numpy().astype(np.float64)  # (S, 1) -> (S,)
 
 
 def pass_signals(logits: torch.Tensor, out_ids: list[int], blocked: list[int], cross: list[torch.Tensor],
@@ -114,6 +137,9 @@ def features(sig: PassSignals, unk_id: int) -> np.ndarray:
     n_words = max(1, len(word_lengths))
     per_piece = sig.cross.mean(axis=(0, 1))  # (L, H, T, S) -> (T, S): each output piece's attention over the source
     cross_entropy = -(per_piece * np.log(np.clip(per_piece, 1e-12, None))).sum(-1) / math.log(max(2, per_piece.shape[1]))
+    if sig.reverse is None:
+        raise ValueError("no reverse-model scores: the estimate needs the checkpoint's reverse model")
+    rev = sig.reverse
     return np.array([
         chosen.mean(),
         chosen.min(),
@@ -134,6 +160,10 @@ def features(sig: PassSignals, unk_id: int) -> np.ndarray:
         float(cross_entropy.mean()) if len(sig.src_ids) > 1 else 0.0,
         float(per_piece[:, -1].mean()),
         sum(n >= 3 for n in word_lengths) / max(1, len(word_lengths)),
+        rev.mean(),
+        rev.min(),
+        float((rev < math.log(0.1)).mean()),
+        float(np.convolve(rev, np.ones(3) / 3, mode="valid").min()) if len(rev) >= 3 else float(rev.mean()),
     ], dtype=np.float64)
 
 
@@ -141,7 +171,9 @@ def analysis_pass(a: Any) -> PassSignals:
     """The PassSignals of an Analysis (model/translator.py), from its own captured pass."""
     n_layers = sum(1 for k in a.cache if k.startswith("decoder.layers.") and k.endswith(".cross_attn.weights"))
     cross = [a.cache[f"decoder.layers.{i}.cross_attn.weights"][0] for i in range(n_layers)]  # each (H, T, S)
-    return pass_signals(a.cache["logits"][0], a.out_ids, list(a.blocked_ids), cross, a.src_ids, a.src_tokens)
+    sig = pass_signals(a.cache["logits"][0], a.out_ids, list(a.blocked_ids), cross, a.src_ids, a.src_tokens)
+    sig.reverse = getattr(a, "reverse_logprobs", None)
+    return sig
 
 
 def analysis_signals(a: Any, unk_id: int) -> np.ndarray:
@@ -163,6 +195,7 @@ class QualityModel:
     sentences: int
     scores: dict  # {"val": {"recall": .., "precision": .., ...}, "recent": {...}}: as measured when fitted
     weights_sha256: str = ""
+    reverse_sha256: str = ""  # the reverse model's weights the reverse features were measured with
 
     def probability(self, x: np.ndarray) -> float:
         z = self.bias + float(np.dot(self.weights, (x - np.asarray(self.mean)) / np.asarray(self.scale)))
@@ -172,12 +205,14 @@ class QualityModel:
         return {"label": LABEL, "features": list(self.features), "mean": list(self.mean), "scale": list(self.scale),
                 "weights": list(self.weights), "bias": self.bias, "threshold": self.threshold,
                 "fitted_on": self.fitted_on, "sentences": self.sentences, "scores": self.scores,
-                "weights_sha256": self.weights_sha256}
+                "weights_sha256": self.weights_sha256, "reverse_sha256": self.reverse_sha256}
 
 
-def read_quality(metrics: Any, where: str, weights_sha256: str | None = None) -> QualityModel | None:
+def read_quality(metrics: Any, where: str, weights_sha256: str | None = None,
+                 reverse_sha256: str | None = None) -> QualityModel | None:
     """metrics.json's "quality" section -> a QualityModel; None when there is none, or when it was fitted on other
-    weights than ``weights_sha256`` (when given). A malformed section raises ValueError naming ``where``."""
+    weights than ``weights_sha256`` or with another reverse model than ``reverse_sha256`` (each when given; "" for
+    a checkpoint without a reverse model). A malformed section raises ValueError naming ``where``."""
     data = metrics.get(KEY) if isinstance(metrics, dict) else None
     if data is None:
         return None
@@ -187,7 +222,7 @@ def read_quality(metrics: Any, where: str, weights_sha256: str | None = None) ->
         q = QualityModel(tuple(data["features"]), tuple(map(float, data["mean"])), tuple(map(float, data["scale"])),
                          tuple(map(float, data["weights"])), float(data["bias"]), float(data["threshold"]),
                          str(data["fitted_on"]), int(data["sentences"]), dict(data.get("scores", {})),
-                         str(data.get("weights_sha256", "")))
+                         str(data.get("weights_sha256", "")), str(data.get("reverse_sha256", "")))
     except (TypeError, KeyError, ValueError, OverflowError) as e:
         raise ValueError(f"{where}: \"{KEY}\" needs features, mean, scale, weights, bias, threshold, fitted_on and "
                          f"sentences ({type(e).__name__}: {e})") from None
@@ -201,6 +236,8 @@ def read_quality(metrics: Any, where: str, weights_sha256: str | None = None) ->
         raise ValueError(f"{where}: \"{KEY}\" needs {n} finite means, scales > 0 and weights, and 0 < threshold < 1")
     if weights_sha256 is not None and q.weights_sha256 != weights_sha256:
         return None  # fitted on other weights
+    if reverse_sha256 is not None and (not reverse_sha256 or q.reverse_sha256 != reverse_sha256):
+        return None  # the checkpoint has no reverse model, or another one than the estimate was measured with
     return q
 
 
@@ -247,6 +284,23 @@ def suspect_words(pieces: list[str], probs: list[float], most: int = 3, below: f
     return [k for _, k in sorted(scored)[:most]]
 
 
+def missing_words(src_pieces: list[str], reverse: np.ndarray | None, most: int = 3,
+                  below: float = MISSING_P) -> list[str]:
+    """The source words (src_pieces without EOS) the output may have lost: those the reverse model finds less
+    likely than ``below`` when it reads the output (a word's least likely piece), least likely first, at most
+    ``most``. Punctuation is never named."""
+    if reverse is None:
+        return []
+    pieces = list(src_pieces[:-1])
+    scored = []
+    for s, e in word_spans(pieces):
+        word = "".join(pieces[s:e]).replace("\u2581", " ").strip()
+        low = float(np.exp(reverse[s:e].min())) if e > s else 1.0
+        if any(c.isalnum() for c in word) and low < below:
+            scored.append((low, s, word))
+    return [w for _, _, w in sorted(scored)[:most]]
+
+
 @dataclass(frozen=True)
 class Estimate:
     """What the page says about one translation."""
@@ -255,6 +309,7 @@ class Estimate:
     flagged: bool  # probability >= the fitted threshold
     words: tuple[str, ...]  # the output words most likely wrong, least sure first (may be empty)
     word_indices: tuple[int, ...]  # their indices in word_spans(out pieces without EOS)
+    missing: tuple[str, ...] = ()  # source words the output may have lost (the reverse model's least likely)
 
 
 def estimate(a: Any, unk_id: int, shown_probs: list[float] | None = None) -> Estimate | None:
@@ -264,10 +319,11 @@ def estimate(a: Any, unk_id: int, shown_probs: list[float] | None = None) -> Est
     q = getattr(a, "quality", None)
     if q is None or a.ablated:
         return None
-    prob = q.probability(analysis_signals(a, unk_id))
+    sig = analysis_pass(a)
+    prob = q.probability(features(sig, unk_id))
     pieces = list(a.out_tokens[:-1])  # without EOS
     probs = list(shown_probs if shown_probs is not None else a.model_probs())[: len(pieces)]
     idx = tuple(suspect_words(pieces, probs))
     spans = word_spans(pieces)
     words = tuple("".join(pieces[s:e]).replace("\u2581", " ").strip() for s, e in (spans[k] for k in idx))
-    return Estimate(prob, prob >= q.threshold, words, idx)
+    return Estimate(prob, prob >= q.threshold, words, idx, tuple(missing_words(sig.src_pieces, sig.reverse)))

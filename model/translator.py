@@ -20,7 +20,7 @@ from model.decoding import DecodeTrace, beam_search, blocked_ids, forced_prefix,
 from model.hooks import ablate, capture
 from model.names import act_name
 from model.patching import Patching, patch
-from model.quality import QualityModel, read_quality
+from model.quality import REVERSE, QualityModel, read_quality, reverse_logprobs
 from model.snapshots import list_snapshots, load_snapshot
 from model.task import Task
 from model.tokenizer import Tokenizer
@@ -100,6 +100,8 @@ class Analysis:
     languages: tuple[str, str] = ("English", "German")  # (source, target) as the model's task names them
     calibration: Calibration | None = None  # how sure the model usually is (None: never calibrated)
     quality: QualityModel | None = None  # the fitted "may be wrong" estimate (None: never fitted for these weights)
+    # (S,) log P(each source piece | the output) by the reverse model, for the estimate (None: no estimate to feed)
+    reverse_logprobs: np.ndarray | None = None
     domain: str = ""  # what the model was trained on, in a line (the task's hint)
 
     def id_to_piece(self, i: int) -> str:
@@ -114,7 +116,8 @@ class Analysis:
 class Translator:
     def __init__(self, model: Transformer, tokenizer: Tokenizer, name: str = "", metrics: dict | None = None,
                  training: dict | None = None, task: Task | None = None, folder: Path | None = None,
-                 calibration: Calibration | None = None, quality: QualityModel | None = None) -> None:
+                 calibration: Calibration | None = None, quality: QualityModel | None = None,
+                 reverse: Transformer | None = None) -> None:
         self.model = model.eval()
         self.folder = folder  # the checkpoint folder it was loaded from (its snapshots live there)
         self._snapshots: dict[str, Translator] = {}
@@ -128,6 +131,8 @@ class Translator:
         # "may this translation be wrong?" fitted on val (metrics.json "quality", model/quality.py); None: never
         # fitted, or fitted on other weights
         self.quality = quality
+        # the reverse model (German -> English, <checkpoint>/reverse/) whose scores the estimate reads; None: none
+        self.reverse = reverse.eval() if reverse is not None else None
         self.training = training or {}
         self.task = task or Task()  # languages, input form and examples (config.json's "task")
         self.vocab = [tokenizer.id_to_piece(i) for i in range(tokenizer.vocab_size)]
@@ -378,6 +383,9 @@ class Translator:
             tgt_ids = [self.cfg.bos_id] + out
             with capture() as cache:
                 self.model(torch.tensor([src_ids]), torch.tensor([tgt_ids]))
+        reverse = None  # the estimate's reverse-model scores: one teacher-forced pass, outside the capture
+        if self.reverse is not None and self.quality is not None and not ablated:
+            reverse = reverse_logprobs(self.reverse, src_ids, out + [self.cfg.eos_id], self.cfg.bos_id)
         tok = self.tokenizer
         lens = torch.stack([cache[act_name("decoder", i, "out")][0] for i in range(self.cfg.n_decoder_layers)])  # (L, T, D)
         if self.cfg.norm_first:
@@ -389,7 +397,7 @@ class Translator:
             pe_table=self.model.positional.table.detach(), unembed=self.model.embedding.weight.detach(),
             vocab=self.vocab, lens_layers=lens, blocked_ids=tuple(blocked_ids(self.cfg)),
             languages=(self.task.source, self.task.target), calibration=self.calibration, domain=self.task.hint,
-            quality=self.quality,
+            quality=self.quality, reverse_logprobs=reverse,
         )
 
 
@@ -415,6 +423,19 @@ def available() -> list[str]:
     return sorted(d.name for d in CHECKPOINTS.iterdir() if (d / "model.safetensors").is_file())
 
 
+def load_reverse(path: Path, tok: Tokenizer) -> tuple[Transformer | None, str]:
+    """The checkpoint's reverse model (``<path>/reverse/``, what the quality estimate scores with) and the SHA-256
+    of its weights; (None, "") when it has none. One with other pieces than the checkpoint's is refused."""
+    folder = path / REVERSE
+    if not (folder / "config.json").is_file():
+        return None, ""
+    model, rtok, _ = load_checkpoint(folder)
+    if [rtok.id_to_piece(i) for i in range(rtok.vocab_size)] != [tok.id_to_piece(i) for i in range(tok.vocab_size)]:
+        raise CheckpointError(f"{folder}: its tokenizer differs from {path}'s; the reverse model must read the "
+                              "checkpoint's own pieces")
+    return model, weights_sha256(folder)
+
+
 def load_pretrained(name: str | Path = "en-de") -> Translator:
     """Load (once per process) a checkpoint folder into a Translator. Safe to share across threads."""
     path = resolve(name)
@@ -429,11 +450,12 @@ def load_pretrained(name: str | Path = "en-de") -> Translator:
                 except json.JSONDecodeError as e:
                     raise CheckpointError(f"{metrics_path}: not valid JSON ({e})") from None
             sha = weights_sha256(path)
+            reverse, reverse_sha = load_reverse(path, tok)
             try:
                 cal = read_calibration(metrics, str(metrics_path), sha)
-                qual = read_quality(metrics, str(metrics_path), sha)
+                qual = read_quality(metrics, str(metrics_path), sha, reverse_sha)
             except ValueError as e:  # a malformed "confidence" or "quality" section
                 raise CheckpointError(str(e)) from None
             _LOADED[path] = Translator(model, tok, path.name, metrics, training, load_task(path), folder=path,
-                                       calibration=cal, quality=qual)
+                                       calibration=cal, quality=qual, reverse=reverse if qual is not None else None)
         return _LOADED[path]

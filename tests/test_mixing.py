@@ -1,6 +1,7 @@
 """Mixing corpora: both are read, each repeated as the mix says, the tokenizer sees each once, and a pair of files
 with different line counts is refused with both files named (by the reader and by the training command)."""
 
+import json
 from pathlib import Path
 
 import pytest
@@ -90,3 +91,5 @@ def test_a_given_tokenizer_is_used_as_it_is(dirs, tmp_path):
     assert train_main(common + ["--out", str(second), "--direction", "de-en", "--vocab-size", "500",
                                 "--tokenizer", str(first / "work" / "spm.model")]) == 0
     assert (second / "spm.model").read_bytes() == (first / "work" / "spm.model").read_bytes()
+    task = json.loads((second / "config.json").read_text())["task"]  # its card says which way it translates
+    assert (task["source"], task["target"]) == ("German", "English") and "Schnee" in " ".join(task["examples"])

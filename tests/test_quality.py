@@ -26,7 +26,7 @@ needs_en_de = pytest.mark.skipif("en-de" not in available(), reason="needs the s
 TYPED = json.loads((Path(__file__).parent / "typed_sentences.json").read_text(encoding="utf-8"))
 
 
-def _signals(out_ids, src_ids, src_pieces, cross=None, logits=None, v=12):
+def _signals(out_ids, src_ids, src_pieces, cross=None, logits=None, v=12, reverse=None):
     t, s = len(out_ids), len(src_ids)
     if logits is None:
         logits = torch.zeros(t, v)
@@ -34,7 +34,9 @@ def _signals(out_ids, src_ids, src_pieces, cross=None, logits=None, v=12):
             logits[i, o] = 3.0
     if cross is None:
         cross = [torch.full((2, t, s), 1.0 / s)]
-    return quality.pass_signals(logits, out_ids, [0, 2], cross, src_ids, src_pieces)
+    sig = quality.pass_signals(logits, out_ids, [0, 2], cross, src_ids, src_pieces)
+    sig.reverse = np.log(reverse if reverse is not None else np.full(s, 0.5))  # (S,) as the reverse model gives
+    return sig
 
 
 def test_signals_match_a_hand_computation():
@@ -44,7 +46,8 @@ def test_signals_match_a_hand_computation():
     out = [5, 5, 6, 3]  # "x x y" + EOS: one repeat
     src = [4, 1, 7, 8, 3]  # one unknown piece among 4
     pieces = ["▁a", "▁b", "c", "▁d", "[EOS]"]  # 3 words
-    sig = _signals(out, src, pieces, v=v)
+    reverse = [0.9, 0.05, 0.5, 0.6, 0.8]  # the reverse model's p of each source piece: "b" (0.05) is lost
+    sig = _signals(out, src, pieces, v=v, reverse=reverse)
     # each row: 3.0 on the chosen id, 0 elsewhere, ids 0 and 2 blocked -> v - 2 live ids
     p_chosen = math.exp(3) / (math.exp(3) + (v - 3))
     assert np.allclose(sig.chosen, math.log(p_chosen))
@@ -60,6 +63,10 @@ def test_signals_match_a_hand_computation():
     assert f["unknown_share"] == pytest.approx(1 / 4)
     assert f["pieces_per_word"] == pytest.approx(4 / 3)
     assert f["unread_share"] == 0.0  # an even spread reads every piece
+    assert f["reverse_mean"] == pytest.approx(np.log(reverse).mean())
+    assert f["reverse_min"] == pytest.approx(math.log(0.05))
+    assert f["reverse_low_share"] == pytest.approx(1 / 5)
+    assert f["reverse_worst_window"] == pytest.approx(math.log(0.05 * 0.5 * 0.6) / 3)  # "b c d"
 
 
 def test_a_source_word_the_attention_never_reads_counts_as_unread():
@@ -98,9 +105,12 @@ def test_suspect_words_are_the_unsure_words_least_sure_first():
     assert quality.suspect_words(pieces, probs) == [1, 3]  # "Hauschen" (0.1), "rot" (0.25); "." never named
 
 
-def _toy_copy(tmp_path):
+def _toy_copy(tmp_path, reverse: bool = True):
+    """toy-reverse, with a copy of itself as its reverse model (the same pieces: all the loading checks need)."""
     folder = tmp_path / "toy"
     shutil.copytree(CHECKPOINTS / "toy-reverse", folder, ignore=shutil.ignore_patterns("work", "snapshots"))
+    if reverse:
+        shutil.copytree(folder, folder / quality.REVERSE, ignore=shutil.ignore_patterns(quality.REVERSE))
     return folder
 
 
@@ -108,27 +118,79 @@ def _fitted(sha: str, **over) -> dict:
     n = len(quality.FEATURES)
     good = {"features": list(quality.FEATURES), "mean": [0.0] * n, "scale": [1.0] * n, "weights": [0.1] * n,
             "bias": -1.0, "threshold": 0.5, "fitted_on": "val", "sentences": 300, "scores": {},
-            "weights_sha256": sha}
+            "weights_sha256": sha, "reverse_sha256": sha}  # toy's reverse model is a copy of itself
     return {**good, **over}
 
 
-def test_a_checkpoint_carries_its_estimate_for_its_own_weights_only(tmp_path):
-    folder = _toy_copy(tmp_path)
+def _write_estimate(folder, **over):
     metrics = json.loads((folder / METRICS).read_text())
-    (folder / METRICS).write_text(json.dumps({**metrics, "quality": _fitted(sha256(folder / WEIGHTS))}))
-    assert load_pretrained(folder).quality.threshold == 0.5
+    (folder / METRICS).write_text(json.dumps({**metrics, "quality": _fitted(sha256(folder / WEIGHTS), **over)}))
+
+
+def test_a_checkpoint_carries_its_estimate_for_its_own_weights_and_reverse_model_only(tmp_path):
+    folder = _toy_copy(tmp_path)
+    _write_estimate(folder)
+    tr = load_pretrained(folder)
+    assert tr.quality.threshold == 0.5 and tr.reverse is not None
     other = tmp_path / "other"
     shutil.copytree(folder, other)
-    (other / METRICS).write_text(json.dumps({**metrics, "quality": _fitted("0" * 64)}))
+    _write_estimate(other, weights_sha256="0" * 64)
     assert load_pretrained(other).quality is None
+    no_reverse = tmp_path / "no_reverse"
+    shutil.copytree(folder, no_reverse, ignore=shutil.ignore_patterns(quality.REVERSE))
+    bare = load_pretrained(no_reverse)  # falls back (the page then says it is the rough check)
+    assert bare.quality is None and bare.reverse is None
+    another = tmp_path / "another_reverse"
+    shutil.copytree(folder, another)
+    _write_estimate(another, reverse_sha256="1" * 64)
+    assert load_pretrained(another).quality is None
+
+
+def test_the_reverse_pass_scores_the_source_as_step_by_step_decoding_would(tmp_path):
+    """reverse_logprobs (one teacher-forced pass) against an independent path: the reverse model's own encoder and
+    decoder run one source piece at a time, each next piece's log-probability read off the last position."""
+    folder = _toy_copy(tmp_path)
+    _write_estimate(folder)
+    tr = load_pretrained(folder)
+    a = tr.analyze("abcdef")
+    rev, cfg = tr.reverse, tr.reverse.cfg
+    assert a.reverse_logprobs.shape == (len(a.src_ids),)
+    with torch.inference_mode():
+        memory, mask = rev.encode(torch.tensor([a.out_ids]))
+        by_step, prefix = [], [cfg.bos_id]
+        for want in a.src_ids:
+            logits = rev.project(rev.decode(torch.tensor([prefix]), memory, mask))[0, -1]  # (V,)
+            by_step.append(float(logits.float().log_softmax(-1)[want]))
+            prefix.append(want)
+    assert np.allclose(a.reverse_logprobs, by_step, atol=1e-4)
+    assert np.all(a.reverse_logprobs <= 0)
+    # heads switched off: not the model the estimate was fitted on, so no reverse pass either
+    assert tr.analyze("abcdef", ablated=[("decoder.layers.0.cross_attn", 0)]).reverse_logprobs is None
+
+
+def test_a_reverse_model_with_other_pieces_is_refused(tmp_path):
+    if "en-de" not in available():
+        pytest.skip("needs the shipped en-de checkpoint (a model with other pieces)")
+    folder = _toy_copy(tmp_path, reverse=False)
+    shutil.copytree(CHECKPOINTS / "en-de", folder / quality.REVERSE,
+                    ignore=shutil.ignore_patterns("snapshots", quality.REVERSE))
+    with pytest.raises(CheckpointError, match="tokenizer differs"):
+        load_pretrained(folder)
+
+
+def test_missing_words_are_the_source_words_the_reverse_model_finds_unlikely():
+    pieces = ["▁Why", "▁is", "▁the", "▁sky", "▁bl", "ue", "?", "[EOS]"]
+    logp = np.log([0.9, 0.95, 0.9, 0.8, 0.3, 0.01, 0.02, 0.99])  # "blue" (its worst piece 0.01); "?" never named
+    assert quality.missing_words(pieces, logp) == ["blue"]
+    assert quality.missing_words(pieces, logp, below=0.85) == ["blue", "sky"]
+    assert quality.missing_words(pieces, None) == []
 
 
 @pytest.mark.parametrize("broken", [{"features": ["mean_logprob"]}, {"threshold": 1.5}, {"scale": [0.0] * 13},
                                     {"weights": [1.0]}, {"bias": "high"}, {"mean": None}])
 def test_a_malformed_estimate_is_refused_naming_metrics_json(tmp_path, broken):
     folder = _toy_copy(tmp_path)
-    metrics = json.loads((folder / METRICS).read_text())
-    (folder / METRICS).write_text(json.dumps({**metrics, "quality": _fitted(sha256(folder / WEIGHTS), **broken)}))
+    _write_estimate(folder, **broken)
     with pytest.raises(CheckpointError, match=r"metrics\.json.*quality"):
         load_pretrained(folder)
 
@@ -223,3 +285,19 @@ def test_the_pages_copy_carries_the_verdict_for_the_status_line():
     assert h.page(req)["may_be_wrong"] == {"flagged": est.flagged, "p": round(est.probability, 3),
                                            "words": list(est.words)}
     assert est.flagged  # far from the training data
+
+
+def test_any_reference_judges_a_translation_against_every_reference_of_its_source():
+    """Tatoeba translates a sentence more than once: "Ich traf sie." is right for "I met her." even where the row's
+    own reference says "Ich habe sie getroffen."; each row gets its best chrF (sacreBLEU's, computed here again)."""
+    import sacrebleu
+
+    from training.quality import any_reference
+
+    src = ["I met her.", "I met her.", "Go."]
+    refs = ["Ich habe sie getroffen.", "Ich traf sie.", "Geh."]
+    hyps = ["Ich traf sie.", "Ich traf sie.", "Geht."]
+    got = any_reference(src, refs, hyps)
+    assert got[0] == got[1] == pytest.approx(100.0)
+    assert sacrebleu.sentence_chrf(hyps[0], [refs[0]]).score < 40  # the one-reference label calls it wrong
+    assert got[2] == pytest.approx(sacrebleu.sentence_chrf("Geht.", ["Geh."]).score)

@@ -46,6 +46,18 @@ def test_en_de_translates_and_is_small():
             assert f.stat().st_size < 10 * 2**20, f  # a Space stores it without large-file storage
 
 
+@pytest.mark.skipif(not (CKPT / "en-de" / "reverse" / "model.safetensors").is_file(), reason="en-de has no reverse model")
+def test_en_de_reverse_model_translates_back_and_is_small():
+    """The quality estimate's reverse model (checkpoints/en-de/reverse) is a German-to-English model on en-de's own
+    pieces: it really translates back, and each of its files fits a Space without large-file storage."""
+    back = load_pretrained(CKPT / "en-de" / "reverse")
+    out = back.translate("Ein Hund rennt im Schnee.")
+    assert "dog" in out and "snow" in out, out
+    assert load_pretrained("en-de").reverse is not None
+    for f in (CKPT / "en-de" / "reverse").iterdir():
+        assert f.stat().st_size < 10 * 2**20, f
+
+
 def test_shipped_weights_are_finite_and_in_eval_mode():
     for name in ("toy-reverse",):
         tr = load_pretrained(name)

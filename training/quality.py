@@ -4,7 +4,9 @@
     python -m training.quality --checkpoint checkpoints/en-de --no-write # measure only
 
 Every sentence goes through ``Translator.analyze`` (greedy), the very pass the page makes, so the features are the
-page's. The label is "sentence chrF < 40 against the reference" (sacreBLEU's sentence chrF). The estimate is fitted
+page's; the reverse model (``<checkpoint>/reverse/``, trained with ``training.train --direction de-en``) then scores
+each source given its output with the page's own function (``quality.reverse_logprobs``).
+The label is "sentence chrF < 40 against the reference" (sacreBLEU's sentence chrF). The estimate is fitted
 on the val splits (Tatoeba val and Multi30k val); the threshold is the lowest probability whose flags on val are
 right at least ``--precision`` of the time. Tatoeba's second val of newer sentences (recent) is only measured.
 """
@@ -23,9 +25,9 @@ import sacrebleu
 import torch
 
 from model import quality
-from model.checkpoint import METRICS, weights_sha256
-from model.tokenizer import UNK
-from model.translator import DecodeOptions, load_pretrained, resolve
+from model.checkpoint import METRICS, load_checkpoint, weights_sha256
+from model.tokenizer import BOS, UNK
+from model.translator import DecodeOptions, Translator, load_reverse, resolve
 from training.data import read_split
 
 FIT = (("tatoeba", "val"), ("multi30k", "val"))
@@ -97,6 +99,16 @@ def summary(q: quality.QualityModel, x: np.ndarray, chrf: np.ndarray) -> dict:
             "recall": round(r, 4), "precision": round(pr, 4), "auc": round(float(auc), 4)}
 
 
+def any_reference(src: list[str], refs: list[str], hyps: list[str]) -> np.ndarray:
+    """(N,) each translation's best sentence chrF against every reference its source has in the split (Tatoeba
+    translates many English sentences more than once): a label that does not call a right translation wrong only
+    because the one reference said it another way."""
+    by_source: dict[str, list[str]] = {}
+    for s, r in zip(src, refs):
+        by_source.setdefault(s, []).append(r)
+    return np.asarray([max(sacrebleu.sentence_chrf(h, [r]).score for r in by_source[s]) for s, h in zip(src, hyps)])
+
+
 def old_warning(x: np.ndarray, chrf: np.ndarray, floor: float) -> dict:
     """The mean-log-probability floor's flags, for comparison."""
     flagged = x[:, quality.FEATURES.index("mean_logprob")] < floor
@@ -119,15 +131,26 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     torch.set_num_threads(args.threads)
     folder = resolve(args.checkpoint)
-    tr = load_pretrained(folder)
+    model, tok, _ = load_checkpoint(folder)  # not load_pretrained: an estimate of other features must not stop a refit
+    tr = Translator(model, tok, folder.name, folder=folder)
+    reverse, reverse_sha = load_reverse(folder, tr.tokenizer)
+    if reverse is None:
+        print(f"error: {folder / quality.REVERSE} holds no reverse model; train one with "
+              f"python -m training.train --direction de-en --tokenizer {folder / 'spm.model'} ...", file=sys.stderr)
+        return 2
     dirs = {"multi30k": args.data_dir, "tatoeba": args.tatoeba_dir}
     data, sha = {}, weights_sha256(folder)
+    any_ref: dict[str, tuple[np.ndarray, np.ndarray]] = {}
     for corpus, split in FIT + CHECK:
         src, refs = read_split(dirs[corpus], split, corpus=corpus)
         if args.limit:
             src, refs = src[: args.limit], refs[: args.limit]
         sigs, chrf, hyps = measure_cached(tr, src, refs, f"{corpus}/{split}", args.cache, sha)
+        for sig in sigs:  # the page's own reverse pass, one sentence at a time as the page makes it
+            sig.reverse = quality.reverse_logprobs(reverse, sig.src_ids, sig.out_ids, BOS)
         data[f"{corpus}/{split}"] = (np.stack([quality.features(x, UNK) for x in sigs]), chrf, hyps)
+        if corpus == "tatoeba" and split == "val":  # the same translations, judged against every reference
+            any_ref[f"{corpus}/{split} (any reference)"] = (data[f"{corpus}/{split}"][0], any_reference(src, refs, hyps))
     fit_keys = [f"{c}/{s}" for c, s in FIT]
     x = np.concatenate([data[k][0] for k in fit_keys])  # (N, F)
     chrf = np.concatenate([data[k][1] for k in fit_keys])
@@ -138,9 +161,11 @@ def main(argv: list[str] | None = None) -> int:
     threshold = choose_threshold(probs, chrf < BAD_CHRF, args.precision)
     q = quality.QualityModel(quality.FEATURES, tuple(np.round(mean, 6).tolist()), tuple(np.round(scale, 6).tolist()),
                              tuple(np.round(w, 6).tolist()), round(b, 6), round(threshold, 4),
-                             " + ".join(fit_keys), int(len(x)), {}, sha)
+                             " + ".join(fit_keys), int(len(x)), {}, sha, reverse_sha)
     scores = {"val": summary(q, x, chrf)}
     for key, (xs, cs, _) in data.items():
+        scores[key] = summary(q, xs, cs)
+    for key, (xs, cs) in any_ref.items():
         scores[key] = summary(q, xs, cs)
     metrics_path = folder / METRICS
     metrics = json.loads(metrics_path.read_text()) if metrics_path.is_file() else {}
@@ -149,7 +174,7 @@ def main(argv: list[str] | None = None) -> int:
           + ("   old warning (mean log-p floor): recall / precision" if floor is not None else ""))
     for key, s in scores.items():
         old = ""
-        if floor is not None and key != "val":
+        if floor is not None and key in data:
             o = old_warning(data[key][0], data[key][1], floor)
             old = f"   {o['recall']:.1%} / {o['precision']:.1%} ({o['flagged']} flagged)"
         print(f"{key:22} {s['sentences']:>9} {s['bad']:>5} {s['flagged']:>7} {s['recall']:>7.1%} "

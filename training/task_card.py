@@ -17,10 +17,23 @@ EXAMPLES = {
 WHAT = {"tatoeba": "everyday sentences (Tatoeba)", "multi30k": "short picture descriptions (Multi30k)"}
 
 
-def task_card(mix: Mix) -> dict:
+# the reverse model's (German to English, what the quality estimate scores with): the German of the examples above
+EXAMPLES_DE = {
+    "tatoeba": ["Kennst du das Mädchen, das am Fenster steht?", "Wir sind letztes Jahr nach London gefahren.",
+                "Tom ist hingefallen und hat sich den Arm gebrochen."],
+    "multi30k": ["Ein Hund rennt im Schnee.", "Zwei Kinder spielen am Strand Fußball.",
+                 "Die Frau mit dem roten Regenschirm geht an einem kleinen Café vorbei."],
+}
+
+
+def task_card(mix: Mix, direction: str = "en-de") -> dict:
     names = [n for n in ("tatoeba", "multi30k") if n in mix.weights]
-    examples = [e for pair in zip(*(EXAMPLES[n] for n in names)) for e in pair]  # alternate the corpora
+    back = direction == "de-en"
+    examples = [e for pair in zip(*((EXAMPLES_DE if back else EXAMPLES)[n] for n in names)) for e in pair]
     hint = "Trained on " + " and ".join(WHAT[n] for n in names) + "; other kinds of text may come out wrong."
+    if back:
+        return {"source": "German", "target": "English", "input": "a German sentence", "examples": examples,
+                "hint": hint}
     return {"source": "English", "target": "German", "input": "an English sentence", "examples": examples, "hint": hint}
 
 

@@ -375,7 +375,7 @@ def finalize(args, model, tok, training, state, val_pairs, out: Path, n_params: 
     if snapshots:
         save_snapshot(out, model, state["step"], state["epoch"], averaged_val, final=True)
     save_checkpoint(out, model, tok, training, dtype=args.save_dtype,
-                    task=task_card(Mix.parse(args.mix)) if args.task == "translate" else None)
+                    task=task_card(Mix.parse(args.mix), args.direction) if args.task == "translate" else None)
     metrics_path = out / METRICS
     metrics = json.loads(metrics_path.read_text()) if metrics_path.is_file() else {}
     metrics.update(

@@ -53,9 +53,12 @@ def advice(a: Analysis) -> list[str]:
            else (f"{domain.rstrip('.')}. " if domain else "") + t("server.advice.far"))
     if est is not None:
         if est.flagged:
-            words = ", ".join(t("server.quoted", text=w) for w in est.words)
-            out.append(t("server.advice.may_be_wrong", p=pct(est.probability))
-                       + (t("server.advice.least_sure", words=words) if words else ". ") + why)
+            parts = [t("server.advice.may_be_wrong", p=pct(est.probability))]
+            if est.words:
+                parts.append(t("server.advice.least_sure", words=quoted(est.words)))
+            if est.missing:
+                parts.append(t("server.advice.missing", words=quoted(est.missing)))
+            out.append("; ".join(parts) + ". " + why)
         return out
     cal = a.calibration
     m = mean_logprob(a) if cal is not None and not a.ablated else None  # heads off: not the calibrated model
@@ -64,6 +67,10 @@ def advice(a: Analysis) -> list[str]:
                      share=pct(1 - cal.quantile), floor=num(math.exp(cal.floor), 2),
                      median=num(math.exp(cal.median), 2)) + why)
     return out
+
+
+def quoted(words) -> str:
+    return ", ".join(t("server.quoted", text=w) for w in words)
 
 
 def may_be_wrong(a: Analysis) -> Estimate | None:

@@ -406,7 +406,11 @@
       const word = out.slice(a, b).map((x, j) => (j ? x.slice(1) : x)).join("");
       if (!weak.some((w) => w.start === a)) weak.push({ start: a, word, p: st.chosen_p });
     });
-    const verdict = bank.may_be_wrong && bank.may_be_wrong.flagged ? t("views.status.may_be_wrong", { p: AE.pct(bank.may_be_wrong.p) }) : "";
+    const mbw = bank.may_be_wrong, flagged = mbw && mbw.flagged, lost = (flagged && mbw.missing) || [];
+    // the source words the reverse model finds missing from the output (user text: escaped)
+    const source = task(bank).source;
+    const verdict = (flagged ? t("views.status.may_be_wrong", { p: AE.pct(mbw.p) }) : "") + (lost.length
+      ? t("views.status.missing", { words: lost.map((w) => t("views.status.missing_word", { word: foreign(esc(w), source) })).join(", ") }) : "");
     if (!weak.length) return verdict;
     weak.sort((x, y) => x.p - y.p);
     const target = task(bank).target;
