@@ -37,7 +37,7 @@ LABEL = "sentence chrF < 40 against the reference"
 LOW_P = 0.3  # a piece chosen below this is "unsure" (the chips' orange shades start here too)
 UNREAD = 0.2  # a source piece read less than this share of an even spread counts as left out
 REVERSE = "reverse"  # the checkpoint's sub-folder that holds its reverse model (German -> English, same pieces)
-MISSING_P = 0.05  # a source word whose pieces the reverse model finds less likely than this may be missing
+MISSING_P = 0.01  # a source word whose least likely piece the reverse model gives less than this may be missing
 
 FEATURES = (
     "mean_logprob",  # mean log-probability of the chosen pieces (EOS included)

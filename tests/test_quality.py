@@ -12,7 +12,7 @@ import pytest
 import torch
 
 from explorer.api import handlers as h
-from explorer.api.advice import advice, may_be_wrong, token_probs
+from explorer.api.advice import advice, may_be_wrong, plain, token_probs
 from explorer.serving.request import Request
 from model import quality
 from model.checkpoint import METRICS, WEIGHTS, CheckpointError, sha256
@@ -180,7 +180,7 @@ def test_a_reverse_model_with_other_pieces_is_refused(tmp_path):
 
 def test_missing_words_are_the_source_words_the_reverse_model_finds_unlikely():
     pieces = ["▁Why", "▁is", "▁the", "▁sky", "▁bl", "ue", "?", "[EOS]"]
-    logp = np.log([0.9, 0.95, 0.9, 0.8, 0.3, 0.01, 0.02, 0.99])  # "blue" (its worst piece 0.01); "?" never named
+    logp = np.log([0.9, 0.95, 0.9, 0.8, 0.3, 0.001, 0.002, 0.99])  # "blue" (its worst piece 0.001); "?" never named
     assert quality.missing_words(pieces, logp) == ["blue"]
     assert quality.missing_words(pieces, logp, below=0.85) == ["blue", "sky"]
     assert quality.missing_words(pieces, None) == []
@@ -234,15 +234,20 @@ def test_a_flagged_translation_says_so_first_names_its_unsure_words_and_outlines
     flagged = dataclasses.replace(a, quality=dataclasses.replace(a.quality, threshold=1e-6))
     est = may_be_wrong(flagged)
     assert est.flagged
-    words = [w for w in advice(flagged) if w.startswith("This translation may well be wrong")]
+    words = [plain(w) for w in advice(flagged) if w.startswith("This translation may well be wrong")]
     assert len(words) == 1 and f"{est.probability:.0%}" in words[0]
     for w in est.words:
         assert f"“{w}”" in words[0]
+    assert est.missing == tuple(quality.missing_words(a.src_tokens, a.reverse_logprobs))
+    for w in est.missing:  # and the words of the sentence the reverse model found missing from the output
+        assert f"“{w}”" in words[0].split("dropped or changed")[1]
     probs = token_probs(a)
     spans = quality.word_spans(list(a.out_tokens[:-1]))
     for k in est.word_indices:  # every named word is one the chips shade as unsure
         assert min(probs[slice(*spans[k])]) < quality.LOW_P
     page = h.tokens_html(flagged)
+    for w in est.missing:  # English words inside the warning say so (a German page reads them as English)
+        assert f'“<span lang="en">{w}</span>”' in page
     assert page.index("may well be wrong") < page.index("Source pieces")  # first, beside the translation
     assert page.count("outline:2px solid") == sum(e - s for s, e in (spans[k] for k in est.word_indices))
     calm = dataclasses.replace(a, quality=dataclasses.replace(a.quality, threshold=1 - 1e-9))
@@ -270,6 +275,8 @@ def test_typed_sentences_are_flagged_as_measured(typed):
     assert a.translation == typed["translation"]
     est = may_be_wrong(a)
     assert est.flagged == typed["flagged"], (typed, est)
+    if est.flagged:  # the source words the reverse model finds missing, as measured
+        assert list(est.missing) == typed["missing"], (typed, est)
 
 
 def test_the_typed_sentences_hold_wrong_and_right_translations():
@@ -283,7 +290,7 @@ def test_the_pages_copy_carries_the_verdict_for_the_status_line():
     req = Request.parse("Quantum chromodynamics describes the strong interaction.", "en-de")
     est = may_be_wrong(h.analysis(req))
     assert h.page(req)["may_be_wrong"] == {"flagged": est.flagged, "p": round(est.probability, 3),
-                                           "words": list(est.words)}
+                                           "words": list(est.words), "missing": list(est.missing)}
     assert est.flagged  # far from the training data
 
 

@@ -170,14 +170,14 @@ def main(argv: list[str] | None = None) -> int:
     metrics_path = folder / METRICS
     metrics = json.loads(metrics_path.read_text()) if metrics_path.is_file() else {}
     floor = metrics.get("confidence", {}).get("low_mean_logprob")
-    print(f"{'split':22} {'sentences':>9} {'bad':>5} {'flagged':>7} {'recall':>7} {'precision':>9} {'AUC':>6}"
+    print(f"{'split':28} {'sentences':>9} {'bad':>5} {'flagged':>7} {'recall':>7} {'precision':>9} {'AUC':>6}"
           + ("   old warning (mean log-p floor): recall / precision" if floor is not None else ""))
     for key, s in scores.items():
         old = ""
         if floor is not None and key in data:
             o = old_warning(data[key][0], data[key][1], floor)
             old = f"   {o['recall']:.1%} / {o['precision']:.1%} ({o['flagged']} flagged)"
-        print(f"{key:22} {s['sentences']:>9} {s['bad']:>5} {s['flagged']:>7} {s['recall']:>7.1%} "
+        print(f"{key:28} {s['sentences']:>9} {s['bad']:>5} {s['flagged']:>7} {s['recall']:>7.1%} "
               f"{s['precision']:>9.1%} {s['auc']:>6.3f}{old}")
     print("weights (standardised features):", ", ".join(f"{n} {v:+.2f}" for n, v in zip(quality.FEATURES, w)))
     print(f"threshold {threshold:.4f} (precision >= {args.precision:.0%} on val)")

@@ -56,8 +56,8 @@ def advice(a: Analysis) -> list[str]:
             parts = [t("server.advice.may_be_wrong", p=pct(est.probability))]
             if est.words:
                 parts.append(t("server.advice.least_sure", words=quoted(est.words)))
-            if est.missing:
-                parts.append(t("server.advice.missing", words=quoted(est.missing)))
+            if est.missing:  # words of the source language, marked so the page can say so (lang="en")
+                parts.append(t("server.advice.missing", words=quoted(SOURCE[0] + plain(w) + SOURCE[1] for w in est.missing)))
             out.append("; ".join(parts) + ". " + why)
         return out
     cal = a.calibration
@@ -67,6 +67,16 @@ def advice(a: Analysis) -> list[str]:
                      share=pct(1 - cal.quantile), floor=num(math.exp(cal.floor), 2),
                      median=num(math.exp(cal.median), 2)) + why)
     return out
+
+
+# around a source-language word inside a warning: tokens_html escapes the text, then marks these spans with the
+# source's lang; control characters that no word of a sentence keeps (the tokenizer normalises them away)
+SOURCE = ("\x02", "\x03")
+
+
+def plain(note: str) -> str:
+    """A warning without the source-language marks (for text that is not HTML)."""
+    return note.replace(SOURCE[0], "").replace(SOURCE[1], "")
 
 
 def quoted(words) -> str:

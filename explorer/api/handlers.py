@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from explorer.api.advice import CHIP_SHADES, advice, confidence_chips, may_be_wrong
+from explorer.api.advice import CHIP_SHADES, SOURCE, advice, confidence_chips, may_be_wrong
 from explorer.api.examples import EXAMPLES
 from explorer.api.task_words import credit_text, languages, task_keys
 from explorer.i18n import lang, num, t
@@ -92,7 +92,7 @@ def tokens_html(a: Analysis) -> str:
     notes = ([note] if note else []) + advice(a)
     # first, where a student looks: what to know before trusting the translation beside it
     warnings = "".join(f"<div class='ae-advice' role='status' style='margin-bottom:6px;padding:6px 10px;"
-                       f"background:#fff4e5;border-left:4px solid #b45309;font-size:15px'>⚠ {_headlined(w)}</div>"
+                       f"background:#fff4e5;border-left:4px solid #b45309;font-size:15px'>⚠ {_headlined(w, source)}</div>"
                        for w in notes)
     return (f"<div class='ae-pieces'>{warnings}<div>{t('server.pieces.source', n=len(a.src_tokens))} "
             f"{chips(a.src_tokens, '#e8f0fe')}</div>"
@@ -112,10 +112,14 @@ def _in(language: str) -> str:
     return f' lang="{code}"' if code else ""
 
 
-def _headlined(note: str) -> str:
-    """A note as HTML, its first sentence in bold (the headline a student reads first)."""
+def _headlined(note: str, source: str = "") -> str:
+    """A note as HTML, its first sentence in bold (the headline a student reads first); words advice() marked as the
+    source language's carry ``source`` (' lang="en"')."""
     head, sep, rest = note.partition(". ")
-    return f"<b>{html.escape(head + sep.strip())}</b> {html.escape(rest)}" if sep else f"<b>{html.escape(note)}</b>"
+
+    def esc(text: str) -> str:
+        return html.escape(text).replace(SOURCE[0], f"<span{source}>").replace(SOURCE[1], "</span>")
+    return f"<b>{esc(head + sep.strip())}</b> {esc(rest)}" if sep else f"<b>{esc(note)}</b>"
 
 
 def chips_key() -> str:
