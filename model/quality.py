@@ -66,6 +66,26 @@ FEATURES = (
 )
 
 
+def word_text(pieces: list[str]) -> str:
+    """The text of a word's pieces: '▁' as a space, byte pieces (<0xC3><0xAB>, which the tokenizer keeps for
+    characters outside its alphabet) as the characters they encode."""
+    out, raw = [], bytearray()
+    for p in pieces:
+        if len(p) == 6 and p.startswith("<0x") and p.endswith(">"):
+            try:
+                raw.append(int(p[3:5], 16))
+                continue
+            except ValueError:
+                pass
+        if raw:
+            out.append(raw.decode("utf-8", errors="replace"))
+            raw = bytearray()
+        out.append(p)
+    if raw:
+        out.append(raw.decode("utf-8", errors="replace"))
+    return "".join(out).replace("\u2581", " ").strip()
+
+
 def _word_starts(pieces: list[str]) -> list[bool]:
     return [i == 0 or p.startswith("\u2581") or not any(c.isalnum() for c in p) for i, p in enumerate(pieces)]
 
@@ -226,6 +246,10 @@ def read_quality(metrics: Any, where: str, weights_sha256: str | None = None,
     except (TypeError, KeyError, ValueError, OverflowError) as e:
         raise ValueError(f"{where}: \"{KEY}\" needs features, mean, scale, weights, bias, threshold, fitted_on and "
                          f"sentences ({type(e).__name__}: {e})") from None
+    if weights_sha256 is not None and q.weights_sha256 != weights_sha256:
+        return None  # fitted on other weights (whatever its features)
+    if reverse_sha256 is not None and (not reverse_sha256 or q.reverse_sha256 != reverse_sha256):
+        return None  # the checkpoint has no reverse model, or another one than the estimate was measured with
     if q.features != FEATURES:
         raise ValueError(f"{where}: \"{KEY}\" was fitted on the features {list(q.features)}, but this code computes "
                          f"{list(FEATURES)}: fit it again (python -m training.quality)")
@@ -234,10 +258,6 @@ def read_quality(metrics: Any, where: str, weights_sha256: str | None = None,
     if (len(q.mean), len(q.scale), len(q.weights)) != (n, n, n) or not all(map(math.isfinite, numbers)) \
             or min(q.scale) <= 0 or not 0 < q.threshold < 1:
         raise ValueError(f"{where}: \"{KEY}\" needs {n} finite means, scales > 0 and weights, and 0 < threshold < 1")
-    if weights_sha256 is not None and q.weights_sha256 != weights_sha256:
-        return None  # fitted on other weights
-    if reverse_sha256 is not None and (not reverse_sha256 or q.reverse_sha256 != reverse_sha256):
-        return None  # the checkpoint has no reverse model, or another one than the estimate was measured with
     return q
 
 
@@ -294,7 +314,7 @@ def missing_words(src_pieces: list[str], reverse: np.ndarray | None, most: int =
     pieces = list(src_pieces[:-1])
     scored = []
     for s, e in word_spans(pieces):
-        word = "".join(pieces[s:e]).replace("\u2581", " ").strip()
+        word = word_text(pieces[s:e])
         low = float(np.exp(reverse[s:e].min())) if e > s else 1.0
         if any(c.isalnum() for c in word) and low < below:
             scored.append((low, s, word))
@@ -313,17 +333,17 @@ class Estimate:
 
 
 def estimate(a: Any, unk_id: int, shown_probs: list[float] | None = None) -> Estimate | None:
-    """The fitted estimate of an Analysis from its own pass; None when the model has none for these weights, or
-    heads are switched off (then it is not the model the estimate was fitted on). The words are named by
-    ``shown_probs`` (the probability each output piece is shown with; default: the model's own)."""
+    """The fitted estimate of an Analysis from its own pass; None when the model has none for these weights, when
+    heads are switched off (then it is not the model the estimate was fitted on), or without the reverse pass. The
+    words are named by ``shown_probs`` (the probability each output piece is shown with; default: the model's own)."""
     q = getattr(a, "quality", None)
-    if q is None or a.ablated:
-        return None
+    if q is None or a.ablated or getattr(a, "reverse_logprobs", None) is None:
+        return None  # no estimate, or not the model it was fitted on, or no reverse pass to read
     sig = analysis_pass(a)
     prob = q.probability(features(sig, unk_id))
     pieces = list(a.out_tokens[:-1])  # without EOS
     probs = list(shown_probs if shown_probs is not None else a.model_probs())[: len(pieces)]
     idx = tuple(suspect_words(pieces, probs))
     spans = word_spans(pieces)
-    words = tuple("".join(pieces[s:e]).replace("\u2581", " ").strip() for s, e in (spans[k] for k in idx))
+    words = tuple(word_text(pieces[s:e]) for s, e in (spans[k] for k in idx))
     return Estimate(prob, prob >= q.threshold, words, idx, tuple(missing_words(sig.src_pieces, sig.reverse)))

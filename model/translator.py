@@ -15,7 +15,7 @@ import torch
 from model import attribution as attr
 from model.batch import pad_batch
 from model.calibration import Calibration, read_calibration
-from model.checkpoint import METRICS, CheckpointError, load_checkpoint, load_task, weights_sha256
+from model.checkpoint import METRICS, CheckpointError, load_checkpoint, load_config, load_task, weights_sha256
 from model.decoding import DecodeTrace, beam_search, blocked_ids, forced_prefix, greedy, sample
 from model.hooks import ablate, capture
 from model.names import act_name
@@ -433,6 +433,12 @@ def load_reverse(path: Path, tok: Tokenizer) -> tuple[Transformer | None, str]:
     if [rtok.id_to_piece(i) for i in range(rtok.vocab_size)] != [tok.id_to_piece(i) for i in range(tok.vocab_size)]:
         raise CheckpointError(f"{folder}: its tokenizer differs from {path}'s; the reverse model must read the "
                               "checkpoint's own pieces")
+    forward, _ = load_config(path)
+    back = model.cfg
+    if (back.pad_id, back.bos_id, back.eos_id) != (forward.pad_id, forward.bos_id, forward.eos_id) \
+            or back.max_len < forward.max_len:
+        raise CheckpointError(f"{folder}: its special ids or max_len ({back.max_len}) do not fit {path}'s model: the "
+                              "reverse model reads that model's whole output and writes its whole source")
     return model, weights_sha256(folder)
 
 

@@ -2,6 +2,7 @@
 with different line counts is refused with both files named (by the reader and by the training command)."""
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -88,6 +89,9 @@ def test_a_given_tokenizer_is_used_as_it_is(dirs, tmp_path):
               "--d-model", "16", "--n-heads", "2", "--d-ff", "32", "--layers", "1", "--epochs", "1",
               "--snapshots", "", "--threads", "1", "--precision", "float32"]
     assert train_main(common + ["--out", str(first)]) == 0
+    (second / "work").mkdir(parents=True)  # an earlier run's other pieces in the folder: the given ones win
+    shutil.copyfile(Path(__file__).resolve().parent.parent / "checkpoints" / "toy-reverse" / "spm.model",
+                    second / "work" / "spm.model")
     assert train_main(common + ["--out", str(second), "--direction", "de-en", "--vocab-size", "500",
                                 "--tokenizer", str(first / "work" / "spm.model")]) == 0
     assert (second / "spm.model").read_bytes() == (first / "work" / "spm.model").read_bytes()

@@ -178,12 +178,28 @@ def test_a_reverse_model_with_other_pieces_is_refused(tmp_path):
         load_pretrained(folder)
 
 
+def test_a_words_text_decodes_the_byte_pieces_the_tokenizer_keeps():
+    assert quality.word_text(["▁Zo", "<0xC3>", "<0xAB>"]) == "Zoë"
+    assert quality.word_text(["▁", "<0xF0>", "<0x9F>", "<0x8D>", "<0x95>"]) == "🍕"
+    assert quality.word_text(["▁na", "<0xC3>"]) == "na\ufffd"  # a cut character says so, not a code
+
+
+def test_a_reverse_model_too_short_for_the_checkpoint_is_refused(tmp_path):
+    folder = _toy_copy(tmp_path)
+    config = json.loads((folder / quality.REVERSE / "config.json").read_text())
+    config["model"]["max_len"] = 32  # toy-reverse reads and writes up to 128 pieces
+    (folder / quality.REVERSE / "config.json").write_text(json.dumps(config))
+    with pytest.raises(CheckpointError, match="max_len"):
+        load_pretrained(folder)
+
+
 def test_missing_words_are_the_source_words_the_reverse_model_finds_unlikely():
     pieces = ["▁Why", "▁is", "▁the", "▁sky", "▁bl", "ue", "?", "[EOS]"]
     logp = np.log([0.9, 0.95, 0.9, 0.8, 0.3, 0.001, 0.002, 0.99])  # "blue" (its worst piece 0.001); "?" never named
     assert quality.missing_words(pieces, logp) == ["blue"]
     assert quality.missing_words(pieces, logp, below=0.85) == ["blue", "sky"]
     assert quality.missing_words(pieces, None) == []
+    assert quality.missing_words(["▁Zo", "<0xC3>", "<0xAB>", "[EOS]"], np.log([0.5, 0.001, 0.5, 0.9])) == ["Zoë"]
 
 
 @pytest.mark.parametrize("broken", [{"features": ["mean_logprob"]}, {"threshold": 1.5}, {"scale": [0.0] * 13},
@@ -238,7 +254,7 @@ def test_a_flagged_translation_says_so_first_names_its_unsure_words_and_outlines
     assert len(words) == 1 and f"{est.probability:.0%}" in words[0]
     for w in est.words:
         assert f"“{w}”" in words[0]
-    assert est.missing == tuple(quality.missing_words(a.src_tokens, a.reverse_logprobs))
+    assert est.missing == ("blue",)  # what the fluent output lost (the reverse model gives it p < 0.01)
     for w in est.missing:  # and the words of the sentence the reverse model found missing from the output
         assert f"“{w}”" in words[0].split("dropped or changed")[1]
     probs = token_probs(a)
@@ -264,6 +280,7 @@ def test_without_a_fitted_estimate_the_rough_check_says_it_is_the_rough_one():
     assert not any("unsure" in w or "may well" in w for w in advice(dataclasses.replace(bare, calibration=None)))
     ablated = dataclasses.replace(a, ablated=[("decoder.layers.0.cross_attn", 0)])
     assert may_be_wrong(ablated) is None
+    assert may_be_wrong(dataclasses.replace(a, reverse_logprobs=None)) is None  # no reverse pass: no estimate
 
 
 @needs_en_de
@@ -275,8 +292,7 @@ def test_typed_sentences_are_flagged_as_measured(typed):
     assert a.translation == typed["translation"]
     est = may_be_wrong(a)
     assert est.flagged == typed["flagged"], (typed, est)
-    if est.flagged:  # the source words the reverse model finds missing, as measured
-        assert list(est.missing) == typed["missing"], (typed, est)
+    assert list(est.missing) == typed["missing"], (typed, est)  # what the reverse model finds missing, as measured
 
 
 def test_the_typed_sentences_hold_wrong_and_right_translations():

@@ -107,7 +107,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 def make_tokenizer(args, texts, work: Path) -> Tokenizer:
     """Rank 0 trains the tokenizer on the training split (or finds it when resuming); the other ranks load it."""
     spm_path = work / "spm.model"
-    if dist.is_main() and args.tokenizer and not spm_path.is_file():
+    if dist.is_main() and args.tokenizer and not (args.resume and spm_path.is_file()):
         shutil.copyfile(args.tokenizer, spm_path)  # the same pieces as the model it will work beside
     elif dist.is_main() and not (args.resume and spm_path.is_file()):
         corpus = tokenizer_corpus() if args.task != "translate" else texts["tokenizer"]

@@ -70,7 +70,8 @@ def advice(a: Analysis) -> list[str]:
 
 
 # around a source-language word inside a warning: tokens_html escapes the text, then marks these spans with the
-# source's lang; control characters that no word of a sentence keeps (the tokenizer normalises them away)
+# source's lang. Control characters a sentence cannot carry into a word: the tokenizer keeps a typed one as a byte
+# piece, shown as its code, and plain() strips them from the words besides
 SOURCE = ("\x02", "\x03")
 
 
