@@ -315,7 +315,7 @@ def missing_words(src_pieces: list[str], reverse: np.ndarray | None, most: int =
     scored = []
     for s, e in word_spans(pieces):
         word = word_text(pieces[s:e])
-        low = float(np.exp(reverse[s:e].min())) if e > s else 1.0
+        low = float(np.exp(reverse[s:e].min()))  # word_spans never gives an empty span
         if any(c.isalnum() for c in word) and low < below:
             scored.append((low, s, word))
     return [w for _, _, w in sorted(scored)[:most]]
