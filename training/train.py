@@ -29,7 +29,7 @@ import torch
 import torch.nn.functional as F
 from safetensors.torch import save_file
 
-from model.checkpoint import METRICS, TRAIN_LOG, save_checkpoint
+from model.checkpoint import METRICS, TRAIN_LOG, CheckpointError, save_checkpoint
 from model.config import ModelConfig
 from model.schedule import lr_at
 from model.snapshots import DEFAULT_STEPS, save_snapshot
@@ -38,6 +38,7 @@ from model.transformer import Transformer
 from training import distributed as dist
 from training.batches import batch_tensors, encode_pairs, load_texts
 from training.data import MisalignedPairs, token_batches
+from training.joining import joined_pairs
 from training.mixing import Mix
 from training.progress import Progress
 from training.state import average_epochs, load_resume, save_resume
@@ -45,6 +46,7 @@ from training.task_card import data_credit, task_card
 from training.tokenizer import train_tokenizer
 from training.toy import tokenizer_corpus
 from training.validation import validation_loss
+from training.warm_start import warm_start
 
 RECIPE_MIX = "multi30k:2,tatoeba:1"
 
@@ -72,6 +74,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--n-heads", type=int, default=4)
     p.add_argument("--d-ff", type=int, default=512)
     p.add_argument("--layers", type=int, default=3, help="encoder and decoder layers each")
+    p.add_argument("--encoder-layers", type=int, default=0,
+                   help="encoder layers, when not --layers (a deeper encoder costs little when decoding)")
+    p.add_argument("--init-from", default=None,
+                   help="a checkpoint folder to start from (its tokenizer and weights; a deeper --encoder-layers "
+                        "stacks copies of its encoder layers)")
+    p.add_argument("--join", type=float, default=0.0,
+                   help="add this share of training examples made by joining two random pairs (longer sentences)")
     p.add_argument("--dropout", type=float, default=0.1)
     p.add_argument("--attention-dropout", type=float, default=0.0)
     p.add_argument("--norm-first", action="store_true", help="pre-LN instead of the paper's post-LN")
@@ -107,6 +116,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 def make_tokenizer(args, texts, work: Path) -> Tokenizer:
     """Rank 0 trains the tokenizer on the training split (or finds it when resuming); the other ranks load it."""
     spm_path = work / "spm.model"
+    if args.init_from and not args.tokenizer:
+        args.tokenizer = str(Path(args.init_from) / "spm.model")  # the weights only make sense with their pieces
     if dist.is_main() and args.tokenizer and not (args.resume and spm_path.is_file()):
         shutil.copyfile(args.tokenizer, spm_path)  # the same pieces as the model it will work beside
     elif dist.is_main() and not (args.resume and spm_path.is_file()):
@@ -246,6 +257,11 @@ def main(argv: list[str] | None = None) -> int:
     work = out / "work"
     work.mkdir(parents=True, exist_ok=True)
 
+    if args.init_from and not (Path(args.init_from) / "config.json").is_file():
+        print(f"error: --init-from {args.init_from}: checkpoint folder not found (it holds config.json, "
+              "model.safetensors and spm.model)", file=sys.stderr)
+        dist.finish()
+        return 2
     try:
         mix = Mix.parse(args.mix)
         texts = load_texts(args, mix)
@@ -256,14 +272,22 @@ def main(argv: list[str] | None = None) -> int:
     tok = make_tokenizer(args, texts, work)
     train_pairs = encode_pairs(tok, *texts["train"], args.max_len)
     val_pairs = encode_pairs(tok, *texts["val"], args.max_len)
+    train_pairs += joined_pairs(train_pairs, args.join, args.seed, args.max_len)  # after the corpora: same ids on resume
 
     cfg = ModelConfig(
         vocab_size=tok.vocab_size, d_model=args.d_model, n_heads=args.n_heads, d_ff=args.d_ff,
-        n_encoder_layers=args.layers, n_decoder_layers=args.layers, dropout=args.dropout,
+        n_encoder_layers=args.encoder_layers or args.layers, n_decoder_layers=args.layers, dropout=args.dropout,
         attention_dropout=args.attention_dropout, max_len=args.max_len, norm_first=args.norm_first,
         positional=args.positional, pad_id=PAD, bos_id=BOS, eos_id=EOS,
     )
     model = Transformer(cfg)
+    if args.init_from and not (args.resume and (work / "resume.safetensors").is_file()):
+        try:
+            model.load_state_dict(warm_start(args.init_from, cfg)[0])
+        except (CheckpointError, ValueError) as e:
+            print(f"error: {e}", file=sys.stderr)
+            dist.finish()
+            return 2
     model.train()
     opt = torch.optim.Adam(model.parameters(), lr=args.lr, betas=(0.9, 0.98), eps=1e-9)
     skip = ("resume", "out", "data_dir", "tatoeba_dir", "tokenizer", "log_every", "sitting_minutes", "stop_after_steps",
