@@ -216,9 +216,15 @@ def test_the_shipped_model_has_an_estimate_that_meets_its_goals_as_fitted():
     q = load_pretrained("en-de").quality
     assert q is not None, "checkpoints/en-de has no fitted quality estimate: python -m training.quality"
     assert q.scores["val"]["sentences"] == q.sentences >= 3000
-    assert q.scores["val"]["precision"] >= 0.70  # the threshold was chosen for this on val
-    # on the newer sentences, the flags are right about as often as on val (recall: docs/model-card.md)
-    assert q.scores["tatoeba/recent"]["precision"] >= 0.65
+    # the threshold was chosen on a person's judgements of a val sample (checkpoints/en-de/judged.json), for flags
+    # that are wrong or partly wrong at least 85% of the time there
+    assert "judged" in q.scores["threshold"]["chosen_by"]
+    assert q.scores["tatoeba/val (judged)"]["precision"] >= 0.85
+    # on the newer sentences, judged the same way, the flags are right about as often (docs/model-card.md)
+    assert q.scores["tatoeba/recent (judged)"]["precision"] >= 0.80
+    assert q.scores["tatoeba/recent (judged)"]["recall"] >= 0.5  # 30% with the chrF-chosen threshold before
+    # by the reference alone (sentence chrF < 40) most flags are still on bad translations
+    assert q.scores["val"]["precision"] >= 0.5 and q.scores["tatoeba/recent"]["precision"] >= 0.5
 
 
 @needs_en_de

@@ -60,3 +60,37 @@ def test_the_warnings_recall_and_precision_on_recent_are_recomputed():
     recall, precision = quality.recall_precision(flagged, chrf < BAD_CHRF)
     assert (int(flagged.sum()), int((chrf < BAD_CHRF).sum())) == (recorded["flagged"], recorded["bad"])
     assert round(recall, 4) == recorded["recall"] and round(precision, 4) == recorded["precision"]
+
+
+@pytest.mark.parametrize("split", ["val", "recent"])
+def test_the_judged_translations_are_the_models_and_the_judged_figures_recompute(split):
+    """checkpoints/en-de/judged.json: a person's judgements of a sample of the shipped model's translations. Each
+    judged line still translates to the judged text and falls in the chrF stratum it was drawn from; the judged
+    recall and precision at the shipped threshold are the ones metrics.json (and the model card) report."""
+    if not CORPORA["tatoeba"].default_dir.is_dir():
+        pytest.skip(f"tatoeba data not found at {CORPORA['tatoeba'].default_dir}")
+    import numpy as np
+
+    from model import quality
+    from model.checkpoint import weights_sha256
+    from model.tokenizer import UNK
+    from training import judged
+    from training.data import read_split
+    from training.quality import BAD_CHRF, measure
+
+    sha, samples = judged.load_judged(EN_DE / "judged.json")
+    assert sha == weights_sha256(EN_DE)
+    sample = next(s for s in samples if s.key == f"tatoeba/{split}")
+    assert len(sample.lines) == 150 and len(set(sample.lines.tolist())) == 150
+    tr = load_pretrained("en-de")
+    recorded, split_row = tr.quality.scores[f"tatoeba/{split} (judged)"], tr.quality.scores[f"tatoeba/{split}"]
+    src, refs = read_split(None, split, corpus="tatoeba")
+    sigs, chrf, hyps = measure(tr, [src[i] for i in sample.lines], [refs[i] for i in sample.lines], split)
+    assert hyps == sample.translations
+    in_bad = chrf < BAD_CHRF
+    assert int(in_bad.sum()) == 90  # drawn 90 from chrF < 40, 60 from the rest
+    p = np.array([tr.quality.probability(quality.features(s, UNK)) for s in sigs])
+    w = judged.stratum_weights(in_bad, split_row["bad"], split_row["sentences"] - split_row["bad"])
+    got = judged.estimate(p >= tr.quality.threshold, np.isin(sample.judged, judged.WRONG), w)
+    for k in ("recall", "precision", "wrong_share", "judged_flagged"):
+        assert got[k] == recorded[k], (k, got[k], recorded[k])

@@ -28,6 +28,7 @@ from model import quality
 from model.checkpoint import METRICS, load_checkpoint, weights_sha256
 from model.tokenizer import BOS, UNK
 from model.translator import DecodeOptions, Translator, load_reverse, resolve
+from training import judged
 from training.data import read_split
 
 FIT = (("tatoeba", "val"), ("multi30k", "val"))
@@ -109,6 +110,41 @@ def any_reference(src: list[str], refs: list[str], hyps: list[str]) -> np.ndarra
     return np.asarray([max(sacrebleu.sentence_chrf(h, [r]).score for r in by_source[s]) for s, h in zip(src, hyps)])
 
 
+def judged_threshold(path: Path, sha: str, data: dict, fit: tuple, precision: float) -> tuple[float, dict]:
+    """The threshold chosen on the judged val sample, and each judged split's (p, wrong, weights) for reporting.
+    Raises ValueError when the judgements are of other weights or other translations."""
+    judged_sha, samples = judged.load_judged(path)
+    if judged_sha != sha:
+        raise ValueError(f"{path}: judgements of weights {judged_sha[:12]}.., not of these ({sha[:12]}..)")
+    mean, scale, w, b = fit
+    rows = {}
+    for sample in samples:
+        if sample.key not in data:
+            raise ValueError(f"{path}: judges {sample.key}, which is not measured here")
+        x, chrf, hyps = data[sample.key]
+        judged.check_translations(sample, hyps, path)
+        p = 1 / (1 + np.exp(-np.clip(b + ((x[sample.lines] - mean) / scale) @ w, -50, 50)))
+        bad = chrf < BAD_CHRF
+        weights = judged.stratum_weights(bad[sample.lines], int(bad.sum()), int((~bad).sum()))
+        rows[f"{sample.key} (judged)"] = (p, sample.judged, weights, bad[sample.lines], int(bad.sum()),
+                                          int((~bad).sum()))
+    val = rows.get("tatoeba/val (judged)")
+    if val is None:
+        raise ValueError(f"{path}: no judged tatoeba/val sample to choose the threshold on")
+    p, labels, weights = val[:3]
+    return judged.choose_threshold(p, np.isin(labels, judged.WRONG), weights, precision), rows
+
+
+def judged_summary(row: tuple, threshold: float) -> dict:
+    p, labels, weights, in_bad, n_bad, n_good = row
+    flagged, wrong = p >= threshold, np.isin(labels, judged.WRONG)
+    out = judged.estimate(flagged, wrong, weights)
+    out.update(judged.interval(flagged, wrong, in_bad, n_bad, n_good))
+    only = judged.estimate(flagged, labels == "W", weights)
+    out["wrong_only"] = {"recall": only["recall"], "precision": only["precision"]}
+    return out
+
+
 def old_warning(x: np.ndarray, chrf: np.ndarray, floor: float) -> dict:
     """The mean-log-probability floor's flags, for comparison."""
     flagged = x[:, quality.FEATURES.index("mean_logprob")] < floor
@@ -128,6 +164,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--cache", type=Path, default=None,
                    help="keep each split's decodes and pass signals here (re-fit without decoding again)")
     p.add_argument("--no-write", action="store_true", help="measure, do not write metrics.json")
+    p.add_argument("--judged", type=Path, default=None,
+                   help="person judgements of this model's translations (training/judged.py; the shipped en-de's: "
+                        "checkpoints/en-de/judged.json): choose the threshold on the judged val sample, and report "
+                        "recall and precision by judgement")
+    p.add_argument("--judged-precision", type=float, default=0.85,
+                   help="with --judged: the judged precision (wrong or partly wrong) the flags must reach on val")
     args = p.parse_args(argv)
     torch.set_num_threads(args.threads)
     folder = resolve(args.checkpoint)
@@ -158,7 +200,16 @@ def main(argv: list[str] | None = None) -> int:
     scale[scale < 1e-8] = 1.0
     w, b = quality.fit_logistic((x - mean) / scale, (chrf < BAD_CHRF).astype(float), l2=args.l2)
     probs = 1 / (1 + np.exp(-np.clip(b + ((x - mean) / scale) @ w, -50, 50)))
-    threshold = choose_threshold(probs, chrf < BAD_CHRF, args.precision)
+    judged_rows, rule = {}, f"chrF < {BAD_CHRF:g} precision >= {args.precision:.0%} on val"
+    try:
+        if args.judged:
+            threshold, judged_rows = judged_threshold(args.judged, sha, data, (mean, scale, w, b), args.judged_precision)
+            rule = f"judged precision (wrong or partly wrong) >= {args.judged_precision:.0%} on the judged Tatoeba val"
+        else:
+            threshold = choose_threshold(probs, chrf < BAD_CHRF, args.precision)
+    except ValueError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
     q = quality.QualityModel(quality.FEATURES, tuple(np.round(mean, 6).tolist()), tuple(np.round(scale, 6).tolist()),
                              tuple(np.round(w, 6).tolist()), round(b, 6), round(threshold, 4),
                              " + ".join(fit_keys), int(len(x)), {}, sha, reverse_sha)
@@ -167,12 +218,17 @@ def main(argv: list[str] | None = None) -> int:
         scores[key] = summary(q, xs, cs)
     for key, (xs, cs) in any_ref.items():
         scores[key] = summary(q, xs, cs)
+    for key, row in judged_rows.items():  # the same threshold's flags, judged by a person
+        scores[key] = judged_summary(row, threshold)
+    scores["threshold"] = {"chosen_by": rule}
     metrics_path = folder / METRICS
     metrics = json.loads(metrics_path.read_text()) if metrics_path.is_file() else {}
     floor = metrics.get("confidence", {}).get("low_mean_logprob")
     print(f"{'split':28} {'sentences':>9} {'bad':>5} {'flagged':>7} {'recall':>7} {'precision':>9} {'AUC':>6}"
           + ("   old warning (mean log-p floor): recall / precision" if floor is not None else ""))
     for key, s in scores.items():
+        if "sentences" not in s:  # judged rows and the threshold's rule: printed below
+            continue
         old = ""
         if floor is not None and key in data:
             o = old_warning(data[key][0], data[key][1], floor)
@@ -180,7 +236,14 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{key:28} {s['sentences']:>9} {s['bad']:>5} {s['flagged']:>7} {s['recall']:>7.1%} "
               f"{s['precision']:>9.1%} {s['auc']:>6.3f}{old}")
     print("weights (standardised features):", ", ".join(f"{n} {v:+.2f}" for n, v in zip(quality.FEATURES, w)))
-    print(f"threshold {threshold:.4f} (precision >= {args.precision:.0%} on val)")
+    for key in judged_rows:
+        s = scores[key]
+        print(f"{key:28} judged {s['judged']} (estimated for the split): wrong or partly wrong {s['wrong_share']:.1%}, "
+              f"flagged {s['flagged_share']:.1%}, "
+              f"recall {s['recall']:.1%} (95%: {s['recall_95'][0]:.0%}-{s['recall_95'][1]:.0%}), "
+              f"precision {s['precision']:.1%} ({s['precision_95'][0]:.0%}-{s['precision_95'][1]:.0%}); "
+              f"wrong only: recall {s['wrong_only']['recall']:.1%}, precision {s['wrong_only']['precision']:.1%}")
+    print(f"threshold {threshold:.4f} ({rule})")
     q = quality.QualityModel(**{**q.__dict__, "scores": scores})
     if args.no_write or args.limit:
         print("not written" + (" (--limit)" if args.limit else ""))

@@ -1,0 +1,106 @@
+"""training/judged.py: the warning's recall and precision by a person's judgement, from a stratified sample."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from model.quality import recall_precision
+from training import judged
+from training.quality import judged_threshold
+
+
+def _population(n=400, seed=0):
+    rng = np.random.default_rng(seed)
+    p = rng.random(n)
+    wrong = rng.random(n) < p  # a higher p is wrong more often
+    bad = rng.random(n) < np.where(wrong, 0.4, 0.05)  # chrF < 40: a quarter of the split, mostly the wrong ones
+    return p, wrong, bad
+
+
+def test_a_fully_judged_split_gives_the_plain_recall_and_precision():
+    p, wrong, bad = _population()
+    flagged = p >= 0.6
+    w = judged.stratum_weights(bad, int(bad.sum()), int((~bad).sum()))
+    assert np.allclose(w, 1.0)
+    est = judged.estimate(flagged, wrong, w)
+    r, pr = recall_precision(flagged, wrong)
+    assert est["recall"] == pytest.approx(r, abs=1e-4) and est["precision"] == pytest.approx(pr, abs=1e-4)
+    assert est["wrong_share"] == pytest.approx(wrong.mean(), abs=1e-4)
+
+
+def test_a_stratified_sample_is_weighted_back_to_the_split():
+    """Judge 60 sentences of each stratum, as the shipped sample does though the strata differ in size: weighted
+    by stratum size the estimates centre on the split's own figures; unweighted they do not."""
+    p, wrong, bad = _population(3000, seed=3)
+    flagged = p >= 0.6
+    full = judged.estimate(flagged, wrong, np.ones(len(p)))
+    rng = np.random.default_rng(4)
+    weighted, unweighted = [], []
+    for _ in range(200):
+        pick = np.r_[rng.choice(np.flatnonzero(bad), 60, replace=False), rng.choice(np.flatnonzero(~bad), 60, replace=False)]
+        w = judged.stratum_weights(bad[pick], int(bad.sum()), int((~bad).sum()))
+        weighted.append(judged.estimate(flagged[pick], wrong[pick], w)["precision"])
+        unweighted.append(judged.estimate(flagged[pick], wrong[pick], np.ones(len(pick)))["precision"])
+    assert abs(np.mean(weighted) - full["precision"]) < 0.02 < abs(np.mean(unweighted) - full["precision"])
+    w = judged.stratum_weights(np.array([True, True, False]), 10, 30)
+    assert w.tolist() == [5.0, 5.0, 30.0]
+    with pytest.raises(ValueError, match="stratum"):
+        judged.stratum_weights(np.ones(5, bool), 5, 10)  # the good stratum was never judged
+
+
+def test_the_threshold_is_the_lowest_whose_judged_flags_are_right_often_enough():
+    p, wrong, _ = _population(1000, seed=1)
+    w = np.ones(len(p))
+    t = judged.choose_threshold(p, wrong, w, 0.85)
+    assert judged.estimate(p >= t, wrong, w)["precision"] >= 0.85
+    lower = np.unique(np.round(p, 4))
+    lower = lower[lower < t]
+    assert all(judged.estimate(p >= x, wrong, w)["precision"] < 0.85 or (p >= x).sum() < 20 for x in lower)
+    with pytest.raises(ValueError, match="no threshold"):
+        judged.choose_threshold(p, np.zeros(len(p), bool), w, 0.85)
+
+
+def test_the_interval_holds_the_estimate_and_shrinks_to_a_point_without_variation():
+    p, wrong, bad = _population(300, seed=2)
+    flagged = p >= 0.5
+    w = judged.stratum_weights(bad, int(bad.sum()) * 3, int((~bad).sum()) * 3)
+    est, ci = judged.estimate(flagged, wrong, w), judged.interval(flagged, wrong, bad, int(bad.sum()) * 3,
+                                                                   int((~bad).sum()) * 3, rounds=300)
+    assert ci["recall_95"][0] <= est["recall"] <= ci["recall_95"][1] and ci["recall_95"][0] < ci["recall_95"][1]
+    assert ci == judged.interval(flagged, wrong, bad, int(bad.sum()) * 3, int((~bad).sum()) * 3, rounds=300)
+    every = np.ones(len(p), bool)
+    assert judged.interval(every, every, bad, 10, 10, rounds=50) == {"recall_95": [1.0, 1.0], "precision_95": [1.0, 1.0]}
+
+
+def _file(tmp_path, items, sha="ab" * 32, split="val"):
+    path = tmp_path / "judged.json"
+    path.write_text(json.dumps({"weights_sha256": sha, "samples": [
+        {"corpus": "tatoeba", "split": split, "items": items}]}), encoding="utf-8")
+    return path
+
+
+def test_a_malformed_file_or_other_translations_are_refused_naming_the_file(tmp_path):
+    bad_label = _file(tmp_path, [{"line": 0, "judged": "maybe", "translation": "Hallo."}])
+    with pytest.raises(ValueError, match="judged.json.*labels other than"):
+        judged.load_judged(bad_label)
+    path = _file(tmp_path, [{"line": 1, "judged": "W", "translation": "Hallo."}])
+    sha, [sample] = judged.load_judged(path)
+    assert sha == "ab" * 32 and sample.key == "tatoeba/val" and sample.lines.tolist() == [1]
+    judged.check_translations(sample, ["x", "Hallo."], path)
+    with pytest.raises(ValueError, match="line 1 was judged as 'Hallo.', but the model now translates it 'Hi.'"):
+        judged.check_translations(sample, ["x", "Hi."], path)
+
+
+def test_judgements_of_other_weights_or_without_val_choose_nothing(tmp_path):
+    x = np.zeros((3, 2))
+    data = {"tatoeba/val": (x, np.array([10.0, 50.0, 90.0]), ["a", "b", "c"])}
+    fit = (np.zeros(2), np.ones(2), np.zeros(2), 0.0)
+    items = [{"line": i, "judged": "W", "translation": t} for i, t in enumerate("abc")]
+    with pytest.raises(ValueError, match="judgements of weights abababababab.., not of these"):
+        judged_threshold(_file(tmp_path, items), "cd" * 32, data, fit, 0.85)
+    data["tatoeba/recent"] = data.pop("tatoeba/val")
+    with pytest.raises(ValueError, match="no judged tatoeba/val"):
+        judged_threshold(_file(tmp_path, items, split="recent"), "ab" * 32, data, fit, 0.85)
