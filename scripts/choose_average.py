@@ -61,7 +61,8 @@ def main(argv: list[str] | None = None) -> int:
         if "d_model" in training:
             cfg = ModelConfig(
                 vocab_size=tok.vocab_size, d_model=training["d_model"], n_heads=training["n_heads"],
-                d_ff=training["d_ff"], n_encoder_layers=training.get("encoder_layers") or training["layers"], n_decoder_layers=training["layers"],
+                d_ff=training["d_ff"], n_encoder_layers=training.get("encoder_layers") or training["layers"],
+                n_decoder_layers=training["layers"],
                 dropout=training["dropout"], attention_dropout=training["attention_dropout"],
                 max_len=training["max_len"], norm_first=training["norm_first"], positional=training["positional"],
                 pad_id=PAD, bos_id=BOS, eos_id=EOS)

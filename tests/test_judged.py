@@ -9,6 +9,7 @@ import pytest
 
 from model.quality import recall_precision
 from training import judged
+from training.judged import source_sha256
 from training.quality import judged_threshold
 
 
@@ -82,25 +83,37 @@ def _file(tmp_path, items, sha="ab" * 32, split="val"):
     return path
 
 
+def _item(line, judged_as, translation, source="Hello."):
+    return {"line": line, "source_sha256": source_sha256(source), "judged": judged_as, "translation": translation}
+
+
 def test_a_malformed_file_or_other_translations_are_refused_naming_the_file(tmp_path):
-    bad_label = _file(tmp_path, [{"line": 0, "judged": "maybe", "translation": "Hallo."}])
     with pytest.raises(ValueError, match="judged.json.*labels other than"):
-        judged.load_judged(bad_label)
-    path = _file(tmp_path, [{"line": 1, "judged": "W", "translation": "Hallo."}])
+        judged.load_judged(_file(tmp_path, [_item(0, "maybe", "Hallo.")]))
+    with pytest.raises(ValueError, match="distinct and not negative"):
+        judged.load_judged(_file(tmp_path, [_item(0, "W", "Hallo."), _item(0, "R", "Hallo.")]))
+    with pytest.raises(ValueError, match="not a judgements file.*source_sha256"):
+        judged.load_judged(_file(tmp_path, [{"line": 0, "judged": "W", "translation": "Hallo."}]))
+    path = _file(tmp_path, [_item(1, "W", "Hallo.")])
     sha, [sample] = judged.load_judged(path)
     assert sha == "ab" * 32 and sample.key == "tatoeba/val" and sample.lines.tolist() == [1]
-    judged.check_translations(sample, ["x", "Hallo."], path)
+    judged.check_translations(sample, ["Hi.", "Hello."], ["x", "Hallo."], path)
     with pytest.raises(ValueError, match="line 1 was judged as 'Hallo.', but the model now translates it 'Hi.'"):
-        judged.check_translations(sample, ["x", "Hi."], path)
+        judged.check_translations(sample, ["Hi.", "Hello."], ["x", "Hi."], path)
+    with pytest.raises(ValueError, match="line 1 is another sentence than the one judged"):
+        judged.check_translations(sample, ["Hello.", "Hi."], ["x", "Hallo."], path)
+    with pytest.raises(ValueError, match="line 1 is past the split's 1 lines"):
+        judged.check_translations(sample, ["Hello."], ["Hallo."], path)
 
 
 def test_judgements_of_other_weights_or_without_val_choose_nothing(tmp_path):
     x = np.zeros((3, 2))
     data = {"tatoeba/val": (x, np.array([10.0, 50.0, 90.0]), ["a", "b", "c"])}
     fit = (np.zeros(2), np.ones(2), np.zeros(2), 0.0)
-    items = [{"line": i, "judged": "W", "translation": t} for i, t in enumerate("abc")]
+    items = [_item(i, "W", t, source=t.upper()) for i, t in enumerate("abc")]
+    sources = {"tatoeba/val": ["A", "B", "C"]}
     with pytest.raises(ValueError, match="judgements of weights abababababab.., not of these"):
-        judged_threshold(_file(tmp_path, items), "cd" * 32, data, fit, 0.85)
-    data["tatoeba/recent"] = data.pop("tatoeba/val")
+        judged_threshold(_file(tmp_path, items), "cd" * 32, data, sources, fit, 0.85)
+    data["tatoeba/recent"], sources["tatoeba/recent"] = data.pop("tatoeba/val"), sources.pop("tatoeba/val")
     with pytest.raises(ValueError, match="no judged tatoeba/val"):
-        judged_threshold(_file(tmp_path, items, split="recent"), "ab" * 32, data, fit, 0.85)
+        judged_threshold(_file(tmp_path, items, split="recent"), "ab" * 32, data, sources, fit, 0.85)

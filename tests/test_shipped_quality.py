@@ -85,6 +85,7 @@ def test_the_judged_translations_are_the_models_and_the_judged_figures_recompute
     tr = load_pretrained("en-de")
     recorded, split_row = tr.quality.scores[f"tatoeba/{split} (judged)"], tr.quality.scores[f"tatoeba/{split}"]
     src, refs = read_split(None, split, corpus="tatoeba")
+    assert [judged.source_sha256(src[i]) for i in sample.lines] == sample.source_sha256  # the sentences judged
     sigs, chrf, hyps = measure(tr, [src[i] for i in sample.lines], [refs[i] for i in sample.lines], split)
     assert hyps == sample.translations
     in_bad = chrf < BAD_CHRF

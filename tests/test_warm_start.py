@@ -3,6 +3,7 @@ by joining two pairs)."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -54,7 +55,7 @@ def test_stacking_copies_the_trained_encoder_layers_in_order():
     assert grown["decoder.layers.0.w"].item() == 9 and len(grown) == 6
     grown["encoder.layers.2.w"] += 1  # copies, not views of one tensor
     assert grown["encoder.layers.0.w"].item() == 0
-    with pytest.raises(ValueError, match="fewer"):
+    with pytest.raises(ValueError, match="pass --encoder-layers 2 or more"):
         stacked_state(trained, 2, 1)
 
 
@@ -83,3 +84,39 @@ def test_a_checkpoint_of_another_shape_is_refused_naming_what_differs(dirs, tmp_
     assert "d_ff 32 (this run 64)" in capsys.readouterr().err
     assert train_main(_common(dirs) + ["--out", str(tmp_path / "y"), "--init-from", str(Path(tmp_path / "none"))]) == 2
     assert "not found" in capsys.readouterr().err
+
+
+def test_join_adds_training_examples_and_a_resumed_run_keeps_every_setting(dirs, tmp_path, capsys):
+    """--join grows the epoch (more batches); resuming with --join changed, or added to a run started before the
+    flag existed (its record lacks it), is refused, since the batch order would change under the resume point."""
+    plain, joined = tmp_path / "plain", tmp_path / "joined"
+    assert train_main(_common(dirs) + ["--out", str(plain), "--stop-after-steps", "1"]) == 0
+    assert train_main(_common(dirs) + ["--out", str(joined), "--join", "0.5", "--stop-after-steps", "1"]) == 0
+    out = capsys.readouterr().out
+    counts = [int(line.split(": ")[1].split()[0]) for line in out.splitlines() if "training pairs" in line]
+    assert counts[1] == round(counts[0] * 1.5), counts  # every join fits max_len here
+    assert train_main(_common(dirs) + ["--out", str(joined), "--join", "0.2", "--resume"]) == 2
+    assert "--join 0.5, this command 0.2" in capsys.readouterr().err
+    run = json.loads((plain / "work" / "run.json").read_text())
+    for key in ("join", "encoder_layers", "init_from"):  # a run recorded before these flags existed
+        run["training"].pop(key)
+    (plain / "work" / "run.json").write_text(json.dumps(run))
+    assert train_main(_common(dirs) + ["--out", str(plain), "--resume"]) == 0  # their defaults: resumes
+    assert train_main(_common(dirs) + ["--out", str(plain), "--join", "0.5", "--resume"]) == 2
+    assert "--join 0.0, this command 0.5" in capsys.readouterr().err
+
+
+def test_init_from_needs_a_whole_checkpoint_and_its_own_pieces(dirs, tmp_path, capsys):
+    first = tmp_path / "first"
+    assert train_main(_common(dirs) + ["--out", str(first)]) == 0
+    (first / "spm.model").rename(tmp_path / "spm.model")
+    assert train_main(_common(dirs) + ["--out", str(tmp_path / "x"), "--init-from", str(first)]) == 2
+    assert "incomplete (no spm.model)" in capsys.readouterr().err
+    (tmp_path / "spm.model").rename(first / "spm.model")
+    other = Path(__file__).resolve().parent.parent / "checkpoints" / "toy-reverse" / "spm.model"
+    assert train_main(_common(dirs) + ["--out", str(tmp_path / "y"), "--init-from", str(first),
+                                       "--tokenizer", str(other)]) == 2
+    assert "differs from" in capsys.readouterr().err
+    assert train_main(_common(dirs) + ["--out", str(tmp_path / "z"), "--init-from", str(first)]) == 0
+    run = json.loads((tmp_path / "z" / "work" / "run.json").read_text())["training"]
+    assert run["init_from_sha256"] == json.loads((first / "config.json").read_text())["files"]["model.safetensors"]["sha256"]

@@ -15,6 +15,7 @@ SHA-256 and each judged translation, and a model that now translates a judged li
 
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,6 +33,7 @@ class Sample:
     lines: np.ndarray  # (n,) line numbers in the split (0-based)
     judged: np.ndarray  # (n,) "W" / "P" / "R"
     translations: list[str]
+    source_sha256: list[str]  # of each judged line's source sentence: the same split, the same order
 
     @property
     def key(self) -> str:
@@ -48,16 +50,28 @@ def load_judged(path: Path) -> tuple[str, list[Sample]]:
             judged = np.array([it["judged"] for it in items])
             if not set(judged) <= set(LABELS):
                 raise ValueError(f"labels other than {LABELS}: {sorted(set(judged) - set(LABELS))}")
-            samples.append(Sample(s["corpus"], s["split"], np.array([int(it["line"]) for it in items]), judged,
-                                  [str(it["translation"]) for it in items]))
+            lines = np.array([int(it["line"]) for it in items])
+            if (lines < 0).any() or len(set(lines.tolist())) != len(lines):
+                raise ValueError(f"{s['corpus']}/{s['split']}: line numbers must be distinct and not negative")
+            samples.append(Sample(s["corpus"], s["split"], lines, judged, [str(it["translation"]) for it in items],
+                                  [str(it["source_sha256"]) for it in items]))
         return str(data["weights_sha256"]), samples
     except (OSError, KeyError, TypeError, ValueError) as e:
         raise ValueError(f"{path}: not a judgements file ({e})") from None
 
 
-def check_translations(sample: Sample, hyps: list[str], path: Path) -> None:
-    """The judgements apply only to the translations that were read."""
-    for line, judged_text in zip(sample.lines, sample.translations):
+def source_sha256(sentence: str) -> str:
+    return hashlib.sha256(sentence.encode("utf-8")).hexdigest()
+
+
+def check_translations(sample: Sample, sources: list[str], hyps: list[str], path: Path) -> None:
+    """The judgements apply only to the sentences and translations that were read."""
+    for line, judged_text, sha in zip(sample.lines, sample.translations, sample.source_sha256):
+        if line >= len(hyps):
+            raise ValueError(f"{path}: {sample.key} line {line} is past the split's {len(hyps)} lines")
+        if source_sha256(sources[line]) != sha:
+            raise ValueError(f"{path}: {sample.key} line {line} is another sentence than the one judged (another "
+                             "copy or order of the split?)")
         if hyps[line] != judged_text:
             raise ValueError(f"{path}: {sample.key} line {line} was judged as {judged_text!r}, but the model now "
                              f"translates it {hyps[line]!r}: judge this model's translations again")
@@ -87,7 +101,7 @@ def choose_threshold(p: np.ndarray, wrong: np.ndarray, weights: np.ndarray, prec
     """The lowest threshold whose flags are judged wrong (or partly) at least ``precision`` of the time, among
     thresholds that flag at least ``min_flagged`` judged sentences (fewer would make the figure a coin toss)."""
     best = None
-    for t in np.unique(np.round(p, 4))[::-1]:  # high to low: more flags as it falls
+    for t in np.unique(np.floor(p * 1e4) / 1e4)[::-1]:  # high to low, rounded down: each flags its own sentence
         flagged = p >= t
         if flagged.sum() >= min_flagged and estimate(flagged, wrong, weights)["precision"] >= precision:
             best = float(t)
@@ -107,6 +121,7 @@ def interval(flagged: np.ndarray, wrong: np.ndarray, in_bad_stratum: np.ndarray,
         idx = np.concatenate([rng.choice(bad_idx, len(bad_idx)), rng.choice(good_idx, len(good_idx))])
         est = estimate(flagged[idx], wrong[idx], stratum_weights(in_bad_stratum[idx], n_bad, n_good))
         recalls.append(est["recall"])
-        precisions.append(est["precision"])
+        if flagged[idx].any():  # a draw without flags has no precision
+            precisions.append(est["precision"])
     return {"recall_95": [round(float(np.percentile(recalls, q)), 4) for q in (2.5, 97.5)],
             "precision_95": [round(float(np.percentile(precisions, q)), 4) for q in (2.5, 97.5)]}

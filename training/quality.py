@@ -1,14 +1,16 @@
 """Fit the "may be wrong" estimate (model/quality.py) of a checkpoint on val, check it on recent, write it.
 
-    python -m training.quality --checkpoint checkpoints/en-de            # fit on val, report val and recent, write
-    python -m training.quality --checkpoint checkpoints/en-de --no-write # measure only
+    python -m training.quality --checkpoint checkpoints/en-de --judged checkpoints/en-de/judged.json   # the shipped fit
+    python -m training.quality --checkpoint checkpoints/en-de --no-write # measure only (threshold by chrF)
 
 Every sentence goes through ``Translator.analyze`` (greedy), the very pass the page makes, so the features are the
 page's; the reverse model (``<checkpoint>/reverse/``, trained with ``training.train --direction de-en``) then scores
 each source given its output with the page's own function (``quality.reverse_logprobs``).
 The label is "sentence chrF < 40 against the reference" (sacreBLEU's sentence chrF). The estimate is fitted
-on the val splits (Tatoeba val and Multi30k val); the threshold is the lowest probability whose flags on val are
-right at least ``--precision`` of the time. Tatoeba's second val of newer sentences (recent) is only measured.
+on the val splits (Tatoeba val and Multi30k val). The threshold is the lowest probability whose flags on val are
+right at least ``--precision`` of the time by that label, or, with ``--judged``, at least ``--judged-precision`` of
+the time by a person's judgements of a val sample (training/judged.py; chrF calls many right translations wrong).
+Tatoeba's second val of newer sentences (recent) is only measured.
 """
 
 from __future__ import annotations
@@ -110,7 +112,8 @@ def any_reference(src: list[str], refs: list[str], hyps: list[str]) -> np.ndarra
     return np.asarray([max(sacrebleu.sentence_chrf(h, [r]).score for r in by_source[s]) for s, h in zip(src, hyps)])
 
 
-def judged_threshold(path: Path, sha: str, data: dict, fit: tuple, precision: float) -> tuple[float, dict]:
+def judged_threshold(path: Path, sha: str, data: dict, sources: dict, fit: tuple,
+                     precision: float) -> tuple[float, dict]:
     """The threshold chosen on the judged val sample, and each judged split's (p, wrong, weights) for reporting.
     Raises ValueError when the judgements are of other weights or other translations."""
     judged_sha, samples = judged.load_judged(path)
@@ -122,7 +125,7 @@ def judged_threshold(path: Path, sha: str, data: dict, fit: tuple, precision: fl
         if sample.key not in data:
             raise ValueError(f"{path}: judges {sample.key}, which is not measured here")
         x, chrf, hyps = data[sample.key]
-        judged.check_translations(sample, hyps, path)
+        judged.check_translations(sample, sources[sample.key], hyps, path)
         p = 1 / (1 + np.exp(-np.clip(b + ((x[sample.lines] - mean) / scale) @ w, -50, 50)))
         bad = chrf < BAD_CHRF
         weights = judged.stratum_weights(bad[sample.lines], int(bad.sum()), int((~bad).sum()))
@@ -157,7 +160,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--checkpoint", default="en-de", help="folder, or a name under checkpoints/")
     p.add_argument("--data-dir", default=None, help="Multi30k folder (default ../shared/data/multi30k)")
     p.add_argument("--tatoeba-dir", default=None, help="Tatoeba folder (default ../shared/data/tatoeba)")
-    p.add_argument("--precision", type=float, default=0.70, help="the flags' precision to reach on val")
+    p.add_argument("--precision", type=float, default=0.70,
+                   help="the flags' precision (chrF < 40) to reach on val; not used with --judged")
     p.add_argument("--l2", type=float, default=1.0, help="L2 penalty of the logistic regression")
     p.add_argument("--limit", type=int, default=0, help="first N pairs of each split (a quick look)")
     p.add_argument("--threads", type=int, default=2)
@@ -181,7 +185,10 @@ def main(argv: list[str] | None = None) -> int:
               f"python -m training.train --direction de-en --tokenizer {folder / 'spm.model'} ...", file=sys.stderr)
         return 2
     dirs = {"multi30k": args.data_dir, "tatoeba": args.tatoeba_dir}
-    data, sha = {}, weights_sha256(folder)
+    if args.judged and args.limit:
+        print("error: --judged needs whole splits (its strata are the split's); leave --limit out", file=sys.stderr)
+        return 2
+    data, sources, sha = {}, {}, weights_sha256(folder)
     any_ref: dict[str, tuple[np.ndarray, np.ndarray]] = {}
     for corpus, split in FIT + CHECK:
         src, refs = read_split(dirs[corpus], split, corpus=corpus)
@@ -190,6 +197,7 @@ def main(argv: list[str] | None = None) -> int:
         sigs, chrf, hyps = measure_cached(tr, src, refs, f"{corpus}/{split}", args.cache, sha)
         for sig in sigs:  # the page's own reverse pass, one sentence at a time as the page makes it
             sig.reverse = quality.reverse_logprobs(reverse, sig.src_ids, sig.out_ids, BOS)
+        sources[f"{corpus}/{split}"] = src
         data[f"{corpus}/{split}"] = (np.stack([quality.features(x, UNK) for x in sigs]), chrf, hyps)
         if corpus == "tatoeba" and split == "val":  # the same translations, judged against every reference
             any_ref[f"{corpus}/{split} (any reference)"] = (data[f"{corpus}/{split}"][0], any_reference(src, refs, hyps))
@@ -199,11 +207,13 @@ def main(argv: list[str] | None = None) -> int:
     mean, scale = x.mean(0), x.std(0)
     scale[scale < 1e-8] = 1.0
     w, b = quality.fit_logistic((x - mean) / scale, (chrf < BAD_CHRF).astype(float), l2=args.l2)
+    # as stored in metrics.json: the threshold is chosen on the p the page will compute
+    mean, scale, w, b = rounded = (np.round(mean, 6), np.round(scale, 6), np.round(w, 6), round(float(b), 6))
     probs = 1 / (1 + np.exp(-np.clip(b + ((x - mean) / scale) @ w, -50, 50)))
     judged_rows, rule = {}, f"chrF < {BAD_CHRF:g} precision >= {args.precision:.0%} on val"
     try:
         if args.judged:
-            threshold, judged_rows = judged_threshold(args.judged, sha, data, (mean, scale, w, b), args.judged_precision)
+            threshold, judged_rows = judged_threshold(args.judged, sha, data, sources, rounded, args.judged_precision)
             rule = f"judged precision (wrong or partly wrong) >= {args.judged_precision:.0%} on the judged Tatoeba val"
         else:
             threshold = choose_threshold(probs, chrf < BAD_CHRF, args.precision)

@@ -29,7 +29,7 @@ import torch
 import torch.nn.functional as F
 from safetensors.torch import save_file
 
-from model.checkpoint import METRICS, TRAIN_LOG, CheckpointError, save_checkpoint
+from model.checkpoint import METRICS, TRAIN_LOG, CheckpointError, save_checkpoint, weights_sha256
 from model.config import ModelConfig
 from model.schedule import lr_at
 from model.snapshots import DEFAULT_STEPS, save_snapshot
@@ -113,6 +113,17 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     return args
 
 
+def init_from_error(args) -> str | None:
+    """What is wrong with --init-from (and a --tokenizer beside it), in words; None when it can be used."""
+    folder = Path(args.init_from)
+    missing = [f for f in ("config.json", "model.safetensors", "spm.model") if not (folder / f).is_file()]
+    if missing:
+        return f"--init-from {folder}: checkpoint folder not found or incomplete (no {', '.join(missing)})"
+    if args.tokenizer and Path(args.tokenizer).read_bytes() != (folder / "spm.model").read_bytes():
+        return f"--tokenizer {args.tokenizer} differs from {folder / 'spm.model'}: its weights need its own pieces"
+    return None
+
+
 def make_tokenizer(args, texts, work: Path) -> Tokenizer:
     """Rank 0 trains the tokenizer on the training split (or finds it when resuming); the other ranks load it."""
     spm_path = work / "spm.model"
@@ -131,10 +142,13 @@ def make_tokenizer(args, texts, work: Path) -> Tokenizer:
 FREE_BETWEEN_SITTINGS = {"epochs", "time_budget", "average", "save_dtype", "snapshots", "processes"}
 
 
-def changed_settings(before: dict, now: dict) -> list[str]:
-    """The settings of a run that a resumed sitting would change ("--lr 0.001, this command 0.0005")."""
-    return [f"--{k.replace('_', '-')} {before[k]}, this command {now.get(k)}" for k in sorted(before)
-            if k not in FREE_BETWEEN_SITTINGS and before[k] != now.get(k)]
+def changed_settings(before: dict, now: dict, defaults: dict | None = None) -> list[str]:
+    """The settings of a run that a resumed sitting would change ("--lr 0.001, this command 0.0005"). A setting the
+    run's record lacks (it was started before the flag existed) had its default then."""
+    defaults = defaults or {}
+    old = {k: before.get(k, defaults.get(k)) for k in set(before) | set(now)}
+    return [f"--{k.replace('_', '-')} {old[k]}, this command {now.get(k)}" for k in sorted(old)
+            if k not in FREE_BETWEEN_SITTINGS and old[k] != now.get(k)]
 
 
 def drop_log_rows_after(path: Path, step: int) -> None:
@@ -257,11 +271,13 @@ def main(argv: list[str] | None = None) -> int:
     work = out / "work"
     work.mkdir(parents=True, exist_ok=True)
 
-    if args.init_from and not (Path(args.init_from) / "config.json").is_file():
-        print(f"error: --init-from {args.init_from}: checkpoint folder not found (it holds config.json, "
-              "model.safetensors and spm.model)", file=sys.stderr)
-        dist.finish()
-        return 2
+    resuming = args.resume and (work / "resume.safetensors").is_file()
+    if args.init_from and not resuming:  # a resumed run has its weights already; the checkpoint may be gone
+        error = init_from_error(args)
+        if error:
+            print(f"error: {error}", file=sys.stderr)
+            dist.finish()
+            return 2
     try:
         mix = Mix.parse(args.mix)
         texts = load_texts(args, mix)
@@ -281,7 +297,7 @@ def main(argv: list[str] | None = None) -> int:
         positional=args.positional, pad_id=PAD, bos_id=BOS, eos_id=EOS,
     )
     model = Transformer(cfg)
-    if args.init_from and not (args.resume and (work / "resume.safetensors").is_file()):
+    if args.init_from and not resuming:
         try:
             model.load_state_dict(warm_start(args.init_from, cfg)[0])
         except (CheckpointError, ValueError) as e:
@@ -293,11 +309,16 @@ def main(argv: list[str] | None = None) -> int:
     skip = ("resume", "out", "data_dir", "tatoeba_dir", "tokenizer", "log_every", "sitting_minutes", "stop_after_steps",
             "save_every", "threads")
     training = {k: v for k, v in vars(args).items() if k not in skip}
+    if args.init_from:  # which weights it started from, not only where they were (a resumed run: as recorded)
+        recorded = json.loads((work / "run.json").read_text()).get("training", {}) \
+            if resuming and (work / "run.json").is_file() else {}
+        training["init_from_sha256"] = recorded.get("init_from_sha256") if resuming else weights_sha256(Path(args.init_from))
     if args.task != "translate":
         training.pop("mix")
     training["processes"] = dist.world()
     if args.resume and (work / "run.json").is_file():
-        changed = changed_settings(json.loads((work / "run.json").read_text()).get("training", {}), training)
+        changed = changed_settings(json.loads((work / "run.json").read_text()).get("training", {}), training,
+                                   vars(parse_args(["--out", str(out)])))
         if changed:
             print(f"error: {work} was trained with other settings; resume with the run's own "
                   f"({'; '.join(changed)}), or train into another --out", file=sys.stderr)

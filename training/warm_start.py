@@ -23,7 +23,8 @@ ENCODER_LAYER = re.compile(r"^encoder\.layers\.(\d+)\.(.+)$")
 def stacked_state(trained: dict[str, torch.Tensor], n_trained: int, n_layers: int) -> dict[str, torch.Tensor]:
     """The trained state with encoder layer i (for i < n_layers) copied from trained layer i mod n_trained."""
     if n_layers < n_trained:
-        raise ValueError(f"--encoder-layers {n_layers} is fewer than the {n_trained} layers the checkpoint has")
+        raise ValueError(f"the checkpoint's encoder has {n_trained} layers, this run {n_layers}: pass --encoder-layers "
+                         f"{n_trained} or more")
     state = {k: v for k, v in trained.items() if not ENCODER_LAYER.match(k)}
     for key, value in trained.items():
         m = ENCODER_LAYER.match(key)
@@ -42,7 +43,8 @@ def warm_start(folder: str | Path, cfg: ModelConfig) -> tuple[dict[str, torch.Te
     model, tok, _ = load_checkpoint(folder)  # dequantized float32 weights
     have = model.cfg
     differ = [f"{name} {getattr(have, name)} (this run {getattr(cfg, name)})"
-              for name in ("vocab_size", "d_model", "n_heads", "d_ff", "n_decoder_layers", "norm_first", "positional")
+              for name in ("vocab_size", "d_model", "n_heads", "d_ff", "n_decoder_layers", "norm_first", "positional",
+                           "max_len")
               if getattr(have, name) != getattr(cfg, name)]
     if differ:
         raise ValueError(f"--init-from {folder} has another shape: " + ", ".join(differ))
