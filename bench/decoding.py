@@ -2,6 +2,7 @@
 a batch of greedy decodes costs per sentence (explorer/serving/batcher.py batches a class's Translate clicks).
 
     python bench/decoding.py [--checkpoint checkpoints/en-de] [--repeats 15]
+    python bench/decoding.py --checkpoint runs/enc6-join --against checkpoints/en-de   # a candidate's decoding cost
 
 Uses the checkpoint's architecture and weights when the folder exists (else the same
 architecture with random weights). Prints medians of interleaved runs in one process.
@@ -32,6 +33,8 @@ def main() -> None:
     p.add_argument("--checkpoint", default="checkpoints/en-de")
     p.add_argument("--repeats", type=int, default=15)
     p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--against", default="",
+                   help="another checkpoint: its cached greedy timed in the same interleaved runs, and the ratio")
     args = p.parse_args()
     torch.set_num_threads(args.threads)
     path = Path(args.checkpoint)
@@ -49,8 +52,13 @@ def main() -> None:
     out, _ = greedy(model, src, STEPS, trace_top_k=0, min_len=STEPS)
     assert len(out[0]) == STEPS, len(out[0])
     tgt = torch.tensor([[cfg.bos_id] + out[0]])
+    runs = {}
+    if args.against:
+        other, _, _ = load_checkpoint(Path(args.against))
+        runs["against"] = lambda: greedy(other, src, STEPS, use_cache=True, trace_top_k=0, min_len=STEPS)
     with torch.inference_mode():
         t = interleaved({
+            **runs,
             "cached": lambda: greedy(model, src, STEPS, use_cache=True, trace_top_k=0, min_len=STEPS),
             "uncached": lambda: greedy(model, src, STEPS, use_cache=False, trace_top_k=0, min_len=STEPS),
             "forward": lambda: model(src, tgt),
@@ -60,11 +68,16 @@ def main() -> None:
           f"medians of {args.repeats} interleaved runs")
     print(f"greedy, {STEPS} output tokens: cached {t['cached'] * 1e3:.1f} ms, uncached {t['uncached'] * 1e3:.1f} ms, "
           f"speedup {t['uncached'] / t['cached']:.2f}x")
+    if args.against:
+        print(f"against {args.against} ({other.num_parameters() / 1e6:.2f}M parameters): cached greedy "
+              f"{t['cached'] / STEPS * 1e3:.2f} vs {t['against'] / STEPS * 1e3:.2f} ms/token, "
+              f"{t['cached'] / t['against']:.2f}x")
     print(f"teacher-forced pass (15 -> {STEPS + 1} tokens): forward {t['forward'] * 1e3:.2f} ms, "
           f"run_with_cache {t['run_with_cache'] * 1e3:.2f} ms, overhead {t['run_with_cache'] / t['forward']:.3f}x")
 
 
-    translator_figures(args.repeats)
+    if not args.against:  # the shipped en-de's request figures; a comparison needs only the line above
+        translator_figures(args.repeats)
 
 
 def translator_figures(repeats: int) -> None:
