@@ -75,18 +75,18 @@ def measure_cached(tr, src: list[str], refs: list[str], label: str, cache: Path 
 
 
 def choose_threshold(p: np.ndarray, bad: np.ndarray, precision: float) -> float:
-    """The lowest threshold whose flags (p >= threshold) are right at least ``precision`` of the time, among
-    thresholds that flag at least 20 sentences (fewer would make the precision a coin toss)."""
-    best = None
-    for t in np.unique(np.round(p, 4))[::-1]:  # high to low: more flags as it falls
-        flagged = p >= t
-        if flagged.sum() < 20:
-            continue
-        if quality.recall_precision(flagged, bad)[1] >= precision:
-            best = float(t)
-    if best is None:
-        raise SystemExit(f"no threshold reaches precision {precision:.0%} on val: the features do not separate")
-    return best
+    """The lowest threshold whose flags (p >= threshold) are right at least ``precision`` of the time by chrF, among
+    thresholds that flag at least 20 sentences: judged.choose_threshold with every sentence its own weight."""
+    try:
+        return judged.choose_threshold(p, bad, np.ones(len(p)), precision)
+    except ValueError:
+        raise SystemExit(f"no threshold reaches precision {precision:.0%} on val: the features do not separate") from None
+
+
+def probabilities(x: np.ndarray, fit: tuple) -> np.ndarray:
+    """(N,) the fitted logistic model's p for feature rows x (N, F); fit = (mean, scale, w, b) as stored."""
+    mean, scale, w, b = fit
+    return 1 / (1 + np.exp(-np.clip(b + ((x - mean) / scale) @ w, -50, 50)))
 
 
 def summary(q: quality.QualityModel, x: np.ndarray, chrf: np.ndarray) -> dict:
@@ -119,14 +119,13 @@ def judged_threshold(path: Path, sha: str, data: dict, sources: dict, fit: tuple
     judged_sha, samples = judged.load_judged(path)
     if judged_sha != sha:
         raise ValueError(f"{path}: judgements of weights {judged_sha[:12]}.., not of these ({sha[:12]}..)")
-    mean, scale, w, b = fit
     rows = {}
     for sample in samples:
         if sample.key not in data:
             raise ValueError(f"{path}: judges {sample.key}, which is not measured here")
         x, chrf, hyps = data[sample.key]
         judged.check_translations(sample, sources[sample.key], hyps, path)
-        p = 1 / (1 + np.exp(-np.clip(b + ((x[sample.lines] - mean) / scale) @ w, -50, 50)))
+        p = probabilities(x[sample.lines], fit)
         bad = chrf < BAD_CHRF
         weights = judged.stratum_weights(bad[sample.lines], int(bad.sum()), int((~bad).sum()))
         rows[f"{sample.key} (judged)"] = (p, sample.judged, weights, bad[sample.lines], int(bad.sum()),
@@ -209,7 +208,7 @@ def main(argv: list[str] | None = None) -> int:
     w, b = quality.fit_logistic((x - mean) / scale, (chrf < BAD_CHRF).astype(float), l2=args.l2)
     # as stored in metrics.json: the threshold is chosen on the p the page will compute
     mean, scale, w, b = rounded = (np.round(mean, 6), np.round(scale, 6), np.round(w, 6), round(float(b), 6))
-    probs = 1 / (1 + np.exp(-np.clip(b + ((x - mean) / scale) @ w, -50, 50)))
+    probs = probabilities(x, rounded)
     judged_rows, rule = {}, f"chrF < {BAD_CHRF:g} precision >= {args.precision:.0%} on val"
     try:
         if args.judged:
@@ -220,8 +219,8 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    q = quality.QualityModel(quality.FEATURES, tuple(np.round(mean, 6).tolist()), tuple(np.round(scale, 6).tolist()),
-                             tuple(np.round(w, 6).tolist()), round(b, 6), round(threshold, 4),
+    q = quality.QualityModel(quality.FEATURES, tuple(mean.tolist()), tuple(scale.tolist()), tuple(w.tolist()), b,
+                             round(threshold, 4),
                              " + ".join(fit_keys), int(len(x)), {}, sha, reverse_sha)
     scores = {"val": summary(q, x, chrf)}
     for key, (xs, cs, _) in data.items():

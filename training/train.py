@@ -299,7 +299,7 @@ def main(argv: list[str] | None = None) -> int:
     model = Transformer(cfg)
     if args.init_from and not resuming:
         try:
-            model.load_state_dict(warm_start(args.init_from, cfg)[0])
+            model.load_state_dict(warm_start(args.init_from, cfg))
         except (CheckpointError, ValueError) as e:
             print(f"error: {e}", file=sys.stderr)
             dist.finish()
@@ -309,16 +309,16 @@ def main(argv: list[str] | None = None) -> int:
     skip = ("resume", "out", "data_dir", "tatoeba_dir", "tokenizer", "log_every", "sitting_minutes", "stop_after_steps",
             "save_every", "threads")
     training = {k: v for k, v in vars(args).items() if k not in skip}
+    recorded = json.loads((work / "run.json").read_text()).get("training", {}) \
+        if args.resume and (work / "run.json").is_file() else None  # the settings the run was started with
     if args.init_from:  # which weights it started from, not only where they were (a resumed run: as recorded)
-        recorded = json.loads((work / "run.json").read_text()).get("training", {}) \
-            if resuming and (work / "run.json").is_file() else {}
-        training["init_from_sha256"] = recorded.get("init_from_sha256") if resuming else weights_sha256(Path(args.init_from))
+        training["init_from_sha256"] = (recorded or {}).get("init_from_sha256") if resuming \
+            else weights_sha256(Path(args.init_from))
     if args.task != "translate":
         training.pop("mix")
     training["processes"] = dist.world()
-    if args.resume and (work / "run.json").is_file():
-        changed = changed_settings(json.loads((work / "run.json").read_text()).get("training", {}), training,
-                                   vars(parse_args(["--out", str(out)])))
+    if recorded is not None:
+        changed = changed_settings(recorded, training, vars(parse_args(["--out", str(out)])))
         if changed:
             print(f"error: {work} was trained with other settings; resume with the run's own "
                   f"({'; '.join(changed)}), or train into another --out", file=sys.stderr)

@@ -36,11 +36,12 @@ def stacked_state(trained: dict[str, torch.Tensor], n_trained: int, n_layers: in
     return state
 
 
-def warm_start(folder: str | Path, cfg: ModelConfig) -> tuple[dict[str, torch.Tensor], Path]:
-    """-> (a state dict for a model of ``cfg``, the checkpoint's spm.model). Raises ValueError when the checkpoint's
-    shape does not fit ``cfg`` (other width, heads, vocabulary or decoder depth), naming what differs."""
+def warm_start(folder: str | Path, cfg: ModelConfig) -> dict[str, torch.Tensor]:
+    """-> a state dict for a model of ``cfg`` (train.py takes the checkpoint's spm.model too). Raises ValueError
+    when the checkpoint's shape does not fit ``cfg`` (other width, heads, vocabulary, decoder depth or max_len),
+    naming what differs."""
     folder = Path(folder)
-    model, tok, _ = load_checkpoint(folder)  # dequantized float32 weights
+    model, _, _ = load_checkpoint(folder)  # dequantized float32 weights
     have = model.cfg
     differ = [f"{name} {getattr(have, name)} (this run {getattr(cfg, name)})"
               for name in ("vocab_size", "d_model", "n_heads", "d_ff", "n_decoder_layers", "norm_first", "positional",
@@ -48,5 +49,4 @@ def warm_start(folder: str | Path, cfg: ModelConfig) -> tuple[dict[str, torch.Te
               if getattr(have, name) != getattr(cfg, name)]
     if differ:
         raise ValueError(f"--init-from {folder} has another shape: " + ", ".join(differ))
-    state = stacked_state(model.state_dict(), have.n_encoder_layers, cfg.n_encoder_layers)
-    return state, folder / "spm.model"
+    return stacked_state(model.state_dict(), have.n_encoder_layers, cfg.n_encoder_layers)
