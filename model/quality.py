@@ -21,6 +21,11 @@ against a reference would be below 40. It is fitted on the val splits (``python 
 a second val of newer sentences, and kept in metrics.json under "quality" with the SHA-256 of the weights it was
 fitted on and of the reverse model's: for any other weights, or without the reverse model, it is not used
 (``read_quality`` returns None) and the page says so.
+
+A translation is flagged when that probability reaches the threshold, or when a word of the source is very
+unlikely to the reverse model reading the output (below ``missing_below``): a dropped or changed word barely moves
+chrF, so the chrF-fitted probability cannot learn it, but a reader counts it wrong. Both cut-offs are chosen on a
+person's judgements of val translations (training/judged.py).
 """
 
 from __future__ import annotations
@@ -216,16 +221,23 @@ class QualityModel:
     scores: dict  # {"val": {"recall": .., "precision": .., ...}, "recent": {...}}: as measured when fitted
     weights_sha256: str = ""
     reverse_sha256: str = ""  # the reverse model's weights the reverse features were measured with
+    missing_below: float = 0.0  # also flagged when a source word is less likely than this to the reverse model (0: off)
 
     def probability(self, x: np.ndarray) -> float:
         z = self.bias + float(np.dot(self.weights, (x - np.asarray(self.mean)) / np.asarray(self.scale)))
         return 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, z))))
 
+    def flags(self, probability: float, least_word: float) -> bool:
+        """Flagged: the probability reaches the threshold, or the least likely source word (least_likely_word) is
+        below missing_below."""
+        return probability >= self.threshold or least_word < self.missing_below
+
     def to_dict(self) -> dict[str, Any]:
         return {"label": LABEL, "features": list(self.features), "mean": list(self.mean), "scale": list(self.scale),
                 "weights": list(self.weights), "bias": self.bias, "threshold": self.threshold,
                 "fitted_on": self.fitted_on, "sentences": self.sentences, "scores": self.scores,
-                "weights_sha256": self.weights_sha256, "reverse_sha256": self.reverse_sha256}
+                "weights_sha256": self.weights_sha256, "reverse_sha256": self.reverse_sha256,
+                "missing_below": self.missing_below}
 
 
 def read_quality(metrics: Any, where: str, weights_sha256: str | None = None,
@@ -242,7 +254,8 @@ def read_quality(metrics: Any, where: str, weights_sha256: str | None = None,
         q = QualityModel(tuple(data["features"]), tuple(map(float, data["mean"])), tuple(map(float, data["scale"])),
                          tuple(map(float, data["weights"])), float(data["bias"]), float(data["threshold"]),
                          str(data["fitted_on"]), int(data["sentences"]), dict(data.get("scores", {})),
-                         str(data.get("weights_sha256", "")), str(data.get("reverse_sha256", "")))
+                         str(data.get("weights_sha256", "")), str(data.get("reverse_sha256", "")),
+                         float(data.get("missing_below", 0.0)))
     except (TypeError, KeyError, ValueError, OverflowError) as e:
         raise ValueError(f"{where}: \"{KEY}\" needs features, mean, scale, weights, bias, threshold, fitted_on and "
                          f"sentences ({type(e).__name__}: {e})") from None
@@ -256,8 +269,9 @@ def read_quality(metrics: Any, where: str, weights_sha256: str | None = None,
     n = len(FEATURES)
     numbers = q.mean + q.scale + q.weights + (q.bias, q.threshold)
     if (len(q.mean), len(q.scale), len(q.weights)) != (n, n, n) or not all(map(math.isfinite, numbers)) \
-            or min(q.scale) <= 0 or not 0 < q.threshold < 1:
-        raise ValueError(f"{where}: \"{KEY}\" needs {n} finite means, scales > 0 and weights, and 0 < threshold < 1")
+            or min(q.scale) <= 0 or not 0 < q.threshold < 1 or not 0 <= q.missing_below < 1:
+        raise ValueError(f"{where}: \"{KEY}\" needs {n} finite means, scales > 0 and weights, 0 < threshold < 1 "
+                         "and 0 <= missing_below < 1")
     return q
 
 
@@ -304,21 +318,32 @@ def suspect_words(pieces: list[str], probs: list[float], most: int = 3, below: f
     return [k for _, k in sorted(scored)[:most]]
 
 
+def source_words(src_pieces: list[str], reverse: np.ndarray | None) -> list[tuple[float, int, str]]:
+    """(probability, first piece, text) of each source word (src_pieces without EOS; punctuation left out): the
+    probability the reverse model gives the word's least likely piece when it reads the output. Empty without
+    reverse scores."""
+    if reverse is None:
+        return []
+    pieces = list(src_pieces[:-1])
+    out = []
+    for s, e in word_spans(pieces):
+        word = word_text(pieces[s:e])
+        if any(c.isalnum() for c in word):
+            out.append((float(np.exp(reverse[s:e].min())), s, word))  # word_spans never gives an empty span
+    return out
+
+
+def least_likely_word(src_pieces: list[str], reverse: np.ndarray | None) -> float:
+    """The reverse model's probability of the source word it finds least likely (1.0 when there is none)."""
+    return min((p for p, _, _ in source_words(src_pieces, reverse)), default=1.0)
+
+
 def missing_words(src_pieces: list[str], reverse: np.ndarray | None, most: int = 3,
                   below: float = MISSING_P) -> list[str]:
     """The source words (src_pieces without EOS) the output may have lost: those the reverse model finds less
     likely than ``below`` when it reads the output (a word's least likely piece), least likely first, at most
     ``most``. Punctuation is never named."""
-    if reverse is None:
-        return []
-    pieces = list(src_pieces[:-1])
-    scored = []
-    for s, e in word_spans(pieces):
-        word = word_text(pieces[s:e])
-        low = float(np.exp(reverse[s:e].min()))  # word_spans never gives an empty span
-        if any(c.isalnum() for c in word) and low < below:
-            scored.append((low, s, word))
-    return [w for _, _, w in sorted(scored)[:most]]
+    return [w for p, _, w in sorted(source_words(src_pieces, reverse))[:most] if p < below]
 
 
 @dataclass(frozen=True)
@@ -326,10 +351,11 @@ class Estimate:
     """What the page says about one translation."""
 
     probability: float  # P(sentence chrF < 40), as fitted
-    flagged: bool  # probability >= the fitted threshold
+    flagged: bool  # QualityModel.flags: probability >= the threshold, or a source word below missing_below
     words: tuple[str, ...]  # the output words most likely wrong, least sure first (may be empty)
     word_indices: tuple[int, ...]  # their indices in word_spans(out pieces without EOS)
     missing: tuple[str, ...] = ()  # source words the output may have lost (the reverse model's least likely)
+    dropped: bool = False  # flagged because a source word is very unlikely to the reverse model (not by probability)
 
 
 def estimate(a: Any, unk_id: int, shown_probs: list[float] | None = None) -> Estimate | None:
@@ -346,4 +372,6 @@ def estimate(a: Any, unk_id: int, shown_probs: list[float] | None = None) -> Est
     idx = tuple(suspect_words(pieces, probs))
     spans = word_spans(pieces)
     words = tuple(word_text(pieces[s:e]) for s, e in (spans[k] for k in idx))
-    return Estimate(prob, prob >= q.threshold, words, idx, tuple(missing_words(sig.src_pieces, sig.reverse)))
+    flagged = q.flags(prob, least_likely_word(sig.src_pieces, sig.reverse))
+    return Estimate(prob, flagged, words, idx, tuple(missing_words(sig.src_pieces, sig.reverse)),
+                    flagged and prob < q.threshold)

@@ -108,7 +108,7 @@ def test_a_malformed_file_or_other_translations_are_refused_naming_the_file(tmp_
 
 def test_judgements_of_other_weights_or_without_val_choose_nothing(tmp_path):
     x = np.zeros((3, 2))
-    data = {"tatoeba/val": (x, np.array([10.0, 50.0, 90.0]), ["a", "b", "c"])}
+    data = {"tatoeba/val": (x, np.array([10.0, 50.0, 90.0]), ["a", "b", "c"], np.ones(3))}
     fit = (np.zeros(2), np.ones(2), np.zeros(2), 0.0)
     items = [_item(i, "W", t, source=t.upper()) for i, t in enumerate("abc")]
     sources = {"tatoeba/val": ["A", "B", "C"]}
@@ -117,3 +117,49 @@ def test_judgements_of_other_weights_or_without_val_choose_nothing(tmp_path):
     data["tatoeba/recent"], sources["tatoeba/recent"] = data.pop("tatoeba/val"), sources.pop("tatoeba/val")
     with pytest.raises(ValueError, match="no judged tatoeba/val"):
         judged_threshold(_file(tmp_path, items, split="recent"), "ab" * 32, data, sources, fit, 0.85)
+
+
+def test_the_dropped_word_cut_off_is_chosen_with_the_threshold_when_it_catches_more():
+    """Half the wrong translations are sure of themselves (a low p) but lost a word (a tiny least_word): the
+    threshold alone cannot reach them; the pair (threshold, missing_below) does, at the same precision."""
+    rng = np.random.default_rng(5)
+    p, wrong, _ = _population(1000, seed=6)
+    lost = wrong & (rng.random(len(p)) < 0.5)
+    p = np.where(lost, p * 0.2, p)  # sure of a translation that lost a word
+    least_word = np.where(lost, 10 ** rng.uniform(-7, -5, len(p)), 10 ** rng.uniform(-4, 0, len(p)))
+    w = np.ones(len(p))
+    t, m = judged.choose_rule(p, least_word, wrong, w, 0.85)
+    alone = judged.choose_threshold(p, wrong, w, 0.85)
+    assert m in judged.MISSING_CANDIDATES and m > 0
+    both = judged.estimate((p >= t) | (least_word < m), wrong, w)
+    assert both["precision"] >= 0.85 and both["recall"] > judged.estimate(p >= alone, wrong, w)["recall"] + 0.2
+    # a word signal that says nothing is left off (0), and the threshold is the plain one
+    assert judged.choose_rule(p, np.ones(len(p)), wrong, w, 0.85) == (alone, 0.0)
+    with pytest.raises(ValueError, match="no threshold"):
+        judged.choose_rule(p, least_word, np.zeros(len(p), bool), w, 0.85)
+
+
+def test_agreement_counts_by_hand():
+    a = np.array(list("WWPRRRPW"))
+    b = np.array(list("WPPRRWPW"))
+    got = judged.agreement(a, b)
+    seen = 6 / 8
+    chance = (3 / 8) * (3 / 8) + (2 / 8) * (3 / 8) + (3 / 8) * (2 / 8)  # W, P, R
+    assert got["agree"] == round(seen, 4) and got["kappa"] == round((seen - chance) / (1 - chance), 4)
+    # wrong-or-partly against right: only the R/W pair (6th) differs
+    seen2, chance2 = 7 / 8, (5 / 8) * (6 / 8) + (3 / 8) * (2 / 8)
+    assert got["agree_wrong_or_right"] == round(seen2, 4)
+    assert got["kappa_wrong_or_right"] == round((seen2 - chance2) / (1 - chance2), 4)
+    assert judged.agreement(a, a)["kappa"] == 1.0
+
+
+def test_a_second_readers_labels_load_when_every_item_has_one(tmp_path):
+    items = [{**_item(0, "W", "Hallo."), "second": "P"}, {**_item(1, "R", "Tschüss."), "second": "R"}]
+    _, [sample] = judged.load_judged(_file(tmp_path, items))
+    assert sample.second.tolist() == ["P", "R"]
+    _, [sample] = judged.load_judged(_file(tmp_path, [_item(0, "W", "Hallo.")]))
+    assert sample.second is None
+    with pytest.raises(ValueError, match="second reader's labels on some items, not all"):
+        judged.load_judged(_file(tmp_path, [items[0], _item(1, "R", "Tschüss.")]))
+    with pytest.raises(ValueError, match="labels other than"):
+        judged.load_judged(_file(tmp_path, [{**items[0], "second": "?"}]))

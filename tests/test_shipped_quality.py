@@ -56,7 +56,9 @@ def test_the_warnings_recall_and_precision_on_recent_are_recomputed():
     recorded = tr.quality.scores["tatoeba/recent"]
     src, refs = read_split(None, "recent", corpus="tatoeba")
     sigs, chrf, _ = measure(tr, src, refs, "recent")
-    flagged = np.array([tr.quality.probability(quality.features(s, UNK)) >= tr.quality.threshold for s in sigs])
+    q = tr.quality
+    flagged = np.array([q.flags(q.probability(quality.features(s, UNK)), quality.least_likely_word(s.src_pieces, s.reverse))
+                        for s in sigs])
     recall, precision = quality.recall_precision(flagged, chrf < BAD_CHRF)
     assert (int(flagged.sum()), int((chrf < BAD_CHRF).sum())) == (recorded["flagged"], recorded["bad"])
     assert round(recall, 4) == recorded["recall"] and round(precision, 4) == recorded["precision"]
@@ -66,7 +68,8 @@ def test_the_warnings_recall_and_precision_on_recent_are_recomputed():
 def test_the_judged_translations_are_the_models_and_the_judged_figures_recompute(split):
     """checkpoints/en-de/judged.json: a person's judgements of a sample of the shipped model's translations. Each
     judged line still translates to the judged text and falls in the chrF stratum it was drawn from; the judged
-    recall and precision at the shipped threshold are the ones metrics.json (and the model card) report."""
+    recall and precision of the shipped flags (threshold and dropped-word cut-off) are the ones metrics.json (and
+    the model card) report, by the first reader and by the second."""
     if not CORPORA["tatoeba"].default_dir.is_dir():
         pytest.skip(f"tatoeba data not found at {CORPORA['tatoeba'].default_dir}")
     import numpy as np
@@ -81,7 +84,7 @@ def test_the_judged_translations_are_the_models_and_the_judged_figures_recompute
     sha, samples = judged.load_judged(EN_DE / "judged.json")
     assert sha == weights_sha256(EN_DE)
     sample = next(s for s in samples if s.key == f"tatoeba/{split}")
-    assert len(sample.lines) == 150 and len(set(sample.lines.tolist())) == 150
+    assert len(sample.lines) == 300 and len(set(sample.lines.tolist())) == 300 and sample.second is not None
     tr = load_pretrained("en-de")
     recorded, split_row = tr.quality.scores[f"tatoeba/{split} (judged)"], tr.quality.scores[f"tatoeba/{split}"]
     src, refs = read_split(None, split, corpus="tatoeba")
@@ -89,9 +92,14 @@ def test_the_judged_translations_are_the_models_and_the_judged_figures_recompute
     sigs, chrf, hyps = measure(tr, [src[i] for i in sample.lines], [refs[i] for i in sample.lines], split)
     assert hyps == sample.translations
     in_bad = chrf < BAD_CHRF
-    assert int(in_bad.sum()) == 90  # drawn 90 from chrF < 40, 60 from the rest
-    p = np.array([tr.quality.probability(quality.features(s, UNK)) for s in sigs])
+    assert int(in_bad.sum()) == 180  # drawn 180 from chrF < 40, 120 from the rest
+    q = tr.quality
+    flagged = np.array([q.flags(q.probability(quality.features(s, UNK)), quality.least_likely_word(s.src_pieces, s.reverse))
+                        for s in sigs])
     w = judged.stratum_weights(in_bad, split_row["bad"], split_row["sentences"] - split_row["bad"])
-    got = judged.estimate(p >= tr.quality.threshold, np.isin(sample.judged, judged.WRONG), w)
+    got = judged.estimate(flagged, np.isin(sample.judged, judged.WRONG), w)
     for k in ("recall", "precision", "wrong_share", "judged_flagged"):
         assert got[k] == recorded[k], (k, got[k], recorded[k])
+    second = judged.estimate(flagged, np.isin(sample.second, judged.WRONG), w)
+    for k in ("recall", "precision", "wrong_share"):
+        assert second[k] == recorded["second_reader"][k], (k, second[k], recorded["second_reader"][k])

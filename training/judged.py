@@ -34,6 +34,7 @@ class Sample:
     judged: np.ndarray  # (n,) "W" / "P" / "R"
     translations: list[str]
     source_sha256: list[str]  # of each judged line's source sentence: the same split, the same order
+    second: np.ndarray | None = None  # (n,) a second reader's labels of the same translations, when there are any
 
     @property
     def key(self) -> str:
@@ -48,16 +49,34 @@ def load_judged(path: Path) -> tuple[str, list[Sample]]:
         for s in data["samples"]:
             items = s["items"]
             judged = np.array([it["judged"] for it in items])
-            if not set(judged) <= set(LABELS):
-                raise ValueError(f"labels other than {LABELS}: {sorted(set(judged) - set(LABELS))}")
+            has_second = ["second" in it for it in items]
+            if any(has_second) and not all(has_second):
+                raise ValueError(f"{s['corpus']}/{s['split']}: a second reader's labels on some items, not all")
+            second = np.array([it["second"] for it in items]) if any(has_second) else None
+            for labels in (judged, second if second is not None else judged):
+                if not set(labels) <= set(LABELS):
+                    raise ValueError(f"labels other than {LABELS}: {sorted(set(labels) - set(LABELS))}")
             lines = np.array([int(it["line"]) for it in items])
             if (lines < 0).any() or len(set(lines.tolist())) != len(lines):
                 raise ValueError(f"{s['corpus']}/{s['split']}: line numbers must be distinct and not negative")
             samples.append(Sample(s["corpus"], s["split"], lines, judged, [str(it["translation"]) for it in items],
-                                  [str(it["source_sha256"]) for it in items]))
+                                  [str(it["source_sha256"]) for it in items], second))
         return str(data["weights_sha256"]), samples
     except (OSError, KeyError, TypeError, ValueError) as e:
         raise ValueError(f"{path}: not a judgements file ({e})") from None
+
+
+def agreement(first: np.ndarray, second: np.ndarray) -> dict:
+    """How far two readers agree on the same translations: the share of equal labels and Cohen's kappa (agreement
+    beyond chance), over the three labels and over "wrong or partly wrong" against "right"."""
+    def kappa(a: np.ndarray, b: np.ndarray) -> tuple[float, float]:
+        seen = (a == b).mean()
+        chance = sum((a == label).mean() * (b == label).mean() for label in set(a) | set(b))
+        return float(seen), float((seen - chance) / (1 - chance)) if chance < 1 else 1.0
+    agree, k = kappa(first, second)
+    agree2, k2 = kappa(np.isin(first, WRONG), np.isin(second, WRONG))
+    return {"agree": round(agree, 4), "kappa": round(k, 4), "agree_wrong_or_right": round(agree2, 4),
+            "kappa_wrong_or_right": round(k2, 4)}
 
 
 def source_sha256(sentence: str) -> str:
@@ -96,18 +115,51 @@ def estimate(flagged: np.ndarray, wrong: np.ndarray, weights: np.ndarray) -> dic
             "judged": int(len(weights)), "judged_flagged": int(flagged.sum()), "judged_wrong": int(wrong.sum())}
 
 
-def choose_threshold(p: np.ndarray, wrong: np.ndarray, weights: np.ndarray, precision: float,
-                     min_flagged: int = 20) -> float:
-    """The lowest threshold whose flags are judged wrong (or partly) at least ``precision`` of the time, among
-    thresholds that flag at least ``min_flagged`` judged sentences (fewer would make the figure a coin toss)."""
+def lowest_threshold(p: np.ndarray, wrong: np.ndarray, weights: np.ndarray, precision: float,
+                     also: np.ndarray | None = None, min_flagged: int = 20) -> float | None:
+    """The lowest threshold whose flags (p >= threshold, or ``also``) are judged wrong (or partly) at least
+    ``precision`` of the time, among thresholds that flag at least ``min_flagged`` judged sentences (fewer would
+    make the figure a coin toss); None when none does."""
+    also = np.zeros(len(p), bool) if also is None else also
     best = None
     for t in np.unique(np.floor(p * 1e4) / 1e4)[::-1]:  # high to low, rounded down: each flags its own sentence
-        flagged = p >= t
+        flagged = (p >= t) | also
         if flagged.sum() >= min_flagged and estimate(flagged, wrong, weights)["precision"] >= precision:
             best = float(t)
+    return best
+
+
+def choose_threshold(p: np.ndarray, wrong: np.ndarray, weights: np.ndarray, precision: float,
+                     min_flagged: int = 20) -> float:
+    """lowest_threshold, or ValueError when no threshold reaches ``precision``."""
+    best = lowest_threshold(p, wrong, weights, precision, min_flagged=min_flagged)
     if best is None:
         raise ValueError(f"no threshold reaches a judged precision of {precision:.0%}")
     return best
+
+
+# candidate cut-offs for "a source word this unlikely to the reverse model was dropped or changed" (0: off); all
+# below model.quality.MISSING_P, so the word that sets off a flag is always among the words the page names
+MISSING_CANDIDATES = (0.0, 1e-6, 3e-6, 1e-5, 3e-5, 1e-4, 3e-4, 1e-3)
+
+
+def choose_rule(p: np.ndarray, least_word: np.ndarray, wrong: np.ndarray, weights: np.ndarray, precision: float,
+                candidates: tuple[float, ...] = MISSING_CANDIDATES) -> tuple[float, float]:
+    """(threshold, missing_below): flag when p >= threshold or the least likely source word (least_word, by the
+    reverse model) is below missing_below. For each candidate missing_below, the lowest threshold whose flags reach
+    ``precision`` (lowest_threshold); of those, the pair that catches the most judged wrong translations (ties: the
+    smaller missing_below). ValueError when no pair reaches ``precision``."""
+    best = None
+    for m in sorted(candidates):
+        t = lowest_threshold(p, wrong, weights, precision, also=least_word < m)
+        if t is None:
+            continue
+        recall = estimate((p >= t) | (least_word < m), wrong, weights)["recall"]
+        if best is None or recall > best[0]:
+            best = (recall, t, m)
+    if best is None:
+        raise ValueError(f"no threshold reaches a judged precision of {precision:.0%}")
+    return best[1], best[2]
 
 
 def interval(flagged: np.ndarray, wrong: np.ndarray, in_bad_stratum: np.ndarray, n_bad: int, n_good: int,

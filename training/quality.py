@@ -10,7 +10,9 @@ The label is "sentence chrF < 40 against the reference" (sacreBLEU's sentence ch
 on the val splits (Tatoeba val and Multi30k val). The threshold is the lowest probability whose flags on val are
 right at least ``--precision`` of the time by that label, or, with ``--judged``, at least ``--judged-precision`` of
 the time by a person's judgements of a val sample (training/judged.py; chrF calls many right translations wrong).
-Tatoeba's second val of newer sentences (recent) is only measured.
+With ``--judged`` a second cut-off is chosen with it, on the same judgements: a translation is also flagged when
+the reverse model finds a source word less likely than ``missing_below`` (a dropped or changed word, which chrF
+hardly sees; judged.choose_rule). Tatoeba's second val of newer sentences (recent) is only measured.
 """
 
 from __future__ import annotations
@@ -89,10 +91,10 @@ def probabilities(x: np.ndarray, fit: tuple) -> np.ndarray:
     return 1 / (1 + np.exp(-np.clip(b + ((x - mean) / scale) @ w, -50, 50)))
 
 
-def summary(q: quality.QualityModel, x: np.ndarray, chrf: np.ndarray) -> dict:
+def summary(q: quality.QualityModel, x: np.ndarray, chrf: np.ndarray, least_word: np.ndarray) -> dict:
     p = np.array([q.probability(row) for row in x])
     bad = chrf < BAD_CHRF
-    flagged = p >= q.threshold
+    flagged = np.array([q.flags(pi, lw) for pi, lw in zip(p, least_word)], dtype=bool)
     r, pr = quality.recall_precision(flagged, bad)
     order = np.argsort(-p)  # AUC by ranks: the chance a bad sentence scores above a good one
     ranks = np.empty(len(p))
@@ -113,9 +115,10 @@ def any_reference(src: list[str], refs: list[str], hyps: list[str]) -> np.ndarra
 
 
 def judged_threshold(path: Path, sha: str, data: dict, sources: dict, fit: tuple,
-                     precision: float) -> tuple[float, dict]:
-    """The threshold chosen on the judged val sample, and each judged split's (p, wrong, weights) for reporting.
-    Raises ValueError when the judgements are of other weights or other translations."""
+                     precision: float) -> tuple[float, float, dict]:
+    """The threshold and missing_below chosen on the judged val sample (judged.choose_rule), and each judged split's
+    (p, labels, weights, ...) for reporting. Raises ValueError when the judgements are of other weights or other
+    translations."""
     judged_sha, samples = judged.load_judged(path)
     if judged_sha != sha:
         raise ValueError(f"{path}: judgements of weights {judged_sha[:12]}.., not of these ({sha[:12]}..)")
@@ -123,27 +126,36 @@ def judged_threshold(path: Path, sha: str, data: dict, sources: dict, fit: tuple
     for sample in samples:
         if sample.key not in data:
             raise ValueError(f"{path}: judges {sample.key}, which is not measured here")
-        x, chrf, hyps = data[sample.key]
+        x, chrf, hyps, least_word = data[sample.key]
         judged.check_translations(sample, sources[sample.key], hyps, path)
         p = probabilities(x[sample.lines], fit)
         bad = chrf < BAD_CHRF
         weights = judged.stratum_weights(bad[sample.lines], int(bad.sum()), int((~bad).sum()))
-        rows[f"{sample.key} (judged)"] = (p, sample.judged, weights, bad[sample.lines], int(bad.sum()),
-                                          int((~bad).sum()))
+        rows[f"{sample.key} (judged)"] = {"p": p, "labels": sample.judged, "weights": weights,
+                                          "in_bad": bad[sample.lines], "n_bad": int(bad.sum()),
+                                          "n_good": int((~bad).sum()), "least_word": least_word[sample.lines],
+                                          "second": sample.second}
     val = rows.get("tatoeba/val (judged)")
     if val is None:
         raise ValueError(f"{path}: no judged tatoeba/val sample to choose the threshold on")
-    p, labels, weights = val[:3]
-    return judged.choose_threshold(p, np.isin(labels, judged.WRONG), weights, precision), rows
+    wrong = np.isin(val["labels"], judged.WRONG)
+    return *judged.choose_rule(val["p"], val["least_word"], wrong, val["weights"], precision), rows
 
 
-def judged_summary(row: tuple, threshold: float) -> dict:
-    p, labels, weights, in_bad, n_bad, n_good = row
-    flagged, wrong = p >= threshold, np.isin(labels, judged.WRONG)
+def judged_summary(row: dict, q: quality.QualityModel) -> dict:
+    """The flags' recall and precision by the judgements (with 95% intervals), by wrong alone, and by the second
+    reader's labels with how far the two readers agree."""
+    labels, weights = row["labels"], row["weights"]
+    flagged = np.array([q.flags(pi, lw) for pi, lw in zip(row["p"], row["least_word"])], dtype=bool)
+    wrong = np.isin(labels, judged.WRONG)
     out = judged.estimate(flagged, wrong, weights)
-    out.update(judged.interval(flagged, wrong, in_bad, n_bad, n_good))
+    out.update(judged.interval(flagged, wrong, row["in_bad"], row["n_bad"], row["n_good"]))
     only = judged.estimate(flagged, labels == "W", weights)
     out["wrong_only"] = {"recall": only["recall"], "precision": only["precision"]}
+    if row["second"] is not None:
+        by_second = judged.estimate(flagged, np.isin(row["second"], judged.WRONG), weights)
+        out["second_reader"] = {"recall": by_second["recall"], "precision": by_second["precision"],
+                                "wrong_share": by_second["wrong_share"], **judged.agreement(labels, row["second"])}
     return out
 
 
@@ -188,7 +200,7 @@ def main(argv: list[str] | None = None) -> int:
         print("error: --judged needs whole splits (its strata are the split's); leave --limit out", file=sys.stderr)
         return 2
     data, sources, sha = {}, {}, weights_sha256(folder)
-    any_ref: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+    any_ref: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
     for corpus, split in FIT + CHECK:
         src, refs = read_split(dirs[corpus], split, corpus=corpus)
         if args.limit:
@@ -197,9 +209,11 @@ def main(argv: list[str] | None = None) -> int:
         for sig in sigs:  # the page's own reverse pass, one sentence at a time as the page makes it
             sig.reverse = quality.reverse_logprobs(reverse, sig.src_ids, sig.out_ids, BOS)
         sources[f"{corpus}/{split}"] = src
-        data[f"{corpus}/{split}"] = (np.stack([quality.features(x, UNK) for x in sigs]), chrf, hyps)
+        least_word = np.array([quality.least_likely_word(x.src_pieces, x.reverse) for x in sigs])
+        data[f"{corpus}/{split}"] = (np.stack([quality.features(x, UNK) for x in sigs]), chrf, hyps, least_word)
         if corpus == "tatoeba" and split == "val":  # the same translations, judged against every reference
-            any_ref[f"{corpus}/{split} (any reference)"] = (data[f"{corpus}/{split}"][0], any_reference(src, refs, hyps))
+            any_ref[f"{corpus}/{split} (any reference)"] = (data[f"{corpus}/{split}"][0], any_reference(src, refs, hyps),
+                                                            least_word)
     fit_keys = [f"{c}/{s}" for c, s in FIT]
     x = np.concatenate([data[k][0] for k in fit_keys])  # (N, F)
     chrf = np.concatenate([data[k][1] for k in fit_keys])
@@ -210,10 +224,13 @@ def main(argv: list[str] | None = None) -> int:
     mean, scale, w, b = rounded = (np.round(mean, 6), np.round(scale, 6), np.round(w, 6), round(float(b), 6))
     probs = probabilities(x, rounded)
     judged_rows, rule = {}, f"chrF < {BAD_CHRF:g} precision >= {args.precision:.0%} on val"
+    missing_below = 0.0  # chrF hardly sees a dropped word: only a reader's judgements can set this cut-off
     try:
         if args.judged:
-            threshold, judged_rows = judged_threshold(args.judged, sha, data, sources, rounded, args.judged_precision)
-            rule = f"judged precision (wrong or partly wrong) >= {args.judged_precision:.0%} on the judged Tatoeba val"
+            threshold, missing_below, judged_rows = judged_threshold(args.judged, sha, data, sources, rounded,
+                                                                     args.judged_precision)
+            rule = (f"judged precision (wrong or partly wrong) >= {args.judged_precision:.0%} on the judged Tatoeba "
+                    f"val, threshold and missing_below together (the most judged recall)")
         else:
             threshold = choose_threshold(probs, chrf < BAD_CHRF, args.precision)
     except ValueError as e:
@@ -221,14 +238,14 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     q = quality.QualityModel(quality.FEATURES, tuple(mean.tolist()), tuple(scale.tolist()), tuple(w.tolist()), b,
                              round(threshold, 4),
-                             " + ".join(fit_keys), int(len(x)), {}, sha, reverse_sha)
-    scores = {"val": summary(q, x, chrf)}
-    for key, (xs, cs, _) in data.items():
-        scores[key] = summary(q, xs, cs)
-    for key, (xs, cs) in any_ref.items():
-        scores[key] = summary(q, xs, cs)
-    for key, row in judged_rows.items():  # the same threshold's flags, judged by a person
-        scores[key] = judged_summary(row, threshold)
+                             " + ".join(fit_keys), int(len(x)), {}, sha, reverse_sha, missing_below)
+    scores = {"val": summary(q, x, chrf, np.concatenate([data[k][3] for k in fit_keys]))}
+    for key, (xs, cs, _, lw) in data.items():
+        scores[key] = summary(q, xs, cs, lw)
+    for key, (xs, cs, lw) in any_ref.items():
+        scores[key] = summary(q, xs, cs, lw)
+    for key, row in judged_rows.items():  # the same flags, judged by a person
+        scores[key] = judged_summary(row, q)
     scores["threshold"] = {"chosen_by": rule}
     metrics_path = folder / METRICS
     metrics = json.loads(metrics_path.read_text()) if metrics_path.is_file() else {}
@@ -252,7 +269,12 @@ def main(argv: list[str] | None = None) -> int:
               f"recall {s['recall']:.1%} (95%: {s['recall_95'][0]:.0%}-{s['recall_95'][1]:.0%}), "
               f"precision {s['precision']:.1%} ({s['precision_95'][0]:.0%}-{s['precision_95'][1]:.0%}); "
               f"wrong only: recall {s['wrong_only']['recall']:.1%}, precision {s['wrong_only']['precision']:.1%}")
-    print(f"threshold {threshold:.4f} ({rule})")
+        if "second_reader" in s:
+            r = s["second_reader"]
+            print(f"{'':28} by the second reader: recall {r['recall']:.1%}, precision {r['precision']:.1%}; the readers "
+                  f"agree on {r['agree']:.1%} (kappa {r['kappa']:.2f}), on wrong-or-partly vs right "
+                  f"{r['agree_wrong_or_right']:.1%} (kappa {r['kappa_wrong_or_right']:.2f})")
+    print(f"threshold {threshold:.4f}, missing_below {missing_below:g} ({rule})")
     q = quality.QualityModel(**{**q.__dict__, "scores": scores})
     if args.no_write or args.limit:
         print("not written" + (" (--limit)" if args.limit else ""))

@@ -4,10 +4,12 @@ A model knows only the kind of text it was trained on (its task card's hint says
 still writes fluent-looking German, so the page says when this translation may well be wrong: the model's fitted
 quality estimate (model/quality.py: the decoder's own probabilities, what the cross-attention left unread, the
 output's length and repetitions, how foreign the source is; fitted on val to find translations whose chrF would be
-below 40) flags it, and names the words it was least sure of. A model without a fitted estimate for its weights
-falls back to the older, rougher check (a mean log-probability below the floor measured on its val split,
-model/calibration.py) and says that it is the rough one; a model with neither says nothing. A repeating output
-(model/loops.py) is named with what to try. This module is the one place that decides what the page says.
+below 40) flags it, and names the words it was least sure of; or a source word is so unlikely to the reverse model
+reading the output that the translation seems to have dropped or changed it, and the page names that word. A
+model without a fitted estimate for its weights falls back to the older, rougher check (a mean log-probability
+below the floor measured on its val split, model/calibration.py) and says that it is the rough one; a model with
+neither says nothing. A repeating output (model/loops.py) is named with what to try. This module is the one place
+that decides what the page says.
 """
 
 from __future__ import annotations
@@ -53,11 +55,16 @@ def advice(a: Analysis) -> list[str]:
            else (f"{domain.rstrip('.')}. " if domain else "") + t("server.advice.far"))
     if est is not None:
         if est.flagged:
-            parts = [t("server.advice.may_be_wrong", p=pct(est.probability))]
+            # words of the source language, marked so the page can say so (lang="en")
+            missing = quoted(SOURCE[0] + plain(w) + SOURCE[1] for w in est.missing)
+            if est.dropped:  # flagged for a word it seems to have lost, not by the whole sentence's probability
+                parts = [t("server.advice.dropped", words=missing)]
+            else:
+                parts = [t("server.advice.may_be_wrong", p=pct(est.probability))]
             if est.words:
                 parts.append(t("server.advice.least_sure", words=quoted(est.words)))
-            if est.missing:  # words of the source language, marked so the page can say so (lang="en")
-                parts.append(t("server.advice.missing", words=quoted(SOURCE[0] + plain(w) + SOURCE[1] for w in est.missing)))
+            if est.missing and not est.dropped:
+                parts.append(t("server.advice.missing", words=missing))
             out.append("; ".join(parts) + ". " + why)
         return out
     cal = a.calibration
