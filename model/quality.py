@@ -16,16 +16,19 @@ then one teacher-forced pass that captures every hook) already has, with no seco
   changes a word ("Why is the sky blue?" -> "Warum ist der Himmel?") is sure of itself, but the reverse model then
   finds the source word ("blue") unlikely: the forward model's own probabilities cannot see that.
 
-A logistic regression over these (standardised) gives the probability that the translation's sentence chrF
-against a reference would be below 40. It is fitted on the val splits (``python -m training.quality``), checked on
-a second val of newer sentences, and kept in metrics.json under "quality" with the SHA-256 of the weights it was
-fitted on and of the reverse model's: for any other weights, or without the reverse model, it is not used
-(``read_quality`` returns None) and the page says so.
+A logistic regression over these (standardised) gives the probability that the translation is bad: by default
+that its sentence chrF against a reference would be below 40, fitted on the val splits; or (``--fit judged``, the
+shipped en-de's) that a person reading it would judge it wrong or partly wrong, fitted on a judged, stratified
+sample of val translations (training/judged.py), since one reference calls many right translations wrong and
+forgives a dropped word (``python -m training.quality``). It is checked on a second val of newer sentences, and
+kept in metrics.json under "quality" with the SHA-256 of the weights it was fitted on and of the reverse model's:
+for any other weights, or without the reverse model, it is not used (``read_quality`` returns None) and the page
+says so.
 
 A translation is flagged when that probability reaches the threshold, or when a word of the source is very
-unlikely to the reverse model reading the output (below ``missing_below``): a dropped or changed word barely moves
-chrF, so the chrF-fitted probability cannot learn it, but a reader counts it wrong. Both cut-offs are chosen on a
-person's judgements of val translations (training/judged.py).
+unlikely to the reverse model reading the output (below ``missing_below``, 0 = off): a dropped or changed word
+barely moves chrF, so a chrF-fitted probability cannot learn it, but a reader counts it wrong. With judgements,
+both cut-offs are chosen on them (training/judged.py).
 """
 
 from __future__ import annotations
@@ -38,7 +41,8 @@ import numpy as np
 import torch
 
 KEY = "quality"
-LABEL = "sentence chrF < 40 against the reference"
+LABEL = "sentence chrF < 40 against the reference"  # what a fit on the val splits learns (training.quality)
+JUDGED_LABEL = "wrong or partly wrong by a person's reading"  # what a fit on judged translations learns (--fit judged)
 LOW_P = 0.3  # a piece chosen below this is "unsure" (the chips' orange shades start here too)
 UNREAD = 0.2  # a source piece read less than this share of an even spread counts as left out
 REVERSE = "reverse"  # the checkpoint's sub-folder that holds its reverse model (German -> English, same pieces)
@@ -222,6 +226,7 @@ class QualityModel:
     weights_sha256: str = ""
     reverse_sha256: str = ""  # the reverse model's weights the reverse features were measured with
     missing_below: float = 0.0  # also flagged when a source word is less likely than this to the reverse model (0: off)
+    label: str = LABEL  # what probability() is the chance of
 
     def probability(self, x: np.ndarray) -> float:
         z = self.bias + float(np.dot(self.weights, (x - np.asarray(self.mean)) / np.asarray(self.scale)))
@@ -233,7 +238,7 @@ class QualityModel:
         return probability >= self.threshold or least_word < self.missing_below
 
     def to_dict(self) -> dict[str, Any]:
-        return {"label": LABEL, "features": list(self.features), "mean": list(self.mean), "scale": list(self.scale),
+        return {"label": self.label, "features": list(self.features), "mean": list(self.mean), "scale": list(self.scale),
                 "weights": list(self.weights), "bias": self.bias, "threshold": self.threshold,
                 "fitted_on": self.fitted_on, "sentences": self.sentences, "scores": self.scores,
                 "weights_sha256": self.weights_sha256, "reverse_sha256": self.reverse_sha256,
@@ -255,7 +260,7 @@ def read_quality(metrics: Any, where: str, weights_sha256: str | None = None,
                          tuple(map(float, data["weights"])), float(data["bias"]), float(data["threshold"]),
                          str(data["fitted_on"]), int(data["sentences"]), dict(data.get("scores", {})),
                          str(data.get("weights_sha256", "")), str(data.get("reverse_sha256", "")),
-                         float(data.get("missing_below", 0.0)))
+                         float(data.get("missing_below", 0.0)), str(data.get("label", LABEL)))
     except (TypeError, KeyError, ValueError, OverflowError) as e:
         raise ValueError(f"{where}: \"{KEY}\" needs features, mean, scale, weights, bias, threshold, fitted_on and "
                          f"sentences ({type(e).__name__}: {e})") from None
@@ -269,24 +274,26 @@ def read_quality(metrics: Any, where: str, weights_sha256: str | None = None,
     n = len(FEATURES)
     numbers = q.mean + q.scale + q.weights + (q.bias, q.threshold)
     if (len(q.mean), len(q.scale), len(q.weights)) != (n, n, n) or not all(map(math.isfinite, numbers)) \
-            or min(q.scale) <= 0 or not 0 < q.threshold < 1 or not 0 <= q.missing_below < 1:
+            or min(q.scale) <= 0 or not 0 < q.threshold < 1 or not 0 <= q.missing_below <= MISSING_P:
         raise ValueError(f"{where}: \"{KEY}\" needs {n} finite means, scales > 0 and weights, 0 < threshold < 1 "
-                         "and 0 <= missing_below < 1")
+                         f"and 0 <= missing_below <= {MISSING_P} (a word that sets off a flag is one the page names)")
     return q
 
 
-def fit_logistic(x: np.ndarray, y: np.ndarray, l2: float = 1.0, iters: int = 50) -> tuple[np.ndarray, float]:
+def fit_logistic(x: np.ndarray, y: np.ndarray, l2: float = 1.0, iters: int = 50,
+                 weights: np.ndarray | None = None) -> tuple[np.ndarray, float]:
     """Weights and bias of an L2-regularised logistic regression by Newton's method (deterministic).
-    x: (N, F) standardised features, y: (N,) 0/1."""
+    x: (N, F) standardised features, y: (N,) 0/1; weights: (N,) each sentence's weight in the loss (default 1)."""
     n, f = x.shape
+    sw = np.ones(n) if weights is None else np.asarray(weights, dtype=np.float64)
     xb = np.hstack([x, np.ones((n, 1))])  # (N, F+1): the last column is the bias
     w = np.zeros(f + 1)
     reg = np.full(f + 1, l2)
     reg[-1] = 0.0  # the bias is not shrunk
     for _ in range(iters):
         p = 1.0 / (1.0 + np.exp(-np.clip(xb @ w, -50, 50)))  # (N,)
-        grad = xb.T @ (p - y) + reg * w  # (F+1,)
-        hess = (xb * (p * (1 - p))[:, None]).T @ xb + np.diag(reg) + 1e-9 * np.eye(f + 1)  # (F+1, F+1)
+        grad = xb.T @ (sw * (p - y)) + reg * w  # (F+1,)
+        hess = (xb * (sw * p * (1 - p))[:, None]).T @ xb + np.diag(reg) + 1e-9 * np.eye(f + 1)  # (F+1, F+1)
         step = np.linalg.solve(hess, grad)
         w -= step
         if np.abs(step).max() < 1e-10:
@@ -350,12 +357,12 @@ def missing_words(src_pieces: list[str], reverse: np.ndarray | None, most: int =
 class Estimate:
     """What the page says about one translation."""
 
-    probability: float  # P(sentence chrF < 40), as fitted
+    probability: float  # the fitted chance of its label (QualityModel.label): chrF < 40, or judged wrong
     flagged: bool  # QualityModel.flags: probability >= the threshold, or a source word below missing_below
     words: tuple[str, ...]  # the output words most likely wrong, least sure first (may be empty)
     word_indices: tuple[int, ...]  # their indices in word_spans(out pieces without EOS)
     missing: tuple[str, ...] = ()  # source words the output may have lost (the reverse model's least likely)
-    dropped: bool = False  # flagged because a source word is very unlikely to the reverse model (not by probability)
+    dropped: tuple[str, ...] = ()  # when flagged by the word rule alone (not by probability): the words below its cut-off
 
 
 def estimate(a: Any, unk_id: int, shown_probs: list[float] | None = None) -> Estimate | None:
@@ -373,5 +380,5 @@ def estimate(a: Any, unk_id: int, shown_probs: list[float] | None = None) -> Est
     spans = word_spans(pieces)
     words = tuple(word_text(pieces[s:e]) for s, e in (spans[k] for k in idx))
     flagged = q.flags(prob, least_likely_word(sig.src_pieces, sig.reverse))
-    return Estimate(prob, flagged, words, idx, tuple(missing_words(sig.src_pieces, sig.reverse)),
-                    flagged and prob < q.threshold)
+    dropped = missing_words(sig.src_pieces, sig.reverse, below=q.missing_below) if flagged and prob < q.threshold else []
+    return Estimate(prob, flagged, words, idx, tuple(missing_words(sig.src_pieces, sig.reverse)), tuple(dropped))

@@ -7,10 +7,10 @@ import json
 import numpy as np
 import pytest
 
-from model.quality import recall_precision
+from model.quality import fit_logistic, recall_precision
 from training import judged
 from training.judged import source_sha256
-from training.quality import judged_threshold
+from training.quality import judged_rows
 
 
 def _population(n=400, seed=0):
@@ -109,14 +109,13 @@ def test_a_malformed_file_or_other_translations_are_refused_naming_the_file(tmp_
 def test_judgements_of_other_weights_or_without_val_choose_nothing(tmp_path):
     x = np.zeros((3, 2))
     data = {"tatoeba/val": (x, np.array([10.0, 50.0, 90.0]), ["a", "b", "c"], np.ones(3))}
-    fit = (np.zeros(2), np.ones(2), np.zeros(2), 0.0)
     items = [_item(i, "W", t, source=t.upper()) for i, t in enumerate("abc")]
     sources = {"tatoeba/val": ["A", "B", "C"]}
     with pytest.raises(ValueError, match="judgements of weights abababababab.., not of these"):
-        judged_threshold(_file(tmp_path, items), "cd" * 32, data, sources, fit, 0.85)
+        judged_rows(_file(tmp_path, items), "cd" * 32, data, sources)
     data["tatoeba/recent"], sources["tatoeba/recent"] = data.pop("tatoeba/val"), sources.pop("tatoeba/val")
     with pytest.raises(ValueError, match="no judged tatoeba/val"):
-        judged_threshold(_file(tmp_path, items, split="recent"), "ab" * 32, data, sources, fit, 0.85)
+        judged_rows(_file(tmp_path, items, split="recent"), "ab" * 32, data, sources)
 
 
 def test_the_dropped_word_cut_off_is_chosen_with_the_threshold_when_it_catches_more():
@@ -163,3 +162,38 @@ def test_a_second_readers_labels_load_when_every_item_has_one(tmp_path):
         judged.load_judged(_file(tmp_path, [items[0], _item(1, "R", "Tschüss.")]))
     with pytest.raises(ValueError, match="labels other than"):
         judged.load_judged(_file(tmp_path, [{**items[0], "second": "?"}]))
+
+
+def test_a_weighted_fit_counts_a_sentence_as_its_weight_in_copies():
+    """fit_logistic with weights: a sentence of weight 3 is the same as three copies of it (an independent path)."""
+    rng = np.random.default_rng(7)
+    x, y = rng.normal(size=(40, 3)), (rng.random(40) < 0.4).astype(float)
+    weights = rng.integers(1, 4, 40).astype(float)
+    w, b = fit_logistic(x, y, l2=1.0, weights=weights)
+    w2, b2 = fit_logistic(np.repeat(x, weights.astype(int), axis=0), np.repeat(y, weights.astype(int)), l2=1.0)
+    assert np.allclose(w, w2, atol=1e-8) and b == pytest.approx(b2, abs=1e-8)
+    assert not np.allclose(w, fit_logistic(x, y, l2=1.0)[0], atol=1e-3)  # and the weights matter
+
+
+def test_the_l2_penalty_is_chosen_on_sentences_each_fit_did_not_see():
+    """Out-of-fold p come from fits without the sentence (changing its own label does not move its own p), and the
+    chosen penalty is the one whose out-of-fold flags catch the most at the precision."""
+    rng = np.random.default_rng(8)
+    n = 200
+    x = rng.normal(size=(n, 4))
+    wrong = rng.random(n) < 1 / (1 + np.exp(-(2 * x[:, 0] - 0.5)))  # the first feature carries the signal
+    weights = np.where(rng.random(n) < 0.5, 1.0, 5.0)
+    p = judged.out_of_fold(x, wrong, weights, l2=1.0)
+    assert p.shape == (n,) and ((p > 0) & (p < 1)).all()
+    assert np.corrcoef(p, x[:, 0])[0, 1] > 0.8  # it found the signal in folds that did not hold the sentence
+    flipped = wrong.copy()
+    flipped[0] = not flipped[0]
+    assert judged.out_of_fold(x, flipped, weights, l2=1.0)[0] == pytest.approx(p[0], abs=1e-12)
+    l2, cv = judged.choose_l2(x, wrong, weights, 0.7, candidates=(1.0, 1e4))
+    for other in (1.0, 1e4):
+        q = judged.out_of_fold(x, wrong, weights, other)
+        t = judged.lowest_threshold(q, wrong, weights, 0.7)
+        assert t is None or judged.estimate(q >= t, wrong, weights)["recall"] <= cv["recall"]
+    assert cv["precision"] >= 0.7 and l2 in (1.0, 1e4)
+    with pytest.raises(ValueError, match="cross-validated"):
+        judged.choose_l2(x, np.zeros(n, bool), weights, 0.7)

@@ -204,7 +204,7 @@ def test_missing_words_are_the_source_words_the_reverse_model_finds_unlikely():
 
 @pytest.mark.parametrize("broken", [{"features": ["mean_logprob"]}, {"threshold": 1.5}, {"scale": [0.0] * 13},
                                     {"weights": [1.0]}, {"bias": "high"}, {"mean": None},
-                                    {"missing_below": 1.0}, {"missing_below": -1e-5}, {"missing_below": "low"}])
+                                    {"missing_below": 0.05}, {"missing_below": -1e-5}, {"missing_below": "low"}])
 def test_a_malformed_estimate_is_refused_naming_metrics_json(tmp_path, broken):
     folder = _toy_copy(tmp_path)
     _write_estimate(folder, **broken)
@@ -216,23 +216,24 @@ def test_a_malformed_estimate_is_refused_naming_metrics_json(tmp_path, broken):
 def test_the_shipped_model_has_an_estimate_that_meets_its_goals_as_fitted():
     q = load_pretrained("en-de").quality
     assert q is not None, "checkpoints/en-de has no fitted quality estimate: python -m training.quality"
-    assert q.scores["val"]["sentences"] == q.sentences >= 3000
-    # the threshold was chosen on a person's judgements of a val sample (checkpoints/en-de/judged.json), for flags
-    # that are wrong or partly wrong at least 85% of the time there
+    assert q.scores["val"]["sentences"] >= 3000  # measured on every val sentence; fitted on the judged ones
+    # fitted on a person's judgements of a val sample (checkpoints/en-de/judged.json), not on chrF: its chance is the
+    # chance a reader finds the translation wrong or partly wrong; its cut-offs chosen there for flags that are
+    # wrong or partly wrong at least 85% of the time
+    assert q.label == quality.JUDGED_LABEL and "judged" in q.fitted_on and q.sentences == 300
     assert "judged" in q.scores["threshold"]["chosen_by"]
     assert q.scores["tatoeba/val (judged)"]["precision"] >= 0.85
-    # on the newer sentences, judged the same way, the flags are right about as often (docs/model-card.md)
-    assert q.scores["tatoeba/recent (judged)"]["precision"] >= 0.80
-    # 300 judged: 40% with the probability's threshold alone, 30% with the chrF-chosen threshold before that
-    assert q.scores["tatoeba/recent (judged)"]["recall"] >= 0.5
-    # that needs the dropped-word cut-off, chosen on the judged val with the threshold
-    assert 0 < q.missing_below <= quality.MISSING_P
-    # a second reader, who judged the same translations apart, finds the flags as right and mostly agrees
-    second = q.scores["tatoeba/recent (judged)"]["second_reader"]
-    assert second["precision"] >= 0.80 and second["kappa_wrong_or_right"] >= 0.8
-    # by the reference alone (sentence chrF < 40) most flags on the newer everyday sentences are on bad translations
-    # (not on Multi30k's captions, where chrF hardly sees a dropped detail: docs/model-card.md)
-    assert q.scores["tatoeba/recent"]["precision"] >= 0.5
+    cv = q.scores["tatoeba/val (judged, cross-validated)"]  # each val sentence scored by a fit that did not see it
+    assert cv["precision"] >= 0.85 and cv["recall"] >= 0.5
+    # the goal (recall >= 60% at precision >= 70%), on the newer sentences, judged the same way but never used
+    recent = q.scores["tatoeba/recent (judged)"]
+    assert recent["recall"] >= 0.6 and recent["precision"] >= 0.7 and recent["recall_95"][0] >= 0.6
+    # a second reader, who judged the same translations apart, finds it too, and mostly agrees with the first
+    second = recent["second_reader"]
+    assert second["recall"] >= 0.6 and second["precision"] >= 0.7 and second["kappa_wrong_or_right"] >= 0.8
+    # by the reference alone (sentence chrF < 40) the goal is not met: chrF calls many right translations wrong
+    # and forgives a dropped word (docs/model-card.md); most of its bad translations are still flagged
+    assert q.scores["tatoeba/recent"]["recall"] >= 0.6 and q.scores["tatoeba/recent"]["precision"] < 0.7
 
 
 @needs_en_de
@@ -286,33 +287,39 @@ def test_a_flagged_translation_says_so_first_names_its_unsure_words_and_outlines
 
 @needs_en_de
 def test_a_dropped_word_flags_a_sure_translation_and_the_warning_names_it_without_a_probability():
-    """"Why is the sky blue?" -> "Warum ist der Himmel?": fluent and sure (p well below the threshold), but the
-    reverse model reading the output finds "blue" almost impossible: flagged for that word, which the warning names
-    as what may have been dropped, with no "chance it is wrong" beside it (that chance is the low one)."""
+    """"Why is the sky blue?" -> "Warum ist der Himmel?": the reverse model reading the output finds "blue" almost
+    impossible. With a threshold nothing reaches and a word cut-off above that word, it is flagged for the word
+    alone: the warning names it as missing or changed, with no "chance it is wrong" beside it, and no hint about the
+    kind of text (the fault is this translation's own)."""
     a = h.analysis(Request.parse("Why is the sky blue?", "en-de"))
-    q = a.quality
-    est = may_be_wrong(a)
     least = quality.least_likely_word(a.src_tokens, a.reverse_logprobs)
-    assert est.probability < q.threshold and least < q.missing_below  # flagged by the word alone
-    assert est.flagged and est.dropped and est.missing == ("blue",)
-    [warning] = [plain(w) for w in advice(a) if w.startswith("This translation may well be wrong")]
-    assert warning.startswith("This translation may well be wrong: it seems to have dropped or changed “blue”")
-    assert f"{est.probability:.0%}" not in warning and "chance" not in warning
-    assert h.page(Request.parse("Why is the sky blue?", "en-de"))["may_be_wrong"]["dropped"] is True
-    # the same translation with the cut-off just below its word: not flagged, and nothing said
-    off = dataclasses.replace(a, quality=dataclasses.replace(q, missing_below=least))
+    assert least < 1e-4  # "blue", as measured (docs/model-card.md)
+    word_only = dataclasses.replace(a.quality, threshold=1 - 1e-9, missing_below=quality.MISSING_P)
+    flagged = dataclasses.replace(a, quality=word_only)
+    est = may_be_wrong(flagged)
+    assert est.flagged and est.dropped == ("blue",) and est.missing == ("blue",)
+    [warning] = [plain(w) for w in advice(flagged) if w.startswith("This translation may well be wrong")]
+    assert warning.startswith("This translation may well be wrong: “blue” may be missing or changed")
+    assert f"{est.probability:.0%}" not in warning and "chance" not in warning and "Trained on" not in warning
+    page = h.tokens_html(flagged)
+    assert '“<span lang="en">blue</span>” may be missing' in page  # the English word marked as English
+    # the cut-off at the word itself: not below it, so not flagged, and nothing said
+    off = dataclasses.replace(a, quality=dataclasses.replace(word_only, missing_below=least))
     assert not may_be_wrong(off).flagged and not any("may well be wrong" in w for w in advice(off))
     # a sentence flagged by its probability is not "dropped", whatever its words
-    by_p = may_be_wrong(dataclasses.replace(a, quality=dataclasses.replace(q, threshold=1e-6)))
-    assert by_p.flagged and not by_p.dropped
+    by_p = may_be_wrong(dataclasses.replace(a, quality=dataclasses.replace(word_only, threshold=1e-6)))
+    assert by_p.flagged and by_p.dropped == ()
+    assert h.page(Request.parse("Why is the sky blue?", "en-de"))["may_be_wrong"]["dropped"] == list(
+        may_be_wrong(a).dropped)
 
 
 def test_the_least_likely_word_is_the_cut_off_missing_words_names():
     pieces = ["▁Why", "▁is", "▁the", "▁sky", "▁bl", "ue", "?", "[EOS]"]
     reverse = np.log(np.array([0.9, 0.8, 0.9, 0.7, 0.5, 2e-6, 1e-9, 0.9]))  # "?" is never a word
     assert quality.least_likely_word(pieces, reverse) == pytest.approx(2e-6)
-    assert quality.missing_words(pieces, reverse, below=3e-6) == ["blue"]
-    assert quality.missing_words(pieces, reverse, below=2e-6) == []
+    least = quality.least_likely_word(pieces, reverse)
+    assert quality.missing_words(pieces, reverse, below=least * 1.5) == ["blue"]
+    assert quality.missing_words(pieces, reverse, below=least) == []  # below, not at
     assert quality.least_likely_word(pieces, None) == 1.0 and quality.missing_words(pieces, None) == []
     q = quality.QualityModel(("a",), (0.0,), (1.0,), (1.0,), 0.0, 0.5, "x", 1, {}, missing_below=1e-5)
     assert q.flags(0.5, 1.0) and q.flags(0.1, 9e-6) and not q.flags(0.1, 1e-5) and not q.flags(0.49, 0.5)
@@ -356,7 +363,7 @@ def test_the_pages_copy_carries_the_verdict_for_the_status_line():
     est = may_be_wrong(h.analysis(req))
     assert h.page(req)["may_be_wrong"] == {"flagged": est.flagged, "p": round(est.probability, 3),
                                            "words": list(est.words), "missing": list(est.missing),
-                                           "dropped": est.dropped}
+                                           "dropped": list(est.dropped)}
     assert est.flagged  # far from the training data
 
 

@@ -103,3 +103,27 @@ def test_the_judged_translations_are_the_models_and_the_judged_figures_recompute
     second = judged.estimate(flagged, np.isin(sample.second, judged.WRONG), w)
     for k in ("recall", "precision", "wrong_share"):
         assert second[k] == recorded["second_reader"][k], (k, second[k], recorded["second_reader"][k])
+
+
+def test_the_multi30k_check_is_of_the_models_translations_and_its_flags():
+    """checkpoints/en-de/judged.json "checks": 80 Multi30k val captions judged to see whether the warning is right
+    on captions too (docs/model-card.md); each is still the model's translation and flagged as recorded, and the
+    flagged half is judged wrong or partly wrong as the model card says."""
+    if not CORPORA["multi30k"].default_dir.is_dir():
+        pytest.skip(f"multi30k data not found at {CORPORA['multi30k'].default_dir}")
+    from explorer.api import handlers as h
+    from explorer.api.advice import may_be_wrong
+    from explorer.serving.request import Request
+    from training import judged
+    from training.data import read_split
+
+    [check] = json.loads((EN_DE / "judged.json").read_text(encoding="utf-8"))["checks"]
+    src, _ = read_split(None, "val", corpus="multi30k")
+    items = check["items"]
+    assert len(items) == 80 and sum(it["flagged"] for it in items) == 40
+    for it in items:
+        assert judged.source_sha256(src[it["line"]]) == it["source_sha256"]
+        a = h.analysis(Request.parse(src[it["line"]], "en-de"))
+        assert a.translation == it["translation"] and may_be_wrong(a).flagged == it["flagged"], it
+    flagged_wrong = sum(it["judged"] in judged.WRONG for it in items if it["flagged"])
+    assert flagged_wrong == 40  # docs/model-card.md: 40 of 40 flagged captions wrong or partly wrong

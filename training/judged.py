@@ -22,6 +22,8 @@ from pathlib import Path
 
 import numpy as np
 
+from model.quality import fit_logistic
+
 WRONG = ("W", "P")  # what the warning should catch: wrong or partly wrong (the issue's "nonsense or partly wrong")
 LABELS = ("W", "P", "R")
 
@@ -160,6 +162,41 @@ def choose_rule(p: np.ndarray, least_word: np.ndarray, wrong: np.ndarray, weight
     if best is None:
         raise ValueError(f"no threshold reaches a judged precision of {precision:.0%}")
     return best[1], best[2]
+
+
+L2_CANDIDATES = (1.0, 3.0, 10.0, 30.0, 100.0)
+
+
+def out_of_fold(x: np.ndarray, wrong: np.ndarray, weights: np.ndarray, l2: float, folds: int = 5,
+                seed: int = 0) -> np.ndarray:
+    """(n,) each judged sentence's p from a logistic fit (weighted by ``weights``) on the other folds: what the fit
+    says of sentences it did not see. x: (n, F) standardised features. Folds by a fixed permutation."""
+    fold = np.random.default_rng(seed).permutation(len(x)) % folds
+    p = np.zeros(len(x))
+    for k in range(folds):
+        train = fold != k
+        w, b = fit_logistic(x[train], wrong[train].astype(float), l2=l2, weights=weights[train] / weights[train].mean())
+        p[~train] = 1 / (1 + np.exp(-np.clip(b + x[~train] @ w, -50, 50)))
+    return p
+
+
+def choose_l2(x: np.ndarray, wrong: np.ndarray, weights: np.ndarray, precision: float,
+              candidates: tuple[float, ...] = L2_CANDIDATES) -> tuple[float, dict]:
+    """The L2 penalty whose out-of-fold p catch the most judged wrong translations at ``precision`` (lowest_threshold
+    on those p; ties: the stronger penalty), and that figure: {"l2", "recall", "precision", "threshold"}.
+    ValueError when no candidate reaches ``precision``."""
+    best = None
+    for l2 in sorted(candidates, reverse=True):
+        p = out_of_fold(x, wrong, weights, l2)
+        t = lowest_threshold(p, wrong, weights, precision)
+        if t is None:
+            continue
+        est = estimate(p >= t, wrong, weights)
+        if best is None or est["recall"] > best["recall"]:
+            best = {"l2": l2, "recall": est["recall"], "precision": est["precision"], "threshold": t}
+    if best is None:
+        raise ValueError(f"no L2 penalty's cross-validated fit reaches a judged precision of {precision:.0%}")
+    return best["l2"], best
 
 
 def interval(flagged: np.ndarray, wrong: np.ndarray, in_bad_stratum: np.ndarray, n_bad: int, n_good: int,

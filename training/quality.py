@@ -114,11 +114,10 @@ def any_reference(src: list[str], refs: list[str], hyps: list[str]) -> np.ndarra
     return np.asarray([max(sacrebleu.sentence_chrf(h, [r]).score for r in by_source[s]) for s, h in zip(src, hyps)])
 
 
-def judged_threshold(path: Path, sha: str, data: dict, sources: dict, fit: tuple,
-                     precision: float) -> tuple[float, float, dict]:
-    """The threshold and missing_below chosen on the judged val sample (judged.choose_rule), and each judged split's
-    (p, labels, weights, ...) for reporting. Raises ValueError when the judgements are of other weights or other
-    translations."""
+def judged_rows(path: Path, sha: str, data: dict, sources: dict) -> dict:
+    """Each judged split's sample, as {"tatoeba/val (judged)": {"lines", "labels", "weights", "in_bad", "n_bad",
+    "n_good", "least_word", "second"}}. Raises ValueError when the judgements are of other weights or other
+    translations, or hold no Tatoeba val sample (the one every choice is made on)."""
     judged_sha, samples = judged.load_judged(path)
     if judged_sha != sha:
         raise ValueError(f"{path}: judgements of weights {judged_sha[:12]}.., not of these ({sha[:12]}..)")
@@ -128,18 +127,25 @@ def judged_threshold(path: Path, sha: str, data: dict, sources: dict, fit: tuple
             raise ValueError(f"{path}: judges {sample.key}, which is not measured here")
         x, chrf, hyps, least_word = data[sample.key]
         judged.check_translations(sample, sources[sample.key], hyps, path)
-        p = probabilities(x[sample.lines], fit)
         bad = chrf < BAD_CHRF
         weights = judged.stratum_weights(bad[sample.lines], int(bad.sum()), int((~bad).sum()))
-        rows[f"{sample.key} (judged)"] = {"p": p, "labels": sample.judged, "weights": weights,
+        rows[f"{sample.key} (judged)"] = {"lines": sample.lines, "labels": sample.judged, "weights": weights,
                                           "in_bad": bad[sample.lines], "n_bad": int(bad.sum()),
                                           "n_good": int((~bad).sum()), "least_word": least_word[sample.lines],
                                           "second": sample.second}
-    val = rows.get("tatoeba/val (judged)")
-    if val is None:
+    if "tatoeba/val (judged)" not in rows:
         raise ValueError(f"{path}: no judged tatoeba/val sample to choose the threshold on")
-    wrong = np.isin(val["labels"], judged.WRONG)
-    return *judged.choose_rule(val["p"], val["least_word"], wrong, val["weights"], precision), rows
+    return rows
+
+
+def fit_judged(x: np.ndarray, row: dict, precision: float) -> tuple[np.ndarray, float, dict]:
+    """(w, b, the cross-validated figures) of the logistic model fitted on the judged val sample: label wrong or
+    partly wrong, each sentence weighted by its stratum (judged.stratum_weights, normalised to mean 1), the L2
+    penalty chosen by 5-fold cross-validation (judged.choose_l2). x: (n, F) standardised features of its lines."""
+    wrong, weights = np.isin(row["labels"], judged.WRONG), row["weights"]
+    l2, cv = judged.choose_l2(x, wrong, weights, precision)
+    w, b = quality.fit_logistic(x, wrong.astype(float), l2=l2, weights=weights / weights.mean())
+    return w, b, cv
 
 
 def judged_summary(row: dict, q: quality.QualityModel) -> dict:
@@ -185,6 +191,9 @@ def main(argv: list[str] | None = None) -> int:
                         "recall and precision by judgement")
     p.add_argument("--judged-precision", type=float, default=0.85,
                    help="with --judged: the judged precision (wrong or partly wrong) the flags must reach on val")
+    p.add_argument("--fit", choices=("chrf", "judged"), default="chrf",
+                   help="what the estimate learns: chrF < 40 on the val splits, or (with --judged) the judged val "
+                        "sample's wrong or partly wrong, its L2 penalty by cross-validation (--l2 is then unused)")
     args = p.parse_args(argv)
     torch.set_num_threads(args.threads)
     folder = resolve(args.checkpoint)
@@ -198,6 +207,9 @@ def main(argv: list[str] | None = None) -> int:
     dirs = {"multi30k": args.data_dir, "tatoeba": args.tatoeba_dir}
     if args.judged and args.limit:
         print("error: --judged needs whole splits (its strata are the split's); leave --limit out", file=sys.stderr)
+        return 2
+    if args.fit == "judged" and not args.judged:
+        print("error: --fit judged needs the judgements: --judged FILE", file=sys.stderr)
         return 2
     data, sources, sha = {}, {}, weights_sha256(folder)
     any_ref: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
@@ -219,34 +231,49 @@ def main(argv: list[str] | None = None) -> int:
     chrf = np.concatenate([data[k][1] for k in fit_keys])
     mean, scale = x.mean(0), x.std(0)
     scale[scale < 1e-8] = 1.0
-    w, b = quality.fit_logistic((x - mean) / scale, (chrf < BAD_CHRF).astype(float), l2=args.l2)
-    # as stored in metrics.json: the threshold is chosen on the p the page will compute
-    mean, scale, w, b = rounded = (np.round(mean, 6), np.round(scale, 6), np.round(w, 6), round(float(b), 6))
-    probs = probabilities(x, rounded)
-    judged_rows, rule = {}, f"chrF < {BAD_CHRF:g} precision >= {args.precision:.0%} on val"
+    rows, cv, label = {}, None, quality.LABEL
+    fitted_on, n_fit = " + ".join(fit_keys), int(len(x))
+    rule = f"chrF < {BAD_CHRF:g} precision >= {args.precision:.0%} on val"
     missing_below = 0.0  # chrF hardly sees a dropped word: only a reader's judgements can set this cut-off
     try:
         if args.judged:
-            threshold, missing_below, judged_rows = judged_threshold(args.judged, sha, data, sources, rounded,
-                                                                     args.judged_precision)
+            rows = judged_rows(args.judged, sha, data, sources)
+        if args.fit == "judged":
+            val = rows["tatoeba/val (judged)"]
+            w, b, cv = fit_judged((data["tatoeba/val"][0][val["lines"]] - mean) / scale, val, args.judged_precision)
+            label, n_fit = quality.JUDGED_LABEL, len(val["lines"])
+            fitted_on = (f"the judged tatoeba/val sample ({n_fit} translations, each weighted by its chrF stratum; "
+                         f"L2 {cv['l2']:g} by 5-fold cross-validation); standardised on {' + '.join(fit_keys)}")
+        else:
+            w, b = quality.fit_logistic((x - mean) / scale, (chrf < BAD_CHRF).astype(float), l2=args.l2)
+        # as stored in metrics.json: the cut-offs are chosen on the p the page will compute
+        mean, scale, w, b = rounded = (np.round(mean, 6), np.round(scale, 6), np.round(w, 6), round(float(b), 6))
+        for key, row in rows.items():
+            row["p"] = probabilities(data[key.removesuffix(" (judged)")][0][row["lines"]], rounded)
+        if args.judged:
+            val = rows["tatoeba/val (judged)"]
+            threshold, missing_below = judged.choose_rule(val["p"], val["least_word"], np.isin(val["labels"], judged.WRONG),
+                                                          val["weights"], args.judged_precision)
             rule = (f"judged precision (wrong or partly wrong) >= {args.judged_precision:.0%} on the judged Tatoeba "
                     f"val, threshold and missing_below together (the most judged recall)")
         else:
-            threshold = choose_threshold(probs, chrf < BAD_CHRF, args.precision)
+            threshold = choose_threshold(probabilities(x, rounded), chrf < BAD_CHRF, args.precision)
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     q = quality.QualityModel(quality.FEATURES, tuple(mean.tolist()), tuple(scale.tolist()), tuple(w.tolist()), b,
                              round(threshold, 4),
-                             " + ".join(fit_keys), int(len(x)), {}, sha, reverse_sha, missing_below)
+                             fitted_on, n_fit, {}, sha, reverse_sha, missing_below, label)
     scores = {"val": summary(q, x, chrf, np.concatenate([data[k][3] for k in fit_keys]))}
     for key, (xs, cs, _, lw) in data.items():
         scores[key] = summary(q, xs, cs, lw)
     for key, (xs, cs, lw) in any_ref.items():
         scores[key] = summary(q, xs, cs, lw)
-    for key, row in judged_rows.items():  # the same flags, judged by a person
+    for key, row in rows.items():  # the same flags, judged by a person
         scores[key] = judged_summary(row, q)
     scores["threshold"] = {"chosen_by": rule}
+    if cv is not None:  # the honest val figure of a fit on the judged val sample: each sentence scored unseen
+        scores["tatoeba/val (judged, cross-validated)"] = cv
     metrics_path = folder / METRICS
     metrics = json.loads(metrics_path.read_text()) if metrics_path.is_file() else {}
     floor = metrics.get("confidence", {}).get("low_mean_logprob")
@@ -262,7 +289,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{key:28} {s['sentences']:>9} {s['bad']:>5} {s['flagged']:>7} {s['recall']:>7.1%} "
               f"{s['precision']:>9.1%} {s['auc']:>6.3f}{old}")
     print("weights (standardised features):", ", ".join(f"{n} {v:+.2f}" for n, v in zip(quality.FEATURES, w)))
-    for key in judged_rows:
+    if cv is not None:
+        print(f"fitted on the judged val sample, label {label!r}, L2 {cv['l2']:g}: cross-validated (5 folds) recall "
+              f"{cv['recall']:.1%} at precision {cv['precision']:.1%} on the judged val sample")
+    for key in rows:
         s = scores[key]
         print(f"{key:28} judged {s['judged']} (estimated for the split): wrong or partly wrong {s['wrong_share']:.1%}, "
               f"flagged {s['flagged_share']:.1%}, "

@@ -55,17 +55,19 @@ def advice(a: Analysis) -> list[str]:
            else (f"{domain.rstrip('.')}. " if domain else "") + t("server.advice.far"))
     if est is not None:
         if est.flagged:
-            # words of the source language, marked so the page can say so (lang="en")
-            missing = quoted(SOURCE[0] + plain(w) + SOURCE[1] for w in est.missing)
-            if est.dropped:  # flagged for a word it seems to have lost, not by the whole sentence's probability
-                parts = [t("server.advice.dropped", words=missing)]
+            def source(words):  # words of the source language, marked so the page can say so (lang="en")
+                return quoted(SOURCE[0] + plain(w) + SOURCE[1] for w in words)
+            if est.dropped:  # flagged for words it seems to have lost, not by the whole sentence's probability
+                parts = [t("server.advice.dropped", words=source(est.dropped))]
             else:
                 parts = [t("server.advice.may_be_wrong", p=pct(est.probability))]
             if est.words:
                 parts.append(t("server.advice.least_sure", words=quoted(est.words)))
-            if est.missing and not est.dropped:
-                parts.append(t("server.advice.missing", words=missing))
-            out.append("; ".join(parts) + ". " + why)
+            others = [w for w in est.missing if w not in est.dropped]
+            if others:
+                parts.append(t("server.advice.missing", words=source(others)))
+            # a lost word is this translation's own fault, not the text's kind: no hint about the training data then
+            out.append("; ".join(parts) + ". " + ("" if est.dropped else why))
         return out
     cal = a.calibration
     m = mean_logprob(a) if cal is not None and not a.ablated else None  # heads off: not the calibrated model

@@ -146,7 +146,7 @@ def page(req: Request) -> dict:
     est = may_be_wrong(a)  # the status line leads with it (views.js leastSure), as the pieces do
     data["may_be_wrong"] = None if est is None else {"flagged": est.flagged, "p": round(est.probability, 3),
                                                      "words": list(est.words), "missing": list(est.missing),
-                                                     "dropped": est.dropped}
+                                                     "dropped": list(est.dropped)}
     data["pe"] = positional_info(req.model)
     task = model_for(req.model).task
     # the checkpoint's own (English) names, and their catalogue keys where it has them: the page, which translates

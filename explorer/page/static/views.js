@@ -410,7 +410,7 @@
     // the source words the reverse model finds missing from the output (user text: escaped)
     const source = task(bank).source;
     // flagged for a word it seems to have lost, not by the whole sentence's probability: no "p likely" beside it
-    const verdict = (flagged ? (mbw.dropped ? t("views.status.may_be_wrong_dropped") : t("views.status.may_be_wrong", { p: AE.pct(mbw.p) })) : "") + (lost.length
+    const verdict = (flagged ? ((mbw.dropped || []).length ? t("views.status.may_be_wrong_dropped") : t("views.status.may_be_wrong", { p: AE.pct(mbw.p) })) : "") + (lost.length
       ? t("views.status.missing", { words: lost.map((w) => t("views.status.missing_word", { word: foreign(esc(w), source) })).join(", ") }) : "");
     if (!weak.length) return verdict;
     weak.sort((x, y) => x.p - y.p);
