@@ -381,7 +381,9 @@
     const what = req ? methodName(req) : "";
     const shown = { text: foreign(bank.text_html, task(bank).source), model: esc(shownModel), method: esc(what) };
     if (norm(text) === norm(bank.text) && (!model || model === shownModel) && !changed.length) {
-      return "<div class='ae-status'>" + t("views.status.shows", shown) + leastSure(bank) + "</div>";
+      // a translation flagged as maybe wrong: the line is rose, not the green of "all is well" (amber is "stale")
+      const warn = bank.may_be_wrong && bank.may_be_wrong.flagged ? " ae-status-warn" : "";
+      return "<div class='ae-status" + warn + "'>" + t("views.status.shows", shown) + leastSure(bank) + "</div>";
     }
     const reasons = [];
     if (norm(text) !== norm(bank.text)) reasons.push(t("views.status.changed_sentence"));
