@@ -28,7 +28,7 @@ def test_a_warning_and_the_pieces_speak_german_with_a_decimal_comma():
         german, pieces_de = advice(a), h.tokens_html(a)
     assert english[0].startswith("This translation may well be wrong.") and f"{est.probability:.0%}" in english[0]
     assert german[0].startswith("Diese Übersetzung könnte durchaus falsch sein.")
-    assert f"{round(100 * est.probability)} %" in german[0]  # "34 %"
+    assert f"{round(100 * est.probability)}\u00a0%" in german[0]  # "34 %", never broken between the lines
     assert "Trainiert mit Alltagssätzen (Tatoeba)" in german[0]  # the model's hint, by its catalogue key
     assert "„" in german[0] and "“" in german[0]  # the words it was least sure of, quoted the German way
     assert f"p = {p:.2f} when chosen" in pieces_en and "Output pieces" in pieces_en

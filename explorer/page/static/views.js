@@ -394,17 +394,21 @@
   }
 
   // The words the model chose with a low probability (the unsure shade of the output chips), named even when the
-  // sentence as a whole is not flagged: a fluent translation can hide one guessed word. Whole words: a piece's word
-  // is its own start piece and the "·" pieces that continue it (labels are HTML-escaped already).
+  // sentence as a whole is not flagged: a fluent translation can hide one guessed word. Whole words, as the server's
+  // warning counts them (model/quality.py word_spans): a piece's word is its own start piece and the "·" pieces
+  // that continue it, a punctuation piece is a word of its own, and punctuation is never named (labels are
+  // HTML-escaped already).
   function leastSure(bank) {
     const floor = window.AE_UNSURE_P || 0.3, out = bank.out || [], steps = bank.steps || [];
     const special = (s) => /^\[[A-Z]+\]$/.test(s);
+    const punct = (s) => !/[\p{L}\p{N}]/u.test(s.replace(/^·/, ""));
+    const continues = (s) => s.startsWith("·") && !punct(s);
     const weak = [];
     steps.forEach((st, i) => {
-      if (i >= out.length || special(out[i]) || !(st.chosen_p < floor)) return;
+      if (i >= out.length || special(out[i]) || punct(out[i]) || !(st.chosen_p < floor)) return;
       let a = i, b = i + 1;
-      while (a > 0 && out[a].startsWith("·")) a--;
-      while (b < out.length && out[b].startsWith("·")) b++;
+      while (a > 0 && continues(out[a])) a--;
+      while (b < out.length && continues(out[b])) b++;
       const word = out.slice(a, b).map((x, j) => (j ? x.slice(1) : x)).join("");
       if (!weak.some((w) => w.start === a)) weak.push({ start: a, word, p: st.chosen_p });
     });
