@@ -121,7 +121,7 @@ def test_numbers_are_written_as_each_language_writes_them():
     with i18n.speaking("en"):
         assert (i18n.num(0.934), i18n.num(1234.5, 1), i18n.pct(0.34)) == ("0.93", "1,234.5", "34%")
     with i18n.speaking("de"):
-        assert (i18n.num(0.934), i18n.num(1234.5, 1), i18n.pct(0.34)) == ("0,93", "1.234,5", "34\u00a0%")  # a no-break space: "34" and "%" stay on one line
+        assert (i18n.num(0.934), i18n.num(1234.5, 1), i18n.pct(0.34)) == ("0,93", "1.234,5", "34\u00a0%")  # no-break space
     assert i18n.num(0.934) == "0.93"  # outside any page: English
 
 
