@@ -64,14 +64,15 @@ def test_the_warnings_recall_and_precision_on_recent_are_recomputed():
     assert round(recall, 4) == recorded["recall"] and round(precision, 4) == recorded["precision"]
 
 
-@pytest.mark.parametrize("split", ["val", "recent"])
-def test_the_judged_translations_are_the_models_and_the_judged_figures_recompute(split):
+@pytest.mark.parametrize(("corpus", "split", "n", "n_bad"),
+                         [("tatoeba", "val", 300, 180), ("tatoeba", "recent", 300, 180), ("multi30k", "val", 150, 50)])
+def test_the_judged_translations_are_the_models_and_the_judged_figures_recompute(corpus, split, n, n_bad):
     """checkpoints/en-de/judged.json: a person's judgements of a sample of the shipped model's translations. Each
     judged line still translates to the judged text and falls in the chrF stratum it was drawn from; the judged
     recall and precision of the shipped flags (threshold and dropped-word cut-off) are the ones metrics.json (and
     the model card) report, by the first reader and by the second."""
-    if not CORPORA["tatoeba"].default_dir.is_dir():
-        pytest.skip(f"tatoeba data not found at {CORPORA['tatoeba'].default_dir}")
+    if not CORPORA[corpus].default_dir.is_dir():
+        pytest.skip(f"{corpus} data not found at {CORPORA[corpus].default_dir}")
     import numpy as np
 
     from model import quality
@@ -83,16 +84,16 @@ def test_the_judged_translations_are_the_models_and_the_judged_figures_recompute
 
     sha, samples = judged.load_judged(EN_DE / "judged.json")
     assert sha == weights_sha256(EN_DE)
-    sample = next(s for s in samples if s.key == f"tatoeba/{split}")
-    assert len(sample.lines) == 300 and len(set(sample.lines.tolist())) == 300 and sample.second is not None
+    sample = next(s for s in samples if s.key == f"{corpus}/{split}")
+    assert len(sample.lines) == n and len(set(sample.lines.tolist())) == n and sample.second is not None
     tr = load_pretrained("en-de")
-    recorded, split_row = tr.quality.scores[f"tatoeba/{split} (judged)"], tr.quality.scores[f"tatoeba/{split}"]
-    src, refs = read_split(None, split, corpus="tatoeba")
+    recorded, split_row = tr.quality.scores[f"{corpus}/{split} (judged)"], tr.quality.scores[f"{corpus}/{split}"]
+    src, refs = read_split(None, split, corpus=corpus)
     assert [judged.source_sha256(src[i]) for i in sample.lines] == sample.source_sha256  # the sentences judged
     sigs, chrf, hyps = measure(tr, [src[i] for i in sample.lines], [refs[i] for i in sample.lines], split)
     assert hyps == sample.translations
     in_bad = chrf < BAD_CHRF
-    assert int(in_bad.sum()) == 180  # drawn 180 from chrF < 40, 120 from the rest
+    assert int(in_bad.sum()) == n_bad  # drawn n_bad from chrF < 40, the rest from chrF >= 40
     q = tr.quality
     flagged = np.array([q.flags(q.probability(quality.features(s, UNK)), quality.least_likely_word(s.src_pieces, s.reverse))
                         for s in sigs])
