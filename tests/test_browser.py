@@ -179,6 +179,8 @@ def test_the_status_line_warns_in_rose_and_names_unsure_words_as_the_server_does
     translate(page, "Turn off your phones and open your books.")  # flagged, as measured
     page.locator("#status .ae-status-warn").wait_for(timeout=10_000)
     assert "may well be wrong" in page.locator("#status").inner_text()
+    warn = page.locator("#status .ae-status").evaluate("e => getComputedStyle(e).backgroundColor")
+    assert warn == "rgb(253, 232, 228)"  # rose
     translate(page, "Why is the sky blue?")  # just under the threshold: not flagged
     page.wait_for_function("() => !document.querySelector('#status .ae-status-warn')", timeout=10_000)
     status = page.locator("#status").inner_text()

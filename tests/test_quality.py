@@ -234,9 +234,9 @@ def test_the_shipped_model_has_an_estimate_that_meets_its_goals_as_fitted():
     # captions, judged the same way by both readers and never used to fit: the flags are as right there
     captions = q.scores["multi30k/val (judged)"]
     assert captions["precision"] >= 0.85 and captions["second_reader"]["precision"] >= 0.85
-    # by the reference alone (sentence chrF < 40) the goal is not met: chrF calls many right translations wrong
-    # and forgives a dropped word (docs/model-card.md); most of its bad translations are still flagged
-    assert q.scores["tatoeba/recent"]["recall"] >= 0.6 and q.scores["tatoeba/recent"]["precision"] < 0.7
+    # by the reference alone (sentence chrF < 40) most of its bad translations are still flagged (its precision,
+    # 45%, is far from the goal: chrF calls many right translations wrong and forgives a dropped word)
+    assert q.scores["tatoeba/recent"]["recall"] >= 0.6
 
 
 @needs_en_de

@@ -164,7 +164,7 @@ def choose_rule(p: np.ndarray, least_word: np.ndarray, wrong: np.ndarray, weight
     return best[1], best[2]
 
 
-L2_CANDIDATES = (1.0, 3.0, 10.0, 30.0, 100.0)
+L2_CANDIDATES = (1.0, 3.0, 10.0, 30.0, 100.0, 300.0, 1000.0)
 
 
 def out_of_fold(x: np.ndarray, wrong: np.ndarray, weights: np.ndarray, l2: float, folds: int = 5,

@@ -1,15 +1,18 @@
 """Fit the "may be wrong" estimate (model/quality.py) of a checkpoint on val, check it on recent, write it.
 
-    python -m training.quality --checkpoint checkpoints/en-de --judged checkpoints/en-de/judged.json   # the shipped fit
-    python -m training.quality --checkpoint checkpoints/en-de --no-write # measure only (threshold by chrF)
+    python -m training.quality --checkpoint checkpoints/en-de --judged checkpoints/en-de/judged.json --fit judged
+                                                       # the shipped fit: on a person's judgements of val
+    python -m training.quality --checkpoint checkpoints/en-de --no-write # measure only (fit and threshold by chrF)
 
 Every sentence goes through ``Translator.analyze`` (greedy), the very pass the page makes, so the features are the
 page's; the reverse model (``<checkpoint>/reverse/``, trained with ``training.train --direction de-en``) then scores
 each source given its output with the page's own function (``quality.reverse_logprobs``).
-The label is "sentence chrF < 40 against the reference" (sacreBLEU's sentence chrF). The estimate is fitted
-on the val splits (Tatoeba val and Multi30k val). The threshold is the lowest probability whose flags on val are
-right at least ``--precision`` of the time by that label, or, with ``--judged``, at least ``--judged-precision`` of
-the time by a person's judgements of a val sample (training/judged.py; chrF calls many right translations wrong).
+By default the label is "sentence chrF < 40 against the reference" (sacreBLEU's sentence chrF) and the estimate
+is fitted on the val splits (Tatoeba val and Multi30k val); with ``--fit judged`` it is "wrong or partly wrong by a
+person's reading", fitted on the judged Tatoeba val sample (``fit_judged``). The threshold is the lowest
+probability whose flags on val are right at least ``--precision`` of the time by chrF, or, with ``--judged``, at
+least ``--judged-precision`` of the time by a person's judgements of a val sample (training/judged.py; chrF calls
+many right translations wrong).
 With ``--judged`` a second cut-off is chosen with it, on the same judgements: a translation is also flagged when
 the reverse model finds a source word less likely than ``missing_below`` (a dropped or changed word, which chrF
 hardly sees; judged.choose_rule). Tatoeba's second val of newer sentences (recent) is only measured.
