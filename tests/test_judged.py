@@ -197,3 +197,63 @@ def test_the_l2_penalty_is_chosen_on_sentences_each_fit_did_not_see():
     assert cv["precision"] >= 0.7 and l2 in (1.0, 1e4)
     with pytest.raises(ValueError, match="cross-validated"):
         judged.choose_l2(x, np.zeros(n, bool), weights, 0.7)
+
+
+def test_the_judged_fit_runs_end_to_end_on_the_toy_model(tmp_path):
+    """python -m training.quality --judged F --fit judged on toy-reverse (a copy of itself as its reverse model) with
+    made-up splits: letters to reverse, short ones right and long ones wrong, each judged by whether the model got
+    it right. The fit writes an estimate of the judged label, fitted on the judged val sample only, with its
+    cross-validated figure; a second run writes the same; --fit judged without judgements is refused."""
+    import random
+    import shutil
+
+    import torch
+
+    from model import quality
+    from model.checkpoint import METRICS, weights_sha256
+    from model.translator import CHECKPOINTS, DecodeOptions, load_pretrained
+    from training.quality import main
+
+    torch.set_num_threads(1)
+    folder = tmp_path / "toy"
+    shutil.copytree(CHECKPOINTS / "toy-reverse", folder, ignore=shutil.ignore_patterns("work", "snapshots"))
+    shutil.copytree(folder, folder / quality.REVERSE, ignore=shutil.ignore_patterns(quality.REVERSE))
+    rng = random.Random(0)
+    tr = load_pretrained(folder)
+
+    def split(n):  # (sources, references): 3 to 18 letters; the reference is the true reversal
+        src = [" ".join(rng.choice("abcdefghijklmnop") for _ in range(rng.randint(3, 18))) for _ in range(n)]
+        return src, [" ".join(s.split()[::-1]) for s in src]
+
+    dirs = {"tatoeba": tmp_path / "tatoeba", "multi30k": tmp_path / "multi30k"}
+    texts = {}
+    for corpus, name, n in (("tatoeba", "val", 80), ("tatoeba", "recent", 40), ("multi30k", "val", 30)):
+        dirs[corpus].mkdir(exist_ok=True)
+        src, ref = split(n)
+        (dirs[corpus] / f"{name}.en").write_text("\n".join(src) + "\n", encoding="utf-8")
+        (dirs[corpus] / f"{name}.de").write_text("\n".join(ref) + "\n", encoding="utf-8")
+        texts[(corpus, name)] = (src, ref, tr.translate_batch(src, DecodeOptions()))
+    src, ref, hyps = texts[("tatoeba", "val")]
+    items = [{"line": i, "source_sha256": source_sha256(s), "translation": h, "judged": "R" if h == r else "W"}
+             for i, (s, r, h) in enumerate(zip(src, ref, hyps))]
+    assert 20 <= sum(it["judged"] == "W" for it in items) <= 60  # both kinds, enough to fit on
+    path = tmp_path / "judged.json"
+    path.write_text(json.dumps({"weights_sha256": weights_sha256(folder), "samples": [
+        {"corpus": "tatoeba", "split": "val", "items": items}]}), encoding="utf-8")
+    base = ["--checkpoint", str(folder), "--data-dir", str(dirs["multi30k"]), "--tatoeba-dir", str(dirs["tatoeba"]),
+            "--threads", "1"]
+    assert main(base + ["--fit", "judged"]) == 2  # no judgements to fit on: refused, nothing written
+    assert "quality" not in json.loads((folder / METRICS).read_text())
+    args = base + ["--judged", str(path), "--judged-precision", "0.6"]
+    assert main(args + ["--fit", "judged"]) == 0
+    written = json.loads((folder / METRICS).read_text())["quality"]
+    q = quality.read_quality({"quality": written}, "metrics.json")
+    assert q.label == quality.JUDGED_LABEL and q.sentences == 80 and "judged tatoeba/val" in q.fitted_on
+    cv = q.scores["tatoeba/val (judged, cross-validated)"]
+    assert cv["l2"] in judged.L2_CANDIDATES and cv["precision"] >= 0.6
+    assert q.scores["tatoeba/val (judged)"]["precision"] >= 0.6  # the threshold's rule, on the judged val sample
+    assert q.scores["tatoeba/recent"]["sentences"] == 40 and q.scores["multi30k/val"]["sentences"] == 30
+    assert main(args + ["--fit", "judged"]) == 0
+    assert json.loads((folder / METRICS).read_text())["quality"] == written  # deterministic
+    assert main(args + ["--fit", "chrf"]) == 0  # the chrF fit still works, and says so
+    assert json.loads((folder / METRICS).read_text())["quality"]["label"] == quality.LABEL
