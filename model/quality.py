@@ -301,6 +301,11 @@ def fit_logistic(x: np.ndarray, y: np.ndarray, l2: float = 1.0, iters: int = 50,
     return w[:-1], float(w[-1])
 
 
+def predict_logistic(x: np.ndarray, w: np.ndarray, b: float) -> np.ndarray:
+    """(N,) the probabilities of fit_logistic's model for standardised feature rows x (N, F)."""
+    return 1.0 / (1.0 + np.exp(-np.clip(b + x @ w, -50, 50)))
+
+
 def recall_precision(flagged: np.ndarray, bad: np.ndarray) -> tuple[float, float]:
     hit = float((flagged & bad).sum())
     return hit / max(1, int(bad.sum())), hit / max(1, int(flagged.sum()))
@@ -345,12 +350,18 @@ def least_likely_word(src_pieces: list[str], reverse: np.ndarray | None) -> floa
     return min((p for p, _, _ in source_words(src_pieces, reverse)), default=1.0)
 
 
+def _below(scored: list[tuple[float, int, str]], cut: float, most: int = 3) -> list[str]:
+    """The texts of the least likely of sorted(source_words(...)) whose probability is below ``cut``, at most
+    ``most``, least likely first."""
+    return [w for p, _, w in scored[:most] if p < cut]
+
+
 def missing_words(src_pieces: list[str], reverse: np.ndarray | None, most: int = 3,
                   below: float = MISSING_P) -> list[str]:
     """The source words (src_pieces without EOS) the output may have lost: those the reverse model finds less
     likely than ``below`` when it reads the output (a word's least likely piece), least likely first, at most
     ``most``. Punctuation is never named."""
-    return [w for p, _, w in sorted(source_words(src_pieces, reverse))[:most] if p < below]
+    return _below(sorted(source_words(src_pieces, reverse)), below, most)
 
 
 @dataclass(frozen=True)
@@ -379,6 +390,7 @@ def estimate(a: Any, unk_id: int, shown_probs: list[float] | None = None) -> Est
     idx = tuple(suspect_words(pieces, probs))
     spans = word_spans(pieces)
     words = tuple(word_text(pieces[s:e]) for s, e in (spans[k] for k in idx))
-    flagged = q.flags(prob, least_likely_word(sig.src_pieces, sig.reverse))
-    dropped = missing_words(sig.src_pieces, sig.reverse, below=q.missing_below) if flagged and prob < q.threshold else []
-    return Estimate(prob, flagged, words, idx, tuple(missing_words(sig.src_pieces, sig.reverse)), tuple(dropped))
+    scored = sorted(source_words(sig.src_pieces, sig.reverse))  # once: the flag, the missing and the dropped words
+    flagged = q.flags(prob, scored[0][0] if scored else 1.0)
+    dropped = _below(scored, q.missing_below) if flagged and prob < q.threshold else []
+    return Estimate(prob, flagged, words, idx, tuple(_below(scored, MISSING_P)), tuple(dropped))

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from model.quality import fit_logistic
+from model.quality import fit_logistic, predict_logistic
 
 WRONG = ("W", "P")  # what the warning should catch: wrong or partly wrong (the "nonsense or partly wrong")
 LABELS = ("W", "P", "R")
@@ -176,7 +176,7 @@ def out_of_fold(x: np.ndarray, wrong: np.ndarray, weights: np.ndarray, l2: float
     for k in range(folds):
         train = fold != k
         w, b = fit_logistic(x[train], wrong[train].astype(float), l2=l2, weights=weights[train] / weights[train].mean())
-        p[~train] = 1 / (1 + np.exp(-np.clip(b + x[~train] @ w, -50, 50)))
+        p[~train] = predict_logistic(x[~train], w, b)
     return p
 
 

@@ -91,7 +91,7 @@ def choose_threshold(p: np.ndarray, bad: np.ndarray, precision: float) -> float:
 def probabilities(x: np.ndarray, fit: tuple) -> np.ndarray:
     """(N,) the fitted logistic model's p for feature rows x (N, F); fit = (mean, scale, w, b) as stored."""
     mean, scale, w, b = fit
-    return 1 / (1 + np.exp(-np.clip(b + ((x - mean) / scale) @ w, -50, 50)))
+    return quality.predict_logistic((x - mean) / scale, w, b)
 
 
 def summary(q: quality.QualityModel, x: np.ndarray, chrf: np.ndarray, least_word: np.ndarray) -> dict:
