@@ -23,7 +23,6 @@ import torch  # noqa: E402
 from starlette.middleware import Middleware  # noqa: E402
 
 from explorer.api import endpoints  # noqa: E402
-from explorer.api.advice import CHIP_SHADES  # noqa: E402
 from explorer.api.handlers import ablation_presets, examples_for, head_names, learned_tables, model_for, model_page  # noqa: E402
 from explorer.classroom.routes import ClassRoutes  # noqa: E402
 from explorer.i18n import gradio_i18n, page_catalogues  # noqa: E402
@@ -112,8 +111,7 @@ def head_html(rules: dict) -> str:
             f"window.AE_GRADIO_CORE = {json.dumps(gradio_core())};\n{VIEWS_JS}\nwindow.AE_EXAMPLES = {json.dumps(examples)};\n"
             f"window.AE_PE_TABLES = {json.dumps(learned_tables(available()))};\n"
             f"window.AE_LINK_RULES = {json.dumps(rules)};\n"
-            f"window.AE_MAX_CHARS = {limits.MAX_CHARS};\n"
-            f"window.AE_UNSURE_P = {CHIP_SHADES[1][0]};</script>")  # below it a chip is "unsure" (api/advice.py)
+            f"window.AE_MAX_CHARS = {limits.MAX_CHARS};</script>")
 
 
 def gradio_core() -> str | None:

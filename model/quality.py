@@ -330,6 +330,14 @@ def suspect_words(pieces: list[str], probs: list[float], most: int = 3, below: f
     return [k for _, k in sorted(scored)[:most]]
 
 
+def unsure_words(pieces: list[str], probs: list[float], below: float = LOW_P) -> list[tuple[str, float]]:
+    """(text, probability) of every output word with a piece chosen with p < ``below`` (its least sure piece),
+    least sure first: what the chips shade as unsure, named as whole words. Punctuation is never named."""
+    spans = word_spans(pieces)
+    return [(word_text(pieces[slice(*spans[k])]), min(probs[slice(*spans[k])]))
+            for k in suspect_words(pieces, probs, most=len(spans), below=below)]
+
+
 def source_words(src_pieces: list[str], reverse: np.ndarray | None) -> list[tuple[float, int, str]]:
     """(probability, first piece, text) of each source word (src_pieces without EOS; punctuation left out): the
     probability the reverse model gives the word's least likely piece when it reads the output. Empty without

@@ -105,6 +105,14 @@ def test_suspect_words_are_the_unsure_words_least_sure_first():
     assert quality.suspect_words(pieces, probs) == [1, 3]  # "Hauschen" (0.1), "rot" (0.25); "." never named
 
 
+def test_unsure_words_are_whole_words_with_their_least_sure_piece():
+    pieces = ["▁Das", "▁Haus", "chen", "▁ist", "▁rot", ".", "▁Gr", "<0xC3>", "<0xBC>", "n"]
+    probs = [0.9, 0.8, 0.1, 0.95, 0.25, 0.05, 0.2, 0.9, 0.9, 0.5]
+    assert quality.unsure_words(pieces, probs) == [("Hauschen", 0.1), ("Grün", 0.2), ("rot", 0.25)]
+    assert quality.unsure_words(pieces, probs, below=0.15) == [("Hauschen", 0.1)]  # "." (0.05) is never a word
+    assert quality.unsure_words(pieces, [1.0] * len(pieces)) == []
+
+
 def _toy_copy(tmp_path, reverse: bool = True):
     """toy-reverse, with a copy of itself as its reverse model (the same pieces: all the loading checks need)."""
     folder = tmp_path / "toy"
@@ -368,6 +376,25 @@ def test_the_pages_copy_carries_the_verdict_for_the_status_line():
                                            "words": list(est.words), "missing": list(est.missing),
                                            "dropped": list(est.dropped)}
     assert est.flagged  # far from the training data
+
+
+@needs_en_de
+@pytest.mark.parametrize("text", ["Turn off your phones and open your books.", "Why is the sky blue?",
+                                  "Quantum chromodynamics describes the strong interaction."])
+def test_the_pages_copy_names_the_unsure_words_the_chips_shade(text):
+    """The words the status line names are rebuilt here from the page's own chips: each word (a chip without the
+    "·" that continues one starts it; punctuation is a word of its own and never named) whose least sure chip is
+    below 0.3, least sure first."""
+    data = h.page(Request.parse(text, "en-de"))
+    labels = data["out"][:-1]  # the chips' labels, EOS last
+    probs = [st["chosen_p"] for st in data["steps"]][: len(labels)]
+    words, starts = [], [i for i, x in enumerate(labels) if not x.startswith("·") or not any(c.isalnum() for c in x)]
+    for s, e in zip(starts, starts[1:] + [len(labels)]):
+        word = labels[s] + "".join(x[1:] for x in labels[s + 1:e])
+        if any(c.isalnum() for c in word) and min(probs[s:e]) < 0.3:
+            words.append((min(probs[s:e]), word))
+    assert [(w["word"], w["p"]) for w in data["unsure"]] == [(w, pytest.approx(p, abs=1e-3)) for p, w in sorted(words)]
+    assert data["unsure"] or text == "Why is the sky blue?"  # the "?" after "Himmel" (p 0.19) is not a word
 
 
 def test_any_reference_judges_a_translation_against_every_reference_of_its_source():

@@ -21,7 +21,7 @@ from explorer.api.task_words import by_text
 from explorer.i18n import num, pct, t
 from model.calibration import mean_logprob as calibrated_mean
 from model.loops import find_loop, is_punctuation
-from model.quality import Estimate, estimate, word_spans
+from model.quality import Estimate, estimate, unsure_words, word_spans
 from model.tokenizer import UNK
 from model.translator import Analysis
 from viz.tokens import readable
@@ -87,6 +87,14 @@ SOURCE = ("\x02", "\x03")
 def plain(note: str) -> str:
     """A warning without the source-language marks (for text that is not HTML)."""
     return note.replace(SOURCE[0], "").replace(SOURCE[1], "")
+
+
+def unsure(a: Analysis) -> list[dict]:
+    """Every output word (EOS left out) with a piece chosen below the chips' unsure shade, least sure first, as
+    {"word", "p"}: the status line names them even when the sentence is not flagged (a fluent translation can hide
+    one guessed word), by the same word rule as the warning (model/quality.py), so the page never splits words itself."""
+    pieces = list(a.out_tokens[:-1])  # the last piece is EOS
+    return [{"word": w, "p": round(p, 3)} for w, p in unsure_words(pieces, token_probs(a)[: len(pieces)], CHIP_SHADES[1][0])]
 
 
 def quoted(words) -> str:

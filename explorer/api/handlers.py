@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from explorer.api.advice import CHIP_SHADES, SOURCE, advice, confidence_chips, may_be_wrong
+from explorer.api.advice import CHIP_SHADES, SOURCE, advice, confidence_chips, may_be_wrong, unsure
 from explorer.api.examples import EXAMPLES
 from explorer.api.task_words import credit_text, languages, task_keys
 from explorer.i18n import lang, num, t
@@ -147,6 +147,7 @@ def page(req: Request) -> dict:
     data["may_be_wrong"] = None if est is None else {"flagged": est.flagged, "p": round(est.probability, 3),
                                                      "words": list(est.words), "missing": list(est.missing),
                                                      "dropped": list(est.dropped)}
+    data["unsure"] = unsure(a)  # the words the status line names as unsure, least sure first
     data["pe"] = positional_info(req.model)
     task = model_for(req.model).task
     # the checkpoint's own (English) names, and their catalogue keys where it has them: the page, which translates

@@ -394,24 +394,11 @@
   }
 
   // The words the model chose with a low probability (the unsure shade of the output chips), named even when the
-  // sentence as a whole is not flagged: a fluent translation can hide one guessed word. Whole words, as the server's
-  // warning counts them (model/quality.py word_spans): a piece's word is its own start piece and the "·" pieces
-  // that continue it, a punctuation piece is a word of its own, and punctuation is never named (labels are
-  // HTML-escaped already).
+  // sentence as a whole is not flagged: a fluent translation can hide one guessed word. The server names them
+  // (bank.unsure, least sure first: whole words by the warning's own rule, punctuation never; user-derived text,
+  // escaped here).
   function leastSure(bank) {
-    const floor = window.AE_UNSURE_P || 0.3, out = bank.out || [], steps = bank.steps || [];
-    const special = (s) => /^\[[A-Z]+\]$/.test(s);
-    const punct = (s) => !/[\p{L}\p{N}]/u.test(s.replace(/^·/, ""));
-    const continues = (s) => s.startsWith("·") && !punct(s);
-    const weak = [];
-    steps.forEach((st, i) => {
-      if (i >= out.length || special(out[i]) || punct(out[i]) || !(st.chosen_p < floor)) return;
-      let a = i, b = i + 1;
-      while (a > 0 && continues(out[a])) a--;
-      while (b < out.length && continues(out[b])) b++;
-      const word = out.slice(a, b).map((x, j) => (j ? x.slice(1) : x)).join("");
-      if (!weak.some((w) => w.start === a)) weak.push({ start: a, word, p: st.chosen_p });
-    });
+    const weak = bank.unsure || [];
     const mbw = bank.may_be_wrong, flagged = mbw && mbw.flagged, lost = (flagged && mbw.missing) || [];
     // the source words the reverse model finds missing from the output (user text: escaped)
     const source = task(bank).source;
@@ -419,9 +406,8 @@
     const verdict = (flagged ? ((mbw.dropped || []).length ? t("views.status.may_be_wrong_dropped") : t("views.status.may_be_wrong", { p: AE.pct(mbw.p) })) : "") + (lost.length
       ? t("views.status.missing", { words: lost.map((w) => t("views.status.missing_word", { word: foreign(esc(w), source) })).join(", ") }) : "");
     if (!weak.length) return verdict;
-    weak.sort((x, y) => x.p - y.p);
     const target = task(bank).target;
-    const named = weak.slice(0, 3).map((w) => t("views.status.unsure_word", { word: foreign(w.word, target), p: fixed(w.p, 2) })).join(", ");
+    const named = weak.slice(0, 3).map((w) => t("views.status.unsure_word", { word: foreign(esc(w.word), target), p: fixed(w.p, 2) })).join(", ");
     return verdict + t(weak.length > 1 ? "views.status.unsure_many" : "views.status.unsure_one",
       { words: named, more: weak.length > 3 ? t("views.status.and_more") : "" });
   }
