@@ -228,11 +228,11 @@ def test_the_shipped_model_has_an_estimate_that_meets_its_goals_as_fitted():
     # fitted on a person's judgements of a val sample (checkpoints/en-de/judged.json), not on chrF: its chance is the
     # chance a reader finds the translation wrong or partly wrong; its cut-offs chosen there for flags that are
     # wrong or partly wrong at least 85% of the time
-    assert q.label == quality.JUDGED_LABEL and "judged" in q.fitted_on and q.sentences == 300
+    assert q.label == quality.JUDGED_LABEL and "judged" in q.fitted_on and q.sentences == 600
     assert "judged" in q.scores["threshold"]["chosen_by"]
     assert q.scores["tatoeba/val (judged)"]["precision"] >= 0.85
     cv = q.scores["tatoeba/val (judged, cross-validated)"]  # each val sentence scored by a fit that did not see it
-    assert cv["precision"] >= 0.85 and cv["recall"] >= 0.5
+    assert cv["precision"] >= 0.85 and cv["recall"] >= 0.6  # 64.8% with 600 judged (54.0% with 300)
     # the goal (recall >= 60% at precision >= 70%), on the newer sentences, judged the same way but never used
     recent = q.scores["tatoeba/recent (judged)"]
     assert recent["recall"] >= 0.6 and recent["precision"] >= 0.7 and recent["recall_95"][0] >= 0.6
@@ -243,7 +243,7 @@ def test_the_shipped_model_has_an_estimate_that_meets_its_goals_as_fitted():
     captions = q.scores["multi30k/val (judged)"]
     assert captions["precision"] >= 0.85 and captions["second_reader"]["precision"] >= 0.85
     # by the reference alone (sentence chrF < 40) most of its bad translations are still flagged (its precision,
-    # 45%, is far from the goal: chrF calls many right translations wrong and forgives a dropped word)
+    # 42%, is far from the goal: chrF calls many right translations wrong and forgives a dropped word)
     assert q.scores["tatoeba/recent"]["recall"] >= 0.6
 
 

@@ -65,7 +65,7 @@ def test_the_warnings_recall_and_precision_on_recent_are_recomputed():
 
 
 @pytest.mark.parametrize(("corpus", "split", "n", "n_bad"),
-                         [("tatoeba", "val", 300, 180), ("tatoeba", "recent", 300, 180), ("multi30k", "val", 150, 50)])
+                         [("tatoeba", "val", 600, 360), ("tatoeba", "recent", 300, 180), ("multi30k", "val", 150, 50)])
 def test_the_judged_translations_are_the_models_and_the_judged_figures_recompute(corpus, split, n, n_bad):
     """checkpoints/en-de/judged.json: a person's judgements of a sample of the shipped model's translations. Each
     judged line still translates to the judged text and falls in the chrF stratum it was drawn from; the judged
@@ -106,10 +106,12 @@ def test_the_judged_translations_are_the_models_and_the_judged_figures_recompute
         assert second[k] == recorded["second_reader"][k], (k, second[k], recorded["second_reader"][k])
 
 
-def test_the_multi30k_check_is_of_the_models_translations_and_its_flags():
-    """checkpoints/en-de/judged.json "checks": 80 Multi30k val captions judged to see whether the warning is right
-    on captions too (docs/model-card.md); each is still the model's translation and flagged as recorded, and the
-    flagged half is judged wrong or partly wrong as the model card says."""
+def test_the_multi30k_check_is_of_the_models_translations_and_the_shipped_flags_are_right_there():
+    """checkpoints/en-de/judged.json "checks": 80 Multi30k val captions, 40 flagged and 40 not by the estimate shipped
+    then (fitted on the first 300 judged val translations), judged by the first reader without knowing which. Each
+    is still the model's translation; the 40 flagged then are all wrong or partly wrong (docs/model-card.md); the
+    estimate shipped now flags every one of those again, and its flags there are wrong or partly wrong at least
+    85% of the time (43 of 46 when measured)."""
     if not CORPORA["multi30k"].default_dir.is_dir():
         pytest.skip(f"multi30k data not found at {CORPORA['multi30k'].default_dir}")
     from explorer.api import handlers as h
@@ -122,9 +124,14 @@ def test_the_multi30k_check_is_of_the_models_translations_and_its_flags():
     src, _ = read_split(None, "val", corpus="multi30k")
     items = check["items"]
     assert len(items) == 80 and sum(it["flagged"] for it in items) == 40
+    now = []
     for it in items:
         assert judged.source_sha256(src[it["line"]]) == it["source_sha256"]
         a = h.analysis(Request.parse(src[it["line"]], "en-de"))
-        assert a.translation == it["translation"] and may_be_wrong(a).flagged == it["flagged"], it
-    flagged_wrong = sum(it["judged"] in judged.WRONG for it in items if it["flagged"])
-    assert flagged_wrong == 40  # docs/model-card.md: 40 of 40 flagged captions wrong or partly wrong
+        assert a.translation == it["translation"], it
+        now.append(may_be_wrong(a).flagged)
+    wrong = [it["judged"] in judged.WRONG for it in items]
+    assert all(w for w, it in zip(wrong, items) if it["flagged"])  # 40 of 40 flagged then: wrong or partly wrong
+    assert all(n for n, it in zip(now, items) if it["flagged"])  # flagged now too
+    hits = sum(n and w for n, w in zip(now, wrong))
+    assert hits / sum(now) >= 0.85 and hits / sum(wrong) >= 0.7, (hits, sum(now), sum(wrong))
