@@ -319,10 +319,11 @@ def word_spans(pieces: list[str]) -> list[tuple[int, int]]:
 
 def suspect_words(pieces: list[str], probs: list[float], most: int = 3, below: float = LOW_P) -> list[int]:
     """Indices of the output words (word_spans order) most likely wrong: those with a piece chosen with
-    p < ``below``, least sure first, at most ``most``. Punctuation is never named."""
+    p < ``below``, least sure first, at most ``most``. Punctuation is never named, nor a symbol the tokenizer
+    keeps as byte pieces ("…" is <0xE2><0x80><0xA6>: its piece names hold letters, its text none)."""
     scored = []
     for k, (s, e) in enumerate(word_spans(pieces)):
-        if not any(c.isalnum() for c in "".join(pieces[s:e])):
+        if not any(c.isalnum() for c in word_text(pieces[s:e])):
             continue
         low = min(probs[s:e], default=1.0)
         if low < below:
