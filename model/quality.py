@@ -74,6 +74,19 @@ FEATURES = (
     "reverse_worst_window",  # the lowest mean reverse log-probability of three source pieces in a row
 )
 
+# Which way each signal may push "wrong" in a fit (fit_logistic_signed): +1, a larger value may only make a wrong
+# translation more likely; -1, only less; 0, either way (no prior: length, attention shape). Signals that measure
+# nearly the same thing (the count and the share of very unsure pieces, the mean and the worst window) otherwise
+# trade weights of opposite signs, and a sentence outside the fitted range (a long one with many unsure pieces)
+# then comes out surer the worse it is.
+SIGNS = {
+    "mean_logprob": -1, "min_logprob": -1, "low_share": 1, "mean_entropy": 1, "mean_margin": -1, "unread_share": 1,
+    "attention_spread": 0, "length_ratio": 0, "length_ratio_sq": 1, "repeated_share": 1, "unknown_share": 1,
+    "pieces_per_word": 1, "log_source_len": 0, "very_low_count": 1, "worst_window": -1, "eos_logprob": -1,
+    "cross_entropy": 0, "eos_attention": 0, "split_words": 1, "reverse_mean": -1, "reverse_min": -1,
+    "reverse_low_share": 1, "reverse_worst_window": -1,
+}
+
 
 def word_text(pieces: list[str]) -> str:
     """The text of a word's pieces: '▁' as a space, byte pieces (<0xC3><0xAB>, which the tokenizer keeps for
@@ -299,6 +312,21 @@ def fit_logistic(x: np.ndarray, y: np.ndarray, l2: float = 1.0, iters: int = 50,
         if np.abs(step).max() < 1e-10:
             break
     return w[:-1], float(w[-1])
+
+
+def fit_logistic_signed(x: np.ndarray, y: np.ndarray, signs: np.ndarray, l2: float = 1.0,
+                        weights: np.ndarray | None = None) -> tuple[np.ndarray, float]:
+    """fit_logistic whose weights keep the given signs (F,) (+1: >= 0, -1: <= 0, 0: free): while a weight has the
+    wrong sign, the signal whose weight is most wrong is left out (its weight 0) and the rest fitted again (an
+    active set, deterministic). A fit that already keeps the signs is fit_logistic's."""
+    keep = np.ones(x.shape[1], dtype=bool)
+    while True:
+        w = np.zeros(x.shape[1])
+        w[keep], b = fit_logistic(x[:, keep], y, l2=l2, weights=weights)
+        wrong = np.where(keep, signs * w, 0.0)  # (F,) negative where a kept weight has the wrong sign
+        if wrong.min() >= 0:
+            return w, b
+        keep[int(np.argmin(wrong))] = False
 
 
 def predict_logistic(x: np.ndarray, w: np.ndarray, b: float) -> np.ndarray:

@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pytest
 
-from model.quality import fit_logistic, recall_precision
+from model.quality import fit_logistic, fit_logistic_signed, recall_precision
 from training import judged
 from training.judged import source_sha256
 from training.quality import judged_rows
@@ -173,6 +173,28 @@ def test_a_weighted_fit_counts_a_sentence_as_its_weight_in_copies():
     w2, b2 = fit_logistic(np.repeat(x, weights.astype(int), axis=0), np.repeat(y, weights.astype(int)), l2=1.0)
     assert np.allclose(w, w2, atol=1e-8) and b == pytest.approx(b2, abs=1e-8)
     assert not np.allclose(w, fit_logistic(x, y, l2=1.0)[0], atol=1e-3)  # and the weights matter
+
+
+def test_a_signed_fit_keeps_each_weight_on_its_side_and_is_the_plain_fit_when_that_already_does():
+    """Two near-copies of one signal (a count and a share of unsure pieces) trade weights of opposite signs in a
+    plain fit; the signed fit leaves the wrongly signed one out, so that more of the signal never means less wrong."""
+    rng = np.random.default_rng(11)
+    n = 400
+    z = rng.normal(size=n)
+    x = np.stack([z, z + 0.05 * rng.normal(size=n), rng.normal(size=n)], axis=1)  # (n, 3): two near-copies, noise
+    y = (rng.random(n) < 1 / (1 + np.exp(-(1.5 * z - 0.8 * x[:, 1] + 0.8 * x[:, 0])))).astype(float)
+    plain, _ = fit_logistic(x, y, l2=0.01)
+    signs = np.array([1.0, 1.0, 0.0])
+    assert (signs * plain < 0).any()  # the plain fit gives one copy the wrong sign
+    w, b = fit_logistic_signed(x, y, signs, l2=0.01)
+    assert (signs * w >= 0).all() and (w[:2] == 0).sum() == 1 and w[:2].sum() > 0
+    kept = w != 0
+    w_kept, b_kept = fit_logistic(x[:, kept], y, l2=0.01)  # the left-out signal's fit is the plain fit of the rest
+    assert np.allclose(w[kept], w_kept) and b == pytest.approx(b_kept)
+    free = fit_logistic_signed(x, y, np.zeros(3), l2=0.01)  # no signs: the plain fit
+    assert np.allclose(free[0], plain, atol=1e-10)
+    allowed = fit_logistic_signed(x, y, np.sign(plain), l2=0.01)  # signs the plain fit keeps: the plain fit
+    assert np.allclose(allowed[0], plain, atol=1e-10)
 
 
 def test_the_l2_penalty_is_chosen_on_sentences_each_fit_did_not_see():

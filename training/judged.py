@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from model.quality import fit_logistic, predict_logistic
+from model.quality import fit_logistic_signed, predict_logistic
 
 WRONG = ("W", "P")  # what the warning should catch: wrong or partly wrong (the issue's "nonsense or partly wrong")
 LABELS = ("W", "P", "R")
@@ -168,26 +168,29 @@ L2_CANDIDATES = (1.0, 3.0, 10.0, 30.0, 100.0, 300.0, 1000.0)
 
 
 def out_of_fold(x: np.ndarray, wrong: np.ndarray, weights: np.ndarray, l2: float, folds: int = 5,
-                seed: int = 0) -> np.ndarray:
-    """(n,) each judged sentence's p from a logistic fit (weighted by ``weights``) on the other folds: what the fit
-    says of sentences it did not see. x: (n, F) standardised features. Folds by a fixed permutation."""
+                seed: int = 0, signs: np.ndarray | None = None) -> np.ndarray:
+    """(n,) each judged sentence's p from a logistic fit (weighted by ``weights``; its weights keeping ``signs``,
+    default all free) on the other folds: what the fit says of sentences it did not see. x: (n, F) standardised
+    features. Folds by a fixed permutation."""
+    signs = np.zeros(x.shape[1]) if signs is None else signs
     fold = np.random.default_rng(seed).permutation(len(x)) % folds
     p = np.zeros(len(x))
     for k in range(folds):
         train = fold != k
-        w, b = fit_logistic(x[train], wrong[train].astype(float), l2=l2, weights=weights[train] / weights[train].mean())
+        w, b = fit_logistic_signed(x[train], wrong[train].astype(float), signs, l2=l2,
+                                   weights=weights[train] / weights[train].mean())
         p[~train] = predict_logistic(x[~train], w, b)
     return p
 
 
 def choose_l2(x: np.ndarray, wrong: np.ndarray, weights: np.ndarray, precision: float,
-              candidates: tuple[float, ...] = L2_CANDIDATES) -> tuple[float, dict]:
+              candidates: tuple[float, ...] = L2_CANDIDATES, signs: np.ndarray | None = None) -> tuple[float, dict]:
     """The L2 penalty whose out-of-fold p catch the most judged wrong translations at ``precision`` (lowest_threshold
     on those p; ties: the stronger penalty), and that figure: {"l2", "recall", "precision", "threshold"}.
     ValueError when no candidate reaches ``precision``."""
     best = None
     for l2 in sorted(candidates, reverse=True):
-        p = out_of_fold(x, wrong, weights, l2)
+        p = out_of_fold(x, wrong, weights, l2, signs=signs)
         t = lowest_threshold(p, wrong, weights, precision)
         if t is None:
             continue

@@ -144,10 +144,12 @@ def judged_rows(path: Path, sha: str, data: dict, sources: dict) -> dict:
 def fit_judged(x: np.ndarray, row: dict, precision: float) -> tuple[np.ndarray, float, dict]:
     """(w, b, the cross-validated figures) of the logistic model fitted on the judged val sample: label wrong or
     partly wrong, each sentence weighted by its stratum (judged.stratum_weights, normalised to mean 1), the L2
-    penalty chosen by 5-fold cross-validation (judged.choose_l2). x: (n, F) standardised features of its lines."""
+    penalty chosen by 5-fold cross-validation (judged.choose_l2), each weight keeping its signal's sign
+    (quality.SIGNS: fit_logistic_signed). x: (n, F) standardised features of its lines."""
     wrong, weights = np.isin(row["labels"], judged.WRONG), row["weights"]
-    l2, cv = judged.choose_l2(x, wrong, weights, precision)
-    w, b = quality.fit_logistic(x, wrong.astype(float), l2=l2, weights=weights / weights.mean())
+    signs = np.array([quality.SIGNS[f] for f in quality.FEATURES], dtype=np.float64)  # (F,)
+    l2, cv = judged.choose_l2(x, wrong, weights, precision, signs=signs)
+    w, b = quality.fit_logistic_signed(x, wrong.astype(float), signs, l2=l2, weights=weights / weights.mean())
     return w, b, cv
 
 
@@ -246,7 +248,8 @@ def main(argv: list[str] | None = None) -> int:
             w, b, cv = fit_judged((data["tatoeba/val"][0][val["lines"]] - mean) / scale, val, args.judged_precision)
             label, n_fit = quality.JUDGED_LABEL, len(val["lines"])
             fitted_on = (f"the judged tatoeba/val sample ({n_fit} translations, each weighted by its chrF stratum; "
-                         f"L2 {cv['l2']:g} by 5-fold cross-validation); standardised on {' + '.join(fit_keys)}")
+                         f"L2 {cv['l2']:g} by 5-fold cross-validation; each weight signed as quality.SIGNS says); "
+                         f"standardised on {' + '.join(fit_keys)}")
         else:
             w, b = quality.fit_logistic((x - mean) / scale, (chrf < BAD_CHRF).astype(float), l2=args.l2)
         # as stored in metrics.json: the cut-offs are chosen on the p the page will compute
