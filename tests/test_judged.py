@@ -164,6 +164,19 @@ def test_a_second_readers_labels_load_when_every_item_has_one(tmp_path):
         judged.load_judged(_file(tmp_path, [{**items[0], "second": "?"}]))
 
 
+def test_calibration_compares_the_mean_chance_with_the_wrong_share_in_each_band_by_hand():
+    p = np.array([0.1, 0.1, 0.3, 0.9, 0.95, 1.0])
+    wrong = np.array([0, 1, 0, 1, 1, 0], bool)
+    weights = np.array([3.0, 1.0, 1.0, 1.0, 1.0, 2.0])
+    c = judged.calibration(p, wrong, weights, edges=(0.0, 0.5, 1.0))
+    assert c["mean_p"] == pytest.approx((0.3 + 0.1 + 0.3 + 0.9 + 0.95 + 2.0) / 9, abs=1e-4)
+    assert c["wrong_share"] == pytest.approx(3 / 9, abs=1e-4)
+    low, high = c["bins"]
+    assert (low["judged"], low["mean_p"], low["wrong_share"]) == (3, pytest.approx(0.7 / 5, abs=1e-4), pytest.approx(0.2))
+    assert (high["judged"], high["mean_p"], high["wrong_share"]) == (3, pytest.approx(3.85 / 4, abs=1e-4), pytest.approx(0.5))
+    assert [b["from"] for b in judged.calibration(p, wrong, weights, edges=(0.0, 0.2, 0.4, 0.6, 1.0))["bins"]] == [0.0, 0.2, 0.6]
+
+
 def test_a_weighted_fit_counts_a_sentence_as_its_weight_in_copies():
     """fit_logistic with weights: a sentence of weight 3 is the same as three copies of it (an independent path)."""
     rng = np.random.default_rng(7)

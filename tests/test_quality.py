@@ -246,6 +246,12 @@ def test_the_shipped_model_has_an_estimate_that_meets_its_goals_as_fitted():
     # a second reader, who judged the same translations apart, finds it too, and mostly agrees with the first
     second = recent["second_reader"]
     assert second["recall"] >= 0.6 and second["precision"] >= 0.7 and second["kappa_wrong_or_right"] >= 0.8
+    # its chance means what it says on sentences it never saw: the mean chance is the judged wrong share, and in
+    # each band of chance holding 20 or more judged translations the wrong share is near the band's mean chance
+    for split in ("tatoeba/recent (judged)", "multi30k/val (judged)"):
+        cal = q.scores[split]["calibration"]
+        assert abs(cal["mean_p"] - cal["wrong_share"]) <= 0.03, (split, cal)
+        assert all(abs(b["mean_p"] - b["wrong_share"]) <= 0.15 for b in cal["bins"] if b["judged"] >= 20), (split, cal)
     # captions, judged the same way by both readers and never used to fit: the flags are as right there
     captions = q.scores["multi30k/val (judged)"]
     assert captions["precision"] >= 0.85 and captions["second_reader"]["precision"] >= 0.85

@@ -101,6 +101,8 @@ def test_the_judged_translations_are_the_models_and_the_judged_figures_recompute
     got = judged.estimate(flagged, np.isin(sample.judged, judged.WRONG), w)
     for k in ("recall", "precision", "wrong_share", "judged_flagged"):
         assert got[k] == recorded[k], (k, got[k], recorded[k])
+    p = np.array([q.probability(quality.features(s, UNK)) for s in sigs])
+    assert judged.calibration(p, np.isin(sample.judged, judged.WRONG), w) == recorded["calibration"]
     second = judged.estimate(flagged, np.isin(sample.second, judged.WRONG), w)
     for k in ("recall", "precision", "wrong_share"):
         assert second[k] == recorded["second_reader"][k], (k, second[k], recorded["second_reader"][k])

@@ -202,6 +202,26 @@ def choose_l2(x: np.ndarray, wrong: np.ndarray, weights: np.ndarray, precision: 
     return best["l2"], best
 
 
+CALIBRATION_EDGES = (0.0, 0.2, 0.4, 0.6, 0.8, 1.0)
+
+
+def calibration(p: np.ndarray, wrong: np.ndarray, weights: np.ndarray,
+                edges: tuple[float, ...] = CALIBRATION_EDGES) -> dict:
+    """Whether the fitted chance means what it says: the split's estimated mean p against its estimated wrong share,
+    and within each band of p (weighted back to the split like every judged figure): {"mean_p", "wrong_share",
+    "bins": [{"from", "to", "judged", "mean_p", "wrong_share"}]} (empty bands left out)."""
+    w = np.asarray(weights, dtype=np.float64)
+    bins = []
+    for lo, hi in zip(edges, edges[1:]):
+        inside = (p >= lo) & ((p < hi) if hi < edges[-1] else (p <= hi))
+        if inside.any():
+            bins.append({"from": lo, "to": hi, "judged": int(inside.sum()),
+                         "mean_p": round(float((w[inside] * p[inside]).sum() / w[inside].sum()), 4),
+                         "wrong_share": round(float((w[inside] * wrong[inside]).sum() / w[inside].sum()), 4)})
+    return {"mean_p": round(float((w * p).sum() / w.sum()), 4), "wrong_share": round(float((w * wrong).sum() / w.sum()), 4),
+            "bins": bins}
+
+
 def interval(flagged: np.ndarray, wrong: np.ndarray, in_bad_stratum: np.ndarray, n_bad: int, n_good: int,
              rounds: int = 2000, seed: int = 0) -> dict:
     """95% bootstrap intervals of recall and precision: each stratum's judged sentences drawn again with

@@ -161,6 +161,8 @@ def judged_summary(row: dict, q: quality.QualityModel) -> dict:
     wrong = np.isin(labels, judged.WRONG)
     out = judged.estimate(flagged, wrong, weights)
     out.update(judged.interval(flagged, wrong, row["in_bad"], row["n_bad"], row["n_good"]))
+    if q.label == quality.JUDGED_LABEL:  # its chance is the chance of this very label: is it calibrated?
+        out["calibration"] = judged.calibration(np.asarray(row["p"]), wrong, weights)
     only = judged.estimate(flagged, labels == "W", weights)
     out["wrong_only"] = {"recall": only["recall"], "precision": only["precision"]}
     if row["second"] is not None:
@@ -305,6 +307,11 @@ def main(argv: list[str] | None = None) -> int:
               f"recall {s['recall']:.1%} (95%: {s['recall_95'][0]:.0%}-{s['recall_95'][1]:.0%}), "
               f"precision {s['precision']:.1%} ({s['precision_95'][0]:.0%}-{s['precision_95'][1]:.0%}); "
               f"wrong only: recall {s['wrong_only']['recall']:.1%}, precision {s['wrong_only']['precision']:.1%}")
+        if "calibration" in s:
+            c = s["calibration"]
+            print(f"{'':28} calibration: mean chance {c['mean_p']:.1%} against {c['wrong_share']:.1%} judged wrong; by band: "
+                  + ", ".join(f"{b['from']:.1f}-{b['to']:.1f} {b['mean_p']:.2f} vs {b['wrong_share']:.2f} ({b['judged']})"
+                              for b in c["bins"]))
         if "second_reader" in s:
             r = s["second_reader"]
             print(f"{'':28} by the second reader: recall {r['recall']:.1%}, precision {r['precision']:.1%}; the readers "
