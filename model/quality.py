@@ -315,18 +315,48 @@ def fit_logistic(x: np.ndarray, y: np.ndarray, l2: float = 1.0, iters: int = 50,
 
 
 def fit_logistic_signed(x: np.ndarray, y: np.ndarray, signs: np.ndarray, l2: float = 1.0,
-                        weights: np.ndarray | None = None) -> tuple[np.ndarray, float]:
-    """fit_logistic whose weights keep the given signs (F,) (+1: >= 0, -1: <= 0, 0: free): while a weight has the
-    wrong sign, the signal whose weight is most wrong is left out (its weight 0) and the rest fitted again (an
-    active set, deterministic). A fit that already keeps the signs is fit_logistic's."""
-    keep = np.ones(x.shape[1], dtype=bool)
-    while True:
-        w = np.zeros(x.shape[1])
-        w[keep], b = fit_logistic(x[:, keep], y, l2=l2, weights=weights)
-        wrong = np.where(keep, signs * w, 0.0)  # (F,) negative where a kept weight has the wrong sign
-        if wrong.min() >= 0:
+                        weights: np.ndarray | None = None, tol: float = 1e-9) -> tuple[np.ndarray, float]:
+    """fit_logistic whose weights keep the given signs (F,) (+1: >= 0, -1: <= 0, 0: free): the penalised loss's
+    minimum under those bounds, by Lawson and Hanson's active set (their NNLS, with fit_logistic on the free signals
+    in place of least squares). A signal held at 0 is freed while its gradient would move it the allowed way; a
+    fit of the free signals that turns one the wrong way steps back from the last fit until the first reaches 0,
+    and that one is held. Deterministic; with no sign broken it is fit_logistic's fit."""
+    n, f = x.shape
+    sw = np.ones(n) if weights is None else np.asarray(weights, dtype=np.float64)
+    signed = signs != 0
+
+    def free_fit(held: np.ndarray) -> tuple[np.ndarray, float]:
+        w = np.zeros(f)
+        w[~held], b = fit_logistic(x[:, ~held], y, l2=l2, weights=weights)
+        return w, b
+
+    held = np.zeros(f, dtype=bool)
+    w, b = free_fit(held)
+    while (signs * w < 0).any():  # start where no sign is broken: hold every wrongly signed signal at 0
+        held |= signs * w < 0
+        w, b = free_fit(held)
+    for _ in range(10 * f + 10):
+        p = 1.0 / (1.0 + np.exp(-np.clip(x @ w + b, -50, 50)))  # (N,)
+        grad = x.T @ (sw * (p - y)) + l2 * w  # (F,) the penalised loss's gradient
+        could = held & signed & (signs * grad < -tol)  # a held signal the loss would move the allowed way
+        if not could.any():
             return w, b
-        keep[int(np.argmin(wrong))] = False
+        held[int(np.argmin(np.where(could, signs * grad, np.inf)))] = False
+        while True:
+            z, zb = free_fit(held)
+            broken = ~held & signed & (signs * z < 0)
+            if not broken.any():
+                w, b = z, zb
+                break
+            # step from w (signs kept) towards z until the first broken signal reaches 0, and hold it there
+            steps = np.where(broken, w / np.where(broken, w - z, 1.0), np.inf)  # (F,) where each reaches 0
+            k = int(np.argmin(steps))
+            a = float(np.clip(steps[k], 0.0, 1.0))
+            w, b = w + a * (z - w), b + a * (zb - b)
+            held |= broken & (np.abs(w) <= 1e-12)
+            held[k] = True
+            w[held] = 0.0
+    raise RuntimeError("fit_logistic_signed did not settle")  # Lawson-Hanson ends in finitely many steps
 
 
 def predict_logistic(x: np.ndarray, w: np.ndarray, b: float) -> np.ndarray:

@@ -175,6 +175,8 @@ def test_calibration_compares_the_mean_chance_with_the_wrong_share_in_each_band_
     assert (low["judged"], low["mean_p"], low["wrong_share"]) == (3, pytest.approx(0.7 / 5, abs=1e-4), pytest.approx(0.2))
     assert (high["judged"], high["mean_p"], high["wrong_share"]) == (3, pytest.approx(3.85 / 4, abs=1e-4), pytest.approx(0.5))
     assert [b["from"] for b in judged.calibration(p, wrong, weights, edges=(0.0, 0.2, 0.4, 0.6, 1.0))["bins"]] == [0.0, 0.2, 0.6]
+    edge = judged.calibration(np.array([0.2, 1.0]), np.array([1, 0], bool), np.ones(2), edges=(0.0, 0.2, 1.0))
+    assert [(b["from"], b["judged"]) for b in edge["bins"]] == [(0.2, 2)]  # a band holds its lower edge; 1.0 the last
 
 
 def test_a_weighted_fit_counts_a_sentence_as_its_weight_in_copies():
@@ -200,7 +202,7 @@ def test_a_signed_fit_keeps_each_weight_on_its_side_and_is_the_plain_fit_when_th
     signs = np.array([1.0, 1.0, 0.0])
     assert (signs * plain < 0).any()  # the plain fit gives one copy the wrong sign
     w, b = fit_logistic_signed(x, y, signs, l2=0.01)
-    assert (signs * w >= 0).all() and (w[:2] == 0).sum() == 1 and w[:2].sum() > 0
+    assert (signs * w >= 0).all() and w[1] == 0 and w[0] > 0  # the wrongly signed copy is the one held at 0
     kept = w != 0
     w_kept, b_kept = fit_logistic(x[:, kept], y, l2=0.01)  # the left-out signal's fit is the plain fit of the rest
     assert np.allclose(w[kept], w_kept) and b == pytest.approx(b_kept)
@@ -208,6 +210,35 @@ def test_a_signed_fit_keeps_each_weight_on_its_side_and_is_the_plain_fit_when_th
     assert np.allclose(free[0], plain, atol=1e-10)
     allowed = fit_logistic_signed(x, y, np.sign(plain), l2=0.01)  # signs the plain fit keeps: the plain fit
     assert np.allclose(allowed[0], plain, atol=1e-10)
+
+
+def test_a_signed_fit_is_the_least_penalised_loss_any_sign_keeping_choice_of_signals_reaches():
+    """Against an independent search: every subset of signals held at 0, each fitted plainly, those whose fit keeps
+    every sign; the least penalised loss among them is the constrained minimum, and the signed fit reaches it (a
+    greedy drop of the worst signal, never freed again, misses it on some of these problems)."""
+    import itertools
+
+    def loss(x, y, w, b, l2):
+        z = x @ w + b
+        return float((np.logaddexp(0, z) - y * z).sum() + 0.5 * l2 * (w @ w))
+
+    for seed in range(40):  # on seed 28 the greedy drop ends above the minimum
+        rng = np.random.default_rng(seed)
+        x = rng.normal(size=(120, 6)) @ rng.normal(size=(6, 6))  # (120, 6): correlated signals trade weights
+        y = (rng.random(120) < 1 / (1 + np.exp(-(x @ rng.normal(size=6))))).astype(float)
+        signs = rng.choice([-1.0, 0.0, 1.0], size=6)
+        w, b = fit_logistic_signed(x, y, signs, l2=0.5)
+        assert (signs * w >= 0).all()
+        best = np.inf
+        for held in itertools.product((False, True), repeat=6):
+            held = np.array(held)
+            if (held & (signs == 0)).any():
+                continue
+            v = np.zeros(6)
+            v[~held], c = fit_logistic(x[:, ~held], y, l2=0.5)
+            if (signs * v >= 0).all():
+                best = min(best, loss(x, y, v, c, 0.5))
+        assert loss(x, y, w, b, 0.5) <= best + 1e-7, seed
 
 
 def test_the_l2_penalty_is_chosen_on_sentences_each_fit_did_not_see():

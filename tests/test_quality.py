@@ -239,7 +239,7 @@ def test_the_shipped_model_has_an_estimate_that_meets_its_goals_as_fitted():
     assert "signed" in q.fitted_on
     assert q.scores["tatoeba/val (judged)"]["precision"] >= 0.85
     cv = q.scores["tatoeba/val (judged, cross-validated)"]  # each val sentence scored by a fit that did not see it
-    assert cv["precision"] >= 0.85 and cv["recall"] >= 0.6  # 64.8% with 600 judged (54.0% with 300)
+    assert cv["precision"] >= 0.85 and cv["recall"] >= 0.6  # 67.9% with 600 judged (54.0% with 300)
     # the goal (recall >= 60% at precision >= 70%), on the newer sentences, judged the same way but never used
     recent = q.scores["tatoeba/recent (judged)"]
     assert recent["recall"] >= 0.6 and recent["precision"] >= 0.7 and recent["recall_95"][0] >= 0.6
