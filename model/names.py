@@ -1,4 +1,4 @@
-"""The names of the model's hook points, built in one place (plain strings: no torch, so viz may import it).
+"""The names of the model's hook points and special pieces, built in one place (plain strings: no torch, so viz may import it).
 
     act_name("cross", 1, "weights")  -> "decoder.layers.1.cross_attn.weights"   (B, H, T, S)
     act_name("encoder", 0, "z")      -> "encoder.layers.0.self_attn.z"          (B, H, S, d_k)
@@ -11,6 +11,8 @@ self-attention) or "cross" (decoder cross-attention). For the per-layer hooks th
 """
 
 from __future__ import annotations
+
+SPECIAL_PIECES = ("<pad>", "<unk>", "<s>", "</s>")  # the pieces of the tokenizer's PAD, UNK, BOS and EOS (ids 0-3)
 
 # attention kind -> (stack, attention block inside a layer)
 KINDS: dict[str, tuple[str, str]] = {

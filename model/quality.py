@@ -40,6 +40,8 @@ from typing import Any
 import numpy as np
 import torch
 
+from model.names import SPECIAL_PIECES
+
 KEY = "quality"
 LABEL = "sentence chrF < 40 against the reference"  # what a fit on the val splits learns (training.quality)
 JUDGED_LABEL = "wrong or partly wrong by a person's reading"  # what a fit on judged translations learns (--fit judged)
@@ -375,26 +377,28 @@ def word_spans(pieces: list[str]) -> list[tuple[int, int]]:
     return [(s, e) for s, e in zip(starts, starts[1:] + [len(pieces)])]
 
 
-def suspect_words(pieces: list[str], probs: list[float], most: int = 3, below: float = LOW_P) -> list[int]:
-    """Indices of the output words (word_spans order) most likely wrong: those with a piece chosen with
-    p < ``below``, least sure first, at most ``most``. Punctuation is never named, nor a symbol the tokenizer
-    keeps as byte pieces ("…" is <0xE2><0x80><0xA6>: its piece names hold letters, its text none)."""
+def _unsure(pieces: list[str], probs: list[float], below: float) -> list[tuple[float, int, str]]:
+    """(p, index in word_spans, text) of every output word whose least sure piece was chosen with p < ``below``,
+    least sure first. Punctuation is never such a word, nor a symbol the tokenizer keeps as byte pieces ("…" is
+    <0xE2><0x80><0xA6>: its piece names hold letters, its text none); a special piece (<unk>) never makes one."""
     scored = []
     for k, (s, e) in enumerate(word_spans(pieces)):
-        if not any(c.isalnum() for c in word_text(pieces[s:e])):
-            continue
-        low = min(probs[s:e], default=1.0)
-        if low < below:
-            scored.append((low, k))
-    return [k for _, k in sorted(scored)[:most]]
+        text = word_text(pieces[s:e])
+        low = min((p for x, p in zip(pieces[s:e], probs[s:e]) if x not in SPECIAL_PIECES), default=1.0)
+        if low < below and any(c.isalnum() for c in text):
+            scored.append((low, k, text))
+    return sorted(scored)
+
+
+def suspect_words(pieces: list[str], probs: list[float], most: int = 3, below: float = LOW_P) -> list[int]:
+    """Indices of the output words (word_spans order) most likely wrong: the ``most`` least sure of _unsure's."""
+    return [k for _, k, _ in _unsure(pieces, probs, below)[:most]]
 
 
 def unsure_words(pieces: list[str], probs: list[float], below: float = LOW_P) -> list[tuple[str, float]]:
-    """(text, probability) of every output word with a piece chosen with p < ``below`` (its least sure piece),
-    least sure first: what the chips shade as unsure, named as whole words. Punctuation is never named."""
-    spans = word_spans(pieces)
-    return [(word_text(pieces[slice(*spans[k])]), min(probs[slice(*spans[k])]))
-            for k in suspect_words(pieces, probs, most=len(spans), below=below)]
+    """(text, probability of its least sure piece) of every word _unsure finds, least sure first: what the chips
+    shade as unsure, named as whole words."""
+    return [(text, low) for low, _, text in _unsure(pieces, probs, below)]
 
 
 def source_words(src_pieces: list[str], reverse: np.ndarray | None) -> list[tuple[float, int, str]]:

@@ -113,6 +113,9 @@ def test_unsure_words_are_whole_words_with_their_least_sure_piece():
     assert quality.unsure_words(pieces, [1.0] * len(pieces)) == []
     ellipsis = ["▁Haus", "▁", "<0xE2>", "<0x80>", "<0xA6>"]  # "…" outside the alphabet: byte pieces, no word
     assert quality.unsure_words(ellipsis, [0.9, 0.1, 0.1, 0.1, 0.1]) == []
+    unknown = ["▁Haus", "<unk>", "▁rot"]  # <unk> never makes a word unsure: not the status line's, not the warning's
+    assert quality.unsure_words(unknown, [0.9, 0.05, 0.2]) == [("rot", 0.2)]
+    assert quality.suspect_words(unknown, [0.9, 0.05, 0.2]) == [1]
 
 
 def _toy_copy(tmp_path, reverse: bool = True):

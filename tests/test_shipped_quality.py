@@ -95,13 +95,12 @@ def test_the_judged_translations_are_the_models_and_the_judged_figures_recompute
     in_bad = chrf < BAD_CHRF
     assert int(in_bad.sum()) == n_bad  # drawn n_bad from chrF < 40, the rest from chrF >= 40
     q = tr.quality
-    flagged = np.array([q.flags(q.probability(quality.features(s, UNK)), quality.least_likely_word(s.src_pieces, s.reverse))
-                        for s in sigs])
+    p = np.array([q.probability(quality.features(s, UNK)) for s in sigs])  # (n,) the fitted chance of each
+    flagged = np.array([q.flags(pi, quality.least_likely_word(s.src_pieces, s.reverse)) for pi, s in zip(p, sigs)])
     w = judged.stratum_weights(in_bad, split_row["bad"], split_row["sentences"] - split_row["bad"])
     got = judged.estimate(flagged, np.isin(sample.judged, judged.WRONG), w)
     for k in ("recall", "precision", "wrong_share", "judged_flagged"):
         assert got[k] == recorded[k], (k, got[k], recorded[k])
-    p = np.array([q.probability(quality.features(s, UNK)) for s in sigs])
     assert judged.calibration(p, np.isin(sample.judged, judged.WRONG), w) == recorded["calibration"]
     second = judged.estimate(flagged, np.isin(sample.second, judged.WRONG), w)
     for k in ("recall", "precision", "wrong_share"):

@@ -5,8 +5,10 @@ from __future__ import annotations
 import html
 import re
 
+from model.names import SPECIAL_PIECES
+
 WORD_START = "\u2581"
-SPECIAL = {"<s>": "[BOS]", "</s>": "[EOS]", "<pad>": "[PAD]", "<unk>": "[UNK]"}
+SPECIAL = dict(zip(SPECIAL_PIECES, ("[PAD]", "[UNK]", "[BOS]", "[EOS]")))
 _BYTE = re.compile(r"^<0x([0-9A-Fa-f]{2})>$")
 
 

@@ -24,7 +24,7 @@ from model.loops import find_loop, is_punctuation
 from model.quality import Estimate, estimate, unsure_words, word_spans
 from model.tokenizer import UNK
 from model.translator import Analysis
-from viz.tokens import is_special, readable
+from viz.tokens import readable
 
 
 def token_probs(a: Analysis) -> list[float]:
@@ -94,9 +94,8 @@ def unsure(a: Analysis) -> list[dict]:
     {"word", "p"}: the status line names them even when the sentence is not flagged (a fluent translation can hide
     one guessed word), by the same word rule as the warning (model/quality.py), so the page never splits words itself."""
     pieces = list(a.out_tokens[:-1])  # the last piece is EOS
-    # a special piece (<unk>) is never what makes a word unsure; p unrounded, so that the page shows the chip's figure
-    probs = [1.0 if is_special(x) else p for x, p in zip(pieces, token_probs(a))]
-    return [{"word": w, "p": round(p, 6)} for w, p in unsure_words(pieces, probs, CHIP_SHADES[1][0])]
+    # p unrounded (6 places), so that the page shows the chip's own figure
+    return [{"word": w, "p": round(p, 6)} for w, p in unsure_words(pieces, token_probs(a), CHIP_SHADES[1][0])]
 
 
 def quoted(words) -> str:
