@@ -141,6 +141,12 @@ class Translator:
     def cfg(self):
         return self.model.cfg
 
+    @property
+    def device(self) -> torch.device:
+        """Where the weights are: the CPU when serving; a GPU when a script moved the model there (a teacher
+        translating a corpus, training/distill.py)."""
+        return next(self.model.parameters()).device
+
     # -- text <-> ids ------------------------------------------------------------------
     def _src_ids(self, text: str) -> list[int]:
         ids = self.tokenizer.encode(" ".join(text.split()))  # the model saw single spaces only
@@ -154,7 +160,7 @@ class Translator:
     # -- decoding ----------------------------------------------------------------------
     @torch.inference_mode()
     def _decode(self, src_ids: list[int], opts: DecodeOptions) -> tuple[list[int], DecodeTrace]:
-        src = torch.tensor([src_ids])  # (1, S)
+        src = torch.tensor([src_ids], device=self.device)  # (1, S)
         n = self._max_len(len(src_ids), opts)
         if opts.method == "beam":
             return beam_search(self.model, src, opts.beam_size, n, opts.length_penalty, **opts.constraints)
@@ -185,7 +191,7 @@ class Translator:
         todo.sort(key=lambda x: len(x[1]))
         for k in range(0, len(todo), batch_size):
             chunk = todo[k : k + batch_size]
-            src = pad_batch([ids for _, ids in chunk], self.cfg.pad_id)  # (B, S)
+            src = pad_batch([ids for _, ids in chunk], self.cfg.pad_id).to(self.device)  # (B, S)
             n = self._max_len(src.size(1), opts)
             outs, _ = greedy(self.model, src, n, trace_top_k=0, **opts.constraints)
             for (i, ids), out in zip(chunk, outs):

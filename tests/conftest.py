@@ -19,6 +19,8 @@ os.environ[SUITE_MARK] = str(os.getpid())
 # class rooms in a SQLite file of this run's own (explorer/classroom/store.py), removed at the end
 ROOMS_FILE = os.path.join(tempfile.mkdtemp(prefix="ae-rooms-"), "rooms.sqlite3")
 os.environ.setdefault("ATTENTION_EXPLORER_ROOMS", ROOMS_FILE)
+# training and distilling in tests run on the CPU also on a machine with a GPU (the same numbers everywhere)
+os.environ.setdefault("ATTENTION_EXPLORER_DEVICE", "cpu")
 LEFTOVER_GRACE_S = 5.0  # a process killed at a test's end may take a moment to go
 LEFTOVERS = pytest.StashKey[dict]()  # {pid: command line} of those still alive at the end
 

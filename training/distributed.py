@@ -5,7 +5,8 @@
 Every rank builds the same global batches (same seed); rank r trains on sentences r, r+N, r+2N, ... of each.
 The loss of a rank is its share of the global batch's token-mean loss, times N, because DDP averages the
 gradients over the ranks: the update is then the one-process update on the same global batch. Rank 0 alone
-writes checkpoints and logs. Without torchrun's environment everything here is a no-op (one process).
+writes checkpoints and logs. Without torchrun's environment everything here is a no-op (one process), but the
+choice of device: the GPU when there is one, unless --device cpu.
 """
 
 from __future__ import annotations
@@ -28,17 +29,43 @@ def is_main() -> bool:
     return rank() == 0
 
 
-def init() -> torch.device:
-    """Join the process group torchrun describes (RANK, WORLD_SIZE, MASTER_ADDR...); -> this rank's device."""
-    if "WORLD_SIZE" not in os.environ or int(os.environ["WORLD_SIZE"]) <= 1 or tdist.is_initialized():
+DEVICES = ("auto", "cpu", "cuda")
+
+
+def choose_device(requested: str, cuda_available: bool, local_rank: int = 0) -> torch.device:
+    """The device a process trains on: "auto" is the GPU when there is one, else the CPU; "cuda" without a GPU is
+    refused in words (a run meant for a lent GPU must not quietly take hours on the CPU)."""
+    if requested not in DEVICES:
+        raise ValueError(f"--device must be one of {', '.join(DEVICES)}, not {requested!r}")
+    if requested == "cuda" and not cuda_available:
+        raise ValueError("--device cuda: torch sees no CUDA GPU here (torch.cuda.is_available() is False)")
+    if requested == "cpu" or not cuda_available:
         return torch.device("cpu")
-    if torch.cuda.is_available():
-        local = int(os.environ.get("LOCAL_RANK", 0))
-        torch.cuda.set_device(local)
+    return torch.device("cuda", local_rank)
+
+
+def init(requested: str = "auto") -> torch.device:
+    """Join the process group torchrun describes (RANK, WORLD_SIZE, MASTER_ADDR...), if any; -> this rank's device
+    (``choose_device``: one process uses the GPU too, when there is one and the CPU is not asked for)."""
+    local = int(os.environ.get("LOCAL_RANK", 0))
+    device = choose_device(requested, torch.cuda.is_available(), local)
+    if "WORLD_SIZE" not in os.environ or int(os.environ["WORLD_SIZE"]) <= 1 or tdist.is_initialized():
+        if device.type == "cuda":
+            torch.cuda.set_device(device)
+        return device
+    if device.type == "cuda":
+        torch.cuda.set_device(device)
         tdist.init_process_group("nccl")
-        return torch.device("cuda", local)
+        return device
     tdist.init_process_group("gloo")
-    return torch.device("cpu")
+    return device
+
+
+def describe(device: torch.device, threads: int) -> str:
+    """Where a run trained, for metrics.json's hardware line."""
+    if device.type == "cuda":
+        return f"on {torch.cuda.get_device_name(device)}"
+    return f"x {threads} CPU threads"
 
 
 def shard(idx: list[int]) -> list[int]:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import os
 import platform
 import random
 import shutil
@@ -38,6 +39,7 @@ from model.transformer import Transformer
 from training import distributed as dist
 from training.batches import batch_tensors, encode_pairs, load_texts
 from training.data import MisalignedPairs, token_batches
+from training.distill import records
 from training.joining import joined_pairs
 from training.mixing import Mix
 from training.progress import Progress
@@ -103,6 +105,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                    help="storage of the final weights (int8: per-row scales, a quarter of the size)")
     p.add_argument("--seed", type=int, default=1234)
     p.add_argument("--threads", type=int, default=2, help="torch CPU threads (match the cores)")
+    p.add_argument("--device", default=os.environ.get("ATTENTION_EXPLORER_DEVICE", "auto"), choices=dist.DEVICES,
+                   help="auto: the GPU when torch sees one, else the CPU (default $ATTENTION_EXPLORER_DEVICE, else "
+                        "auto); cuda: refuse to start without one")
     p.add_argument("--log-every", type=int, default=50)
     p.add_argument("--snapshots", default=",".join(map(str, DEFAULT_STEPS)),
                    help="steps at which to keep int8 weights with their validation loss, to watch attention form "
@@ -199,10 +204,7 @@ class Run:
         return summed.item(), int(rows.sum())
 
     def validate(self) -> float:
-        self.model.to("cpu")
-        val = validation_loss(self.model, self.val_pairs, self.args.max_tokens)
-        self.model.to(self.device)
-        return val
+        return validation_loss(self.model, self.val_pairs, self.args.max_tokens)  # on the run's device
 
     def save_point(self) -> None:
         if dist.is_main():
@@ -264,7 +266,11 @@ class Run:
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     torch.set_num_threads(args.threads)  # oversubscribed threads make CPU training many times slower
-    device = dist.init()
+    try:
+        device = dist.init(args.device)
+    except ValueError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
     torch.manual_seed(args.seed)
     random.seed(args.seed)
     out = Path(args.out)
@@ -307,7 +313,7 @@ def main(argv: list[str] | None = None) -> int:
     model.train()
     opt = torch.optim.Adam(model.parameters(), lr=args.lr, betas=(0.9, 0.98), eps=1e-9)
     skip = ("resume", "out", "data_dir", "tatoeba_dir", "tokenizer", "log_every", "sitting_minutes", "stop_after_steps",
-            "save_every", "threads")
+            "save_every", "threads", "device")
     training = {k: v for k, v in vars(args).items() if k not in skip}
     recorded = json.loads((work / "run.json").read_text()).get("training", {}) \
         if args.resume and (work / "run.json").is_file() else None  # the settings the run was started with
@@ -316,6 +322,10 @@ def main(argv: list[str] | None = None) -> int:
             else weights_sha256(Path(args.init_from))
     if args.task != "translate":
         training.pop("mix")
+    else:  # a corpus folder training.distill made: its targets are a teacher's, and which teacher is kept
+        distilled = records(mix, {"multi30k": args.data_dir, "tatoeba": args.tatoeba_dir})
+        if distilled:
+            training["distilled"] = distilled
     training["processes"] = dist.world()
     if recorded is not None:
         changed = changed_settings(recorded, training, vars(parse_args(["--out", str(out)])))
@@ -399,13 +409,13 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     log_f.close()
     finalize(args, model, tok, training, state, val_pairs, out, n_params, len(train_pairs), bool(run.snapshot_steps),
-             texts.get("pairs", {}))
+             texts.get("pairs", {}), dist.describe(device, args.threads))
     dist.finish()
     return 0
 
 
 def finalize(args, model, tok, training, state, val_pairs, out: Path, n_params: int, n_train: int,
-             snapshots: bool, corpus_pairs: dict[str, int]) -> None:
+             snapshots: bool, corpus_pairs: dict[str, int], where: str) -> None:
     """Average the last epochs' weights and write the checkpoint folder (rank 0)."""
     work = out / "work"
     model.to("cpu")
@@ -426,8 +436,8 @@ def finalize(args, model, tok, training, state, val_pairs, out: Path, n_params: 
     metrics.update(
         parameters=n_params,
         training_minutes=round(state["elapsed_s"] / 60, 1),
-        hardware=f"{platform.processor() or platform.machine()}, {dist.world()} process(es) x {args.threads} CPU "
-                 f"threads, torch {torch.__version__}, {args.precision} autocast",
+        hardware=f"{platform.processor() or platform.machine()}, {dist.world()} process(es) {where}, "
+                 f"torch {torch.__version__}, {args.precision} autocast",
         val_loss=averaged_val,
     )
     if args.task == "translate":

@@ -14,9 +14,10 @@ from training.data import token_batches
 @torch.no_grad()
 def validation_loss(model: Transformer, pairs, max_tokens: int) -> float:
     model.eval()
+    device = next(model.parameters()).device  # the batches go where the weights are (a GPU run validates there)
     total, count = 0.0, 0
     for idx in token_batches(pairs, max_tokens, shuffle=False):
-        src, tgt_in, tgt_out = batch_tensors(pairs, idx)
+        src, tgt_in, tgt_out = (t.to(device) for t in batch_tensors(pairs, idx))
         logits = model(src, tgt_in)  # (B, T, V)
         total += F.cross_entropy(logits.flatten(0, 1), tgt_out.flatten(), ignore_index=PAD, reduction="sum").item()
         count += int((tgt_out != PAD).sum())

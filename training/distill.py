@@ -1,0 +1,165 @@
+"""Sequence-level knowledge distillation (Kim and Rush, 2016): a bigger teacher translates the training sources, and
+the small student the app ships learns the teacher's translations instead of the references.
+
+    python -m training.distill --teacher runs/teacher --out runs/distilled            # every corpus of --mix
+    python -m training.train --out runs/student --data-dir runs/distilled/multi30k \\
+        --tatoeba-dir runs/distilled/tatoeba                                           # the student, as usual
+
+For each corpus of --mix, ``<out>/<corpus>/`` gets the training sources as they are, the teacher's translations of
+them (greedy, or --beam), line N for line N, and the val split copied unchanged: the student is still validated
+against people's translations. Test splits are never read. The translations are written in chunks to
+``train.<tgt>.partial``, so a stopped run (a session's end, a lent GPU handed back) continues where it stopped when
+the same command is run again. ``distilled.json`` records the teacher (its weights' SHA-256), the decoding and the
+counts; ``training.train`` copies it into the student's training record. On a GPU the teacher decodes there
+(--device, as in training.train).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+import torch
+
+from model.checkpoint import CheckpointError, load_checkpoint, weights_sha256
+from model.translator import DecodeOptions, Translator
+from training import distributed as dist
+from training.data import MisalignedPairs, find_data_dir, read_split
+from training.mixing import Mix
+from training.progress import minutes
+
+RECORD = "distilled.json"
+CHUNK = 4096  # sentences decoded between two writes of the partial file
+
+
+def languages(training: dict) -> tuple[str, str]:
+    """(source, target) language codes of a checkpoint's training record ("en", "de" unless it was de-en)."""
+    src, _, tgt = training.get("direction", "en-de").partition("-")
+    return src, tgt
+
+
+def done_lines(path: Path) -> list[str]:
+    """The translations a previous run already wrote (none when there is no partial file)."""
+    if not path.is_file():
+        return []
+    return path.read_text(encoding="utf-8").split("\n")[:-1]  # each written line ends with "\n"
+
+
+def write_gz(path: Path, lines: list[str]) -> None:
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    with gzip.open(tmp, "wt", encoding="utf-8") as f:
+        f.writelines(line + "\n" for line in lines)
+    tmp.replace(path)
+
+
+def one_line(text: str) -> str:
+    """A translation as one line of a corpus file (a line break inside it would shift every later pair)."""
+    return " ".join(text.split())
+
+
+def distill_corpus(tr: Translator, sources: list[str], partial: Path, opts: DecodeOptions, batch_size: int,
+                   chunk: int = CHUNK, log=lambda line: print(line, flush=True)) -> list[str]:
+    """The teacher's translation of every source, in order; continues the partial file a stopped run left."""
+    done = done_lines(partial)
+    if len(done) > len(sources):
+        raise ValueError(f"{partial} holds {len(done)} translations but the split has {len(sources)} sources: "
+                         "it belongs to other data; remove it to start again")
+    t0, first = time.time(), len(done)
+    with open(partial, "a", encoding="utf-8") as f:
+        for k in range(len(done), len(sources), chunk):
+            outs = [one_line(t) for t in tr.translate_batch(sources[k : k + chunk], opts, batch_size=batch_size)]
+            f.write("".join(o + "\n" for o in outs))
+            f.flush()
+            done += outs
+            rate = (len(done) - first) / max(time.time() - t0, 1e-9)
+            log(f"{partial.parent.name}: {len(done)}/{len(sources)} sentences, {rate:.0f} a second, "
+                f"{minutes((len(sources) - len(done)) / rate / 60)} left")
+    return done
+
+
+def records(mix: Mix, dirs: dict[str, str | None]) -> dict[str, dict]:
+    """{corpus: its distilled.json} for each corpus of the mix whose folder was made here; {} for plain corpora."""
+    found = {}
+    for name in mix.weights:
+        try:
+            path = find_data_dir(dirs.get(name), name) / RECORD
+        except FileNotFoundError:
+            continue
+        if path.is_file():
+            found[name] = json.loads(path.read_text())
+    return found
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--teacher", required=True, help="the teacher's checkpoint folder")
+    p.add_argument("--out", required=True, help="folder to write one corpus folder per corpus into")
+    p.add_argument("--mix", default="multi30k,tatoeba", help="the corpora whose training sources to translate")
+    p.add_argument("--data-dir", default=None, help="Multi30k folder (default as in training.train)")
+    p.add_argument("--tatoeba-dir", default=None, help="Tatoeba folder (default as in training.train)")
+    p.add_argument("--beam", type=int, default=0, help="beam size; 0 or 1 = greedy (batched, by far the fastest)")
+    p.add_argument("--length-penalty", type=float, default=1.0, help="GNMT alpha, with --beam")
+    p.add_argument("--batch-size", type=int, default=256, help="sentences decoded together (greedy)")
+    p.add_argument("--train-limit", type=int, default=0, help="only the first N training pairs of each corpus")
+    p.add_argument("--device", default=os.environ.get("ATTENTION_EXPLORER_DEVICE", "auto"), choices=dist.DEVICES)
+    p.add_argument("--threads", type=int, default=2, help="torch CPU threads (match the cores)")
+    return p.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    torch.set_num_threads(args.threads)
+    try:
+        device = dist.choose_device(args.device, torch.cuda.is_available())
+        mix = Mix.parse(args.mix)
+        model, tok, training = load_checkpoint(Path(args.teacher))
+        opts = DecodeOptions(method="beam", beam_size=args.beam, length_penalty=args.length_penalty) \
+            if args.beam > 1 else DecodeOptions()
+        opts.check()
+    except (CheckpointError, FileNotFoundError, ValueError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    tr = Translator(model.to(device), tok, Path(args.teacher).name)
+    src_lang, tgt_lang = languages(training)
+    dirs = {"multi30k": args.data_dir, "tatoeba": args.tatoeba_dir}
+    out = Path(args.out)
+    record = {"teacher": str(args.teacher), "teacher_sha256": weights_sha256(Path(args.teacher)),
+              "decoding": opts.method if opts.method == "greedy" else f"beam {args.beam}, length penalty "
+              f"{args.length_penalty:g}", "languages": f"{src_lang}-{tgt_lang}", "corpora": {}}
+    print(f"teacher {args.teacher} ({model.num_parameters() / 1e6:.1f}M parameters) on {device}, "
+          f"{record['decoding']}", flush=True)
+    for name in mix.weights:
+        try:
+            train_src, _ = read_split(dirs[name], "train", src_lang, tgt_lang, corpus=name)
+            val = read_split(dirs[name], "val", src_lang, tgt_lang, corpus=name)
+        except (FileNotFoundError, MisalignedPairs) as e:
+            print(f"error: {e}", file=sys.stderr)
+            return 2
+        if args.train_limit:
+            train_src = train_src[: args.train_limit]
+        folder = out / name
+        folder.mkdir(parents=True, exist_ok=True)
+        partial = folder / f"train.{tgt_lang}.partial"
+        try:
+            hyps = distill_corpus(tr, train_src, partial, opts, args.batch_size)
+        except ValueError as e:
+            print(f"error: {e}", file=sys.stderr)
+            return 2
+        write_gz(folder / f"train.{src_lang}.gz", train_src)
+        write_gz(folder / f"train.{tgt_lang}.gz", hyps)
+        write_gz(folder / f"val.{src_lang}.gz", val[0])
+        write_gz(folder / f"val.{tgt_lang}.gz", val[1])
+        partial.unlink()
+        record["corpora"][name] = {"train_pairs": len(train_src), "val_pairs": len(val[0])}
+        (folder / RECORD).write_text(json.dumps({**record, "corpus": name}, indent=1) + "\n")
+        print(f"wrote {folder}", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
