@@ -143,8 +143,9 @@ class Translator:
 
     @property
     def device(self) -> torch.device:
-        """Where the weights are: the CPU when serving; a GPU when a script moved the model there (a teacher
-        translating a corpus, training/distill.py)."""
+        """Where the weights are: the CPU when serving. ``translate`` and ``translate_batch`` follow it, so a script
+        may move a teacher's model to a GPU to translate a corpus (training/distill.py); the explorer's other passes
+        build their tensors on the CPU."""
         return next(self.model.parameters()).device
 
     # -- text <-> ids ------------------------------------------------------------------

@@ -20,7 +20,7 @@ os.environ[SUITE_MARK] = str(os.getpid())
 ROOMS_FILE = os.path.join(tempfile.mkdtemp(prefix="ae-rooms-"), "rooms.sqlite3")
 os.environ.setdefault("ATTENTION_EXPLORER_ROOMS", ROOMS_FILE)
 # training and distilling in tests run on the CPU also on a machine with a GPU (the same numbers everywhere)
-os.environ.setdefault("ATTENTION_EXPLORER_DEVICE", "cpu")
+os.environ["ATTENTION_EXPLORER_DEVICE"] = "cpu"  # set, not defaulted: a test asks for cuda in its own flags
 LEFTOVER_GRACE_S = 5.0  # a process killed at a test's end may take a moment to go
 LEFTOVERS = pytest.StashKey[dict]()  # {pid: command line} of those still alive at the end
 

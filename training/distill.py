@@ -9,15 +9,18 @@ For each corpus of --mix, ``<out>/<corpus>/`` gets the training sources as they 
 them (greedy, or --beam), line N for line N, and the val split copied unchanged: the student is still validated
 against people's translations. Test splits are never read. The translations are written in chunks to
 ``train.<tgt>.partial``, so a stopped run (a session's end, a lent GPU handed back) continues where it stopped when
-the same command is run again. ``distilled.json`` records the teacher (its weights' SHA-256), the decoding and the
-counts; ``training.train`` copies it into the student's training record. On a GPU the teacher decodes there
-(--device, as in training.train).
+the same command is run again, and skips a corpus it finished; a partial file or folder that another teacher,
+decoding or set of sources made is refused, not mixed in. ``distilled.json`` records the teacher (its weights'
+SHA-256), the decoding, the sources' SHA-256 and the counts; ``training.train`` copies it into the student's training
+record. On a GPU the teacher decodes there (--device, as in training.train). Greedy decodes in batches; beam search
+decodes one sentence at a time, several times slower.
 """
 
 from __future__ import annotations
 
 import argparse
 import gzip
+import hashlib
 import json
 import os
 import sys
@@ -44,17 +47,25 @@ def languages(training: dict) -> tuple[str, str]:
 
 
 def done_lines(path: Path) -> list[str]:
-    """The translations a previous run already wrote (none when there is no partial file)."""
+    """The translations a previous run already wrote (none when there is no partial file). A line cut off by a
+    stop in the middle of a write is dropped from the file too, so that the next chunk starts on a line of its own."""
     if not path.is_file():
         return []
-    return path.read_text(encoding="utf-8").split("\n")[:-1]  # each written line ends with "\n"
+    text = path.read_text(encoding="utf-8")
+    if text and not text.endswith("\n"):
+        text = text[: text.rfind("\n") + 1]
+        path.write_text(text, encoding="utf-8")
+    return text.split("\n")[:-1]  # each complete line ends with "\n"
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    tmp.write_bytes(data)
+    tmp.replace(path)
 
 
 def write_gz(path: Path, lines: list[str]) -> None:
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    with gzip.open(tmp, "wt", encoding="utf-8") as f:
-        f.writelines(line + "\n" for line in lines)
-    tmp.replace(path)
+    write_atomic(path, gzip.compress("".join(line + "\n" for line in lines).encode("utf-8"), mtime=0))
 
 
 def one_line(text: str) -> str:
@@ -62,9 +73,32 @@ def one_line(text: str) -> str:
     return " ".join(text.split())
 
 
+def identity(teacher_sha256: str, decoding: str, languages: str, sources: list[str]) -> dict[str, str]:
+    """What makes one distilled corpus: a partial file or a finished folder is continued or kept only for the same."""
+    digest = hashlib.sha256("\n".join(sources).encode("utf-8")).hexdigest()
+    return {"teacher_sha256": teacher_sha256, "decoding": decoding, "languages": languages, "sources_sha256": digest}
+
+
+def check_partial(partial: Path, made_of: dict[str, str]) -> None:
+    """Refuse to continue a partial file that another teacher, decoding or set of sources began; start one with its
+    description beside it."""
+    side = partial.with_suffix(partial.suffix + ".json")
+    if partial.is_file():
+        began = json.loads(side.read_text()) if side.is_file() else None
+        if began != made_of:
+            differs = ", ".join(k for k in made_of if (began or {}).get(k) != made_of[k]) if began else "its record"
+            raise ValueError(f"{partial} was begun by another run ({differs} differ): remove it (and {side.name}) "
+                             "to start again")
+    else:
+        write_atomic(side, (json.dumps(made_of, indent=1) + "\n").encode())
+
+
 def distill_corpus(tr: Translator, sources: list[str], partial: Path, opts: DecodeOptions, batch_size: int,
-                   chunk: int = CHUNK, log=lambda line: print(line, flush=True)) -> list[str]:
-    """The teacher's translation of every source, in order; continues the partial file a stopped run left."""
+                   made_of: dict[str, str], chunk: int = CHUNK,
+                   log=lambda line: print(line, flush=True)) -> list[str]:
+    """The teacher's translation of every source, in order; continues the partial file a stopped run of the same
+    teacher, decoding and sources left."""
+    check_partial(partial, made_of)
     done = done_lines(partial)
     if len(done) > len(sources):
         raise ValueError(f"{partial} holds {len(done)} translations but the split has {len(sources)} sources: "
@@ -80,6 +114,30 @@ def distill_corpus(tr: Translator, sources: list[str], partial: Path, opts: Deco
             log(f"{partial.parent.name}: {len(done)}/{len(sources)} sentences, {rate:.0f} a second, "
                 f"{minutes((len(sources) - len(done)) / rate / 60)} left")
     return done
+
+
+def finished(folder: Path, made_of: dict[str, str]) -> bool:
+    """The folder holds a distilled corpus of the same teacher, decoding and sources (a rerun skips it)."""
+    path = folder / RECORD
+    if not path.is_file():
+        return False
+    rec = json.loads(path.read_text())
+    return all(rec.get(k) == v for k, v in made_of.items())
+
+
+def write_corpus(folder: Path, langs: tuple[str, str], train_src: list[str], hyps: list[str],
+                 val: tuple[list[str], list[str]], record: dict) -> None:
+    """The student's corpus folder; the record last but one, the partial file last, so a stop between any two
+    steps leaves either a partial to continue or a finished folder."""
+    src_lang, tgt_lang = langs
+    write_gz(folder / f"train.{src_lang}.gz", train_src)
+    write_gz(folder / f"train.{tgt_lang}.gz", hyps)
+    write_gz(folder / f"val.{src_lang}.gz", val[0])
+    write_gz(folder / f"val.{tgt_lang}.gz", val[1])
+    write_atomic(folder / RECORD, (json.dumps(record, indent=1) + "\n").encode())
+    partial = folder / f"train.{tgt_lang}.partial"
+    partial.unlink(missing_ok=True)
+    partial.with_suffix(partial.suffix + ".json").unlink(missing_ok=True)
 
 
 def records(mix: Mix, dirs: dict[str, str | None]) -> dict[str, dict]:
@@ -102,13 +160,41 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--mix", default="multi30k,tatoeba", help="the corpora whose training sources to translate")
     p.add_argument("--data-dir", default=None, help="Multi30k folder (default as in training.train)")
     p.add_argument("--tatoeba-dir", default=None, help="Tatoeba folder (default as in training.train)")
-    p.add_argument("--beam", type=int, default=0, help="beam size; 0 or 1 = greedy (batched, by far the fastest)")
+    p.add_argument("--beam", type=int, default=0, help="beam size; 0 or 1 = greedy (batched; beam: one sentence at a time)")
     p.add_argument("--length-penalty", type=float, default=1.0, help="GNMT alpha, with --beam")
     p.add_argument("--batch-size", type=int, default=256, help="sentences decoded together (greedy)")
     p.add_argument("--train-limit", type=int, default=0, help="only the first N training pairs of each corpus")
     p.add_argument("--device", default=os.environ.get("ATTENTION_EXPLORER_DEVICE", "auto"), choices=dist.DEVICES)
     p.add_argument("--threads", type=int, default=2, help="torch CPU threads (match the cores)")
     return p.parse_args(argv)
+
+
+def distill_one(tr: Translator, name: str, args, teacher: dict[str, str], langs: tuple[str, str]) -> None:
+    """One corpus of the mix: skipped when already distilled by the same teacher, else translated (continuing a
+    partial file) and written."""
+    dirs = {"multi30k": args.data_dir, "tatoeba": args.tatoeba_dir}
+    train_src, _ = read_split(dirs[name], "train", *langs, corpus=name)
+    val = read_split(dirs[name], "val", *langs, corpus=name)
+    if args.train_limit:
+        train_src = train_src[: args.train_limit]
+    folder = Path(args.out) / name
+    made_of = identity(teacher["teacher_sha256"], teacher["decoding"], "-".join(langs), train_src)
+    if finished(folder, made_of):
+        print(f"{folder}: already distilled by this teacher, kept", flush=True)
+        return
+    folder.mkdir(parents=True, exist_ok=True)
+    opts = decode_options(args)
+    hyps = distill_corpus(tr, train_src, folder / f"train.{langs[1]}.partial", opts, args.batch_size, made_of)
+    write_corpus(folder, langs, train_src, hyps, val, {"teacher": teacher["teacher"], **made_of, "corpus": name,
+                                                       "train_pairs": len(train_src), "val_pairs": len(val[0])})
+    print(f"wrote {folder}", flush=True)
+
+
+def decode_options(args) -> DecodeOptions:
+    opts = DecodeOptions(method="beam", beam_size=args.beam, length_penalty=args.length_penalty) \
+        if args.beam > 1 else DecodeOptions()
+    opts.check()
+    return opts
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -118,46 +204,21 @@ def main(argv: list[str] | None = None) -> int:
         device = dist.choose_device(args.device, torch.cuda.is_available())
         mix = Mix.parse(args.mix)
         model, tok, training = load_checkpoint(Path(args.teacher))
-        opts = DecodeOptions(method="beam", beam_size=args.beam, length_penalty=args.length_penalty) \
-            if args.beam > 1 else DecodeOptions()
-        opts.check()
+        decoding = "greedy" if decode_options(args).method == "greedy" else \
+            f"beam {args.beam}, length penalty {args.length_penalty:g}"
     except (CheckpointError, FileNotFoundError, ValueError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     tr = Translator(model.to(device), tok, Path(args.teacher).name)
-    src_lang, tgt_lang = languages(training)
-    dirs = {"multi30k": args.data_dir, "tatoeba": args.tatoeba_dir}
-    out = Path(args.out)
-    record = {"teacher": str(args.teacher), "teacher_sha256": weights_sha256(Path(args.teacher)),
-              "decoding": opts.method if opts.method == "greedy" else f"beam {args.beam}, length penalty "
-              f"{args.length_penalty:g}", "languages": f"{src_lang}-{tgt_lang}", "corpora": {}}
-    print(f"teacher {args.teacher} ({model.num_parameters() / 1e6:.1f}M parameters) on {device}, "
-          f"{record['decoding']}", flush=True)
+    teacher = {"teacher": str(args.teacher), "teacher_sha256": weights_sha256(Path(args.teacher)), "decoding": decoding}
+    print(f"teacher {args.teacher} ({model.num_parameters() / 1e6:.1f}M parameters) on {device}, {decoding}",
+          flush=True)
     for name in mix.weights:
         try:
-            train_src, _ = read_split(dirs[name], "train", src_lang, tgt_lang, corpus=name)
-            val = read_split(dirs[name], "val", src_lang, tgt_lang, corpus=name)
-        except (FileNotFoundError, MisalignedPairs) as e:
+            distill_one(tr, name, args, teacher, languages(training))
+        except (FileNotFoundError, MisalignedPairs, ValueError) as e:
             print(f"error: {e}", file=sys.stderr)
             return 2
-        if args.train_limit:
-            train_src = train_src[: args.train_limit]
-        folder = out / name
-        folder.mkdir(parents=True, exist_ok=True)
-        partial = folder / f"train.{tgt_lang}.partial"
-        try:
-            hyps = distill_corpus(tr, train_src, partial, opts, args.batch_size)
-        except ValueError as e:
-            print(f"error: {e}", file=sys.stderr)
-            return 2
-        write_gz(folder / f"train.{src_lang}.gz", train_src)
-        write_gz(folder / f"train.{tgt_lang}.gz", hyps)
-        write_gz(folder / f"val.{src_lang}.gz", val[0])
-        write_gz(folder / f"val.{tgt_lang}.gz", val[1])
-        partial.unlink()
-        record["corpora"][name] = {"train_pairs": len(train_src), "val_pairs": len(val[0])}
-        (folder / RECORD).write_text(json.dumps({**record, "corpus": name}, indent=1) + "\n")
-        print(f"wrote {folder}", flush=True)
     return 0
 
 

@@ -145,6 +145,8 @@ def make_tokenizer(args, texts, work: Path) -> Tokenizer:
 
 # may differ between the sittings of one run: when to stop and what to write at the end
 FREE_BETWEEN_SITTINGS = {"epochs", "time_budget", "average", "save_dtype", "snapshots", "processes"}
+# recorded settings that are not flags, by what changes them
+SETTING_NAMES = {"distilled": "the distilled corpora (distilled.json)", "init_from_sha256": "the --init-from weights"}
 
 
 def changed_settings(before: dict, now: dict, defaults: dict | None = None) -> list[str]:
@@ -152,7 +154,7 @@ def changed_settings(before: dict, now: dict, defaults: dict | None = None) -> l
     run's record lacks (it was started before the flag existed) had its default then."""
     defaults = defaults or {}
     old = {k: before.get(k, defaults.get(k)) for k in set(before) | set(now)}
-    return [f"--{k.replace('_', '-')} {old[k]}, this command {now.get(k)}" for k in sorted(old)
+    return [f"{SETTING_NAMES.get(k, '--' + k.replace('_', '-'))} {old[k]}, this command {now.get(k)}" for k in sorted(old)
             if k not in FREE_BETWEEN_SITTINGS and old[k] != now.get(k)]
 
 
@@ -418,11 +420,11 @@ def finalize(args, model, tok, training, state, val_pairs, out: Path, n_params: 
              snapshots: bool, corpus_pairs: dict[str, int], where: str) -> None:
     """Average the last epochs' weights and write the checkpoint folder (rank 0)."""
     work = out / "work"
-    model.to("cpu")
     epochs = sorted(work.glob("epoch_*.safetensors"))[-max(args.average, 1):]
-    model.load_state_dict(average_epochs(epochs))
+    model.load_state_dict(average_epochs(epochs))  # copied onto the run's device
     model.eval()
-    averaged_val = validation_loss(model, val_pairs, args.max_tokens)
+    averaged_val = validation_loss(model, val_pairs, args.max_tokens)  # where the weights are
+    model.to("cpu")  # the checkpoint and the final snapshot are written from the CPU
     print(f"averaged {len(epochs)} epochs ({', '.join(p.stem for p in epochs)}): validation loss {averaged_val:.3f}",
           flush=True)
     training.update(epochs_run=state["epoch"], steps=state["step"], averaged=[p.stem for p in epochs],
