@@ -28,7 +28,7 @@ from model.config import ModelConfig  # noqa: E402
 from model.tokenizer import BOS, EOS, PAD  # noqa: E402
 from model.transformer import Transformer  # noqa: E402
 from training.batches import batch_tensors, encode_pairs  # noqa: E402
-from training.data import token_batches  # noqa: E402
+from training.data import corpus_dirs, token_batches  # noqa: E402
 from training.mixing import Mix, read_corpora  # noqa: E402
 from training.tokenizer import train_tokenizer  # noqa: E402
 
@@ -71,7 +71,7 @@ def main() -> None:
     args = p.parse_args()
     torch.set_num_threads(args.threads)
     mix = Mix.parse(args.mix)
-    splits = read_corpora(mix, {"multi30k": args.data_dir, "tatoeba": args.tatoeba_dir}, splits=("train",))
+    splits = read_corpora(mix, corpus_dirs(args), splits=("train",))
     once = splits.joined("train")
     tok = train_tokenizer(once[0] + once[1], 8000)
     pairs = encode_pairs(tok, *splits.joined("train", mix)[:2], 256)

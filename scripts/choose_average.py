@@ -32,7 +32,7 @@ from model.tokenizer import BOS, EOS, PAD, Tokenizer  # noqa: E402
 from model.transformer import Transformer  # noqa: E402
 from model.translator import Translator  # noqa: E402
 from training.batches import encode_pairs  # noqa: E402
-from training.data import read_split  # noqa: E402
+from training.data import corpus_dirs, read_split  # noqa: E402
 from training.evaluate import bleu, chrf  # noqa: E402
 from training.mixing import Mix  # noqa: E402
 from training.state import average_epochs  # noqa: E402
@@ -73,7 +73,7 @@ def main(argv: list[str] | None = None) -> int:
         model = Transformer(cfg)
     epochs = sorted((run / "work").glob("epoch_*.safetensors"))
     mix = Mix.parse(args.corpora or training.get("mix") or "multi30k")
-    dirs = {"multi30k": args.data_dir, "tatoeba": args.tatoeba_dir}
+    dirs = corpus_dirs(args)
     vals = {name: read_split(dirs[name], "val", corpus=name) for name in mix.weights}
     joined = ([s for v in vals.values() for s in v[0]], [r for v in vals.values() for r in v[1]])
     if args.write:

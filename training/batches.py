@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from model.batch import pad_batch
 from model.tokenizer import BOS, EOS, PAD, Tokenizer
+from training.data import corpus_dirs
 from training.mixing import Mix, read_corpora
 from training.toy import make_pairs
 
@@ -18,7 +19,7 @@ def load_texts(args, mix: Mix) -> dict:
             src, tgt = src[: args.train_limit], tgt[: args.train_limit]
         return {"train": (src, tgt), "val": make_pairs(args.task, 500, args.seed + 1), "tokenizer": [],
                 "describe": "generated letter strings"}
-    splits = read_corpora(mix, {"multi30k": args.data_dir, "tatoeba": args.tatoeba_dir}, train_limit=args.train_limit)
+    splits = read_corpora(mix, corpus_dirs(args), train_limit=args.train_limit)
     once = splits.joined("train")
     train, val = splits.joined("train", mix)[:2], splits.joined("val")[:2]
     if getattr(args, "direction", "en-de") == "de-en":  # the reverse model: German in, English out

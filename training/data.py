@@ -9,6 +9,7 @@ when set ($ATTENTION_EXPLORER_DATA for Multi30k, $ATTENTION_EXPLORER_TATOEBA for
 from __future__ import annotations
 
 import gzip
+import json
 import os
 import random
 from dataclasses import dataclass
@@ -49,6 +50,25 @@ CORPORA = {
     ),
 }
 DEFAULT_DATA_DIR = CORPORA["multi30k"].default_dir
+DISTILLED_RECORD = "distilled.json"  # in a corpus folder training.distill made: whose translations its targets are
+
+
+def corpus_dirs(args) -> dict[str, str | None]:
+    """{corpus: the folder given on the command line, or None for its default} from --data-dir / --tatoeba-dir."""
+    return {"multi30k": args.data_dir, "tatoeba": args.tatoeba_dir}
+
+
+def distilled_records(names, dirs: dict[str, str | Path | None]) -> dict[str, dict]:
+    """{corpus: its distilled.json} for each of ``names`` whose folder training.distill made; {} for plain corpora."""
+    found = {}
+    for name in names:
+        try:
+            path = find_data_dir(dirs.get(name), name) / DISTILLED_RECORD
+        except FileNotFoundError:
+            continue
+        if path.is_file():
+            found[name] = json.loads(path.read_text())
+    return found
 
 
 def find_data_dir(data_dir: str | Path | None, corpus: str = "multi30k") -> Path:

@@ -32,11 +32,11 @@ import torch
 from model.checkpoint import CheckpointError, load_checkpoint, weights_sha256
 from model.translator import DecodeOptions, Translator
 from training import distributed as dist
-from training.data import MisalignedPairs, find_data_dir, read_split
+from training.data import DISTILLED_RECORD, MisalignedPairs, corpus_dirs, read_split
 from training.mixing import Mix
 from training.progress import minutes
 
-RECORD = "distilled.json"
+RECORD = DISTILLED_RECORD
 CHUNK = 4096  # sentences decoded between two writes of the partial file
 
 
@@ -140,19 +140,6 @@ def write_corpus(folder: Path, langs: tuple[str, str], train_src: list[str], hyp
     partial.with_suffix(partial.suffix + ".json").unlink(missing_ok=True)
 
 
-def records(mix: Mix, dirs: dict[str, str | None]) -> dict[str, dict]:
-    """{corpus: its distilled.json} for each corpus of the mix whose folder was made here; {} for plain corpora."""
-    found = {}
-    for name in mix.weights:
-        try:
-            path = find_data_dir(dirs.get(name), name) / RECORD
-        except FileNotFoundError:
-            continue
-        if path.is_file():
-            found[name] = json.loads(path.read_text())
-    return found
-
-
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--teacher", required=True, help="the teacher's checkpoint folder")
@@ -169,12 +156,13 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     return p.parse_args(argv)
 
 
-def distill_one(tr: Translator, name: str, args, teacher: dict[str, str], langs: tuple[str, str]) -> None:
+def distill_one(tr: Translator, name: str, args, opts: DecodeOptions, teacher: dict[str, str],
+                langs: tuple[str, str]) -> None:
     """One corpus of the mix: skipped when already distilled by the same teacher, else translated (continuing a
     partial file) and written."""
-    dirs = {"multi30k": args.data_dir, "tatoeba": args.tatoeba_dir}
-    train_src, _ = read_split(dirs[name], "train", *langs, corpus=name)
-    val = read_split(dirs[name], "val", *langs, corpus=name)
+    folder = corpus_dirs(args)[name]
+    train_src, _ = read_split(folder, "train", *langs, corpus=name)
+    val = read_split(folder, "val", *langs, corpus=name)
     if args.train_limit:
         train_src = train_src[: args.train_limit]
     folder = Path(args.out) / name
@@ -183,18 +171,19 @@ def distill_one(tr: Translator, name: str, args, teacher: dict[str, str], langs:
         print(f"{folder}: already distilled by this teacher, kept", flush=True)
         return
     folder.mkdir(parents=True, exist_ok=True)
-    opts = decode_options(args)
     hyps = distill_corpus(tr, train_src, folder / f"train.{langs[1]}.partial", opts, args.batch_size, made_of)
     write_corpus(folder, langs, train_src, hyps, val, {"teacher": teacher["teacher"], **made_of, "corpus": name,
                                                        "train_pairs": len(train_src), "val_pairs": len(val[0])})
     print(f"wrote {folder}", flush=True)
 
 
-def decode_options(args) -> DecodeOptions:
-    opts = DecodeOptions(method="beam", beam_size=args.beam, length_penalty=args.length_penalty) \
-        if args.beam > 1 else DecodeOptions()
+def decode_options(args) -> tuple[DecodeOptions, str]:
+    """The teacher's decoding and its name in the record ("greedy", "beam 4, length penalty 1")."""
+    if args.beam <= 1:
+        return DecodeOptions(), "greedy"
+    opts = DecodeOptions(method="beam", beam_size=args.beam, length_penalty=args.length_penalty)
     opts.check()
-    return opts
+    return opts, f"beam {args.beam}, length penalty {args.length_penalty:g}"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -204,8 +193,7 @@ def main(argv: list[str] | None = None) -> int:
         device = dist.choose_device(args.device, torch.cuda.is_available())
         mix = Mix.parse(args.mix)
         model, tok, training = load_checkpoint(Path(args.teacher))
-        decoding = "greedy" if decode_options(args).method == "greedy" else \
-            f"beam {args.beam}, length penalty {args.length_penalty:g}"
+        opts, decoding = decode_options(args)
     except (CheckpointError, FileNotFoundError, ValueError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
@@ -215,7 +203,7 @@ def main(argv: list[str] | None = None) -> int:
           flush=True)
     for name in mix.weights:
         try:
-            distill_one(tr, name, args, teacher, languages(training))
+            distill_one(tr, name, args, opts, teacher, languages(training))
         except (FileNotFoundError, MisalignedPairs, ValueError) as e:
             print(f"error: {e}", file=sys.stderr)
             return 2

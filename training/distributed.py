@@ -49,15 +49,10 @@ def init(requested: str = "auto") -> torch.device:
     (``choose_device``: one process uses the GPU too, when there is one and the CPU is not asked for)."""
     local = int(os.environ.get("LOCAL_RANK", 0))
     device = choose_device(requested, torch.cuda.is_available(), local)
-    if "WORLD_SIZE" not in os.environ or int(os.environ["WORLD_SIZE"]) <= 1 or tdist.is_initialized():
-        if device.type == "cuda":
-            torch.cuda.set_device(device)
-        return device
     if device.type == "cuda":
         torch.cuda.set_device(device)
-        tdist.init_process_group("nccl")
-        return device
-    tdist.init_process_group("gloo")
+    if "WORLD_SIZE" in os.environ and int(os.environ["WORLD_SIZE"]) > 1 and not tdist.is_initialized():
+        tdist.init_process_group("nccl" if device.type == "cuda" else "gloo")
     return device
 
 

@@ -20,7 +20,7 @@ from model import calibration
 from model.checkpoint import METRICS, CheckpointError, weights_sha256
 from model.snapshots import record_bleu
 from model.translator import DecodeOptions, load_pretrained, resolve
-from training.data import read_split
+from training.data import corpus_dirs, read_split
 
 
 def bleu(hyps: list[str], refs: list[str]) -> dict:
@@ -97,7 +97,7 @@ def main(argv: list[str] | None = None) -> int:
                    f"and write the 'unsure' floor (that quantile, default {calibration.QUANTILE}) into metrics.json")
     args = p.parse_args(argv)
     torch.set_num_threads(args.threads)
-    dirs = {"multi30k": args.data_dir, "tatoeba": args.tatoeba_dir}
+    dirs = corpus_dirs(args)
     if args.corpus == "tatoeba" and args.data_dir:
         dirs["tatoeba"] = args.data_dir
     try:

@@ -36,7 +36,7 @@ from model.checkpoint import METRICS, load_checkpoint, weights_sha256
 from model.tokenizer import BOS, UNK
 from model.translator import DecodeOptions, Translator, load_reverse, resolve
 from training import judged
-from training.data import read_split
+from training.data import corpus_dirs, read_split
 
 FIT = (("tatoeba", "val"), ("multi30k", "val"))
 CHECK = (("tatoeba", "recent"),)
@@ -211,7 +211,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {folder / quality.REVERSE} holds no reverse model; train one with "
               f"python -m training.train --direction de-en --tokenizer {folder / 'spm.model'} ...", file=sys.stderr)
         return 2
-    dirs = {"multi30k": args.data_dir, "tatoeba": args.tatoeba_dir}
+    dirs = corpus_dirs(args)
     if args.judged and args.limit:
         print("error: --judged needs whole splits (its strata are the split's); leave --limit out", file=sys.stderr)
         return 2

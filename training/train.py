@@ -38,8 +38,7 @@ from model.tokenizer import BOS, EOS, PAD, Tokenizer
 from model.transformer import Transformer
 from training import distributed as dist
 from training.batches import batch_tensors, encode_pairs, load_texts
-from training.data import MisalignedPairs, token_batches
-from training.distill import records
+from training.data import MisalignedPairs, corpus_dirs, distilled_records, token_batches
 from training.joining import joined_pairs
 from training.mixing import Mix
 from training.progress import Progress
@@ -325,7 +324,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.task != "translate":
         training.pop("mix")
     else:  # a corpus folder training.distill made: its targets are a teacher's, and which teacher is kept
-        distilled = records(mix, {"multi30k": args.data_dir, "tatoeba": args.tatoeba_dir})
+        distilled = distilled_records(mix.weights, corpus_dirs(args))
         if distilled:
             training["distilled"] = distilled
     training["processes"] = dist.world()
