@@ -226,11 +226,16 @@ def build() -> gr.Blocks:
         demo.load(None, draw_in, draw_out, js=DRAW, **PRIVATE)
         redraw = gr.Button(elem_id="ae-redraw", elem_classes=["ae-hidden"])  # presentation mode: every view again
         redraw.click(None, draw_in, draw_out, js=DRAW, **PRIVATE)
+        # the lesson's stop sets the values its question is about (layer, head, step: lesson.js), then every view again
+        gr.Button(elem_id="ae-lesson-view", elem_classes=["ae-hidden"]).click(
+            None, view_state, view_state, js="(...v) => AE.lesson.values(...v)", **PRIVATE).then(
+            None, draw_in, draw_out, js=DRAW, **PRIVATE)
         # shareable links (explorer/page/static/links.js): state in the URL; a link with a text translates on opening
         link_in = [p.text, p.model, *options]
         demo.load(None, link_in, link_in, js="(...v) => AE.linkIn(...v)", **PRIVATE).then(
             None, [p.bank, p.text, p.model, *options], p.status,  # the status line names what a link held and was
-            js="(b, t, m, ...o) => { AE.linkGo(); AE.figure1.highlight(); AE.room.start(); return AE.status(b, t, m, ...o); }",
+            js="(b, t, m, ...o) => { AE.linkGo(); AE.figure1.highlight(); AE.room.start(); AE.present.resume();"
+               " AE.lesson.resume(); return AE.status(b, t, m, ...o); }",
             **PRIVATE)  # ignored
         p.copy_link.click(None, [p.shown, *view_state, *extra_in], p.link_box, js="(...v) => AE.linkOut(...v)",
                           **PRIVATE)

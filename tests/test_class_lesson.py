@@ -137,14 +137,17 @@ def test_the_teacher_paces_the_lesson_and_the_tally_names_the_options(browser, s
         # each answers on their own page (stop 2: the options are -1, 0, 0.5, 1; the model's answer is 1)
         a.locator(".ae-answer", has_text="0.5").click()
         b.locator(".ae-answer").nth(3).click()
-        teacher.wait_for_function("() => document.querySelector('#class-tally')?.innerText.includes('2 answered')",
+        # the teacher's panel: the current stop's question and answers, each option's letter, text and count
+        teacher.wait_for_function("() => document.querySelector('#class-now')?.innerText.includes('2 answered')",
                                   timeout=20_000)
-        tally = teacher.locator("#class-tally").inner_text()
-        assert "0.5: 1" in tally and "-1: 0" in tally, tally  # each option's text with its count
-        assert teacher.locator("#class-tally .ae-right").count() == 0  # the right one is marked only after Reveal
-        teacher.locator("#class-tally button", has_text="Reveal").click()
-        teacher.locator("#class-tally .ae-right", has_text="the model's answer").wait_for(timeout=20_000)
-        assert teacher.locator("#class-tally .ae-right").inner_text().startswith("D 1")
+        assert "cosine" in teacher.locator("#class-now-question").inner_text()  # stop 2's question
+        tally = [li.inner_text() for li in teacher.locator("#class-now-tally li").all()]
+        assert tally == ["A -1 — 0", "B 0 — 0", "C 0.5 — 1", "D 1 — 1"], tally
+        assert teacher.locator("#class-now-tally .ae-right").count() == 0  # the right one is marked only after Reveal
+        teacher.locator("#class-reveal").click()
+        teacher.locator("#class-now-tally .ae-right", has_text="the model's answer").wait_for(timeout=20_000)
+        assert teacher.locator("#class-now-tally .ae-right").inner_text().startswith("D 1")
+        assert teacher.locator("#class-reveal").is_disabled()
         for s in (a, b):
             s.locator(".ae-class-tally", has_text="2 answered").wait_for(timeout=20_000)
 

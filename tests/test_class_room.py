@@ -69,7 +69,7 @@ def test_a_teacher_and_two_students(browser, server):  # noqa: F811
         teacher.wait_for_function("() => document.querySelector('#class-tally')?.innerText.includes('2 answered')",
                                   timeout=10_000)
         tally = teacher.locator("#class-tally").inner_text()
-        assert "A 1 · B 1" in tally
+        assert "A — 1" in tally and "B — 1" in tally, tally  # each option on its own line, with its count
         teacher.locator("#class-tally button", has_text="Reveal").click()
         for s in students:
             s.locator(".ae-class-tally", has_text="2 answered").wait_for(timeout=10_000)

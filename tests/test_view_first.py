@@ -167,11 +167,12 @@ def test_a_following_phone_is_shown_the_teachers_new_view_under_a_one_line_banne
                                     ".getBoundingClientRect().top >= document.getElementById('class-banner')"
                                     ".getBoundingClientRect().bottom - 1", arg=view, timeout=10_000)
             banner = phone.evaluate("() => document.getElementById('class-banner').getBoundingClientRect().toJSON()")
-            assert banner["height"] <= 50, banner  # one line
+            assert banner["height"] <= 80 and banner["width"] <= 390, banner  # its words, its buttons below
+            assert phone.evaluate("() => document.documentElement.scrollWidth") <= 390  # nothing scrolls sideways
         # presentation mode on the teacher's screen: the class code and its QR code on demand
         teacher.set_viewport_size({"width": 1920, "height": 1080})
         teacher.locator("#present").click()
-        teacher.locator("#ae-class-code-button").click()
+        teacher.locator("#class-qr-toggle").click()
         qr = teacher.locator("#class-panel img.ae-qr")
         qr.wait_for(timeout=5_000)
         box, panel = qr.bounding_box(), teacher.locator("#class-panel").bounding_box()

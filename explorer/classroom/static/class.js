@@ -7,7 +7,7 @@
   const AE = window.AE;
   const esc = AE.esc;
   const room = { role: null, code: "", key: "", sid: "", source: null, following: true, last: null, pushed: "",
-    data: null, timer: null, note: "" };
+    data: null, timer: null, note: "", unsent: {} };
 
   async function api(path, body) {
     let r;
@@ -51,6 +51,7 @@
     room.reconnecting = false;
     document.querySelectorAll(".ae-class-retry").forEach((el) => el.remove());
     if (was) room.backNote = Date.now();  // the banner or panel says "back" for a few seconds
+    if (room.role === "teacher") resend();
   }
 
   const SETTLE_MS = 1500;
@@ -140,6 +141,10 @@
   // -- the teacher ---------------------------------------------------------------------------------------------
   async function teach(fresh) {
     if (room.role === "teacher" && !fresh && room.source) return render();
+    if (room.role === "student" && room.code && room.source) {  // one class at a time: leave this one first (asked)
+      if (window.confirm && !window.confirm(AE.t("class.leave_to_teach", { code: room.code }))) return null;
+      leave();
+    }
     try {
       const r = await api("new");
       close();
@@ -161,6 +166,7 @@
       if (!room.restored || (shownId && shownId !== room.shownId)) {  // a reload, or Show to everyone
         if (room.data.state && (shownId || !room.pushed)) adopt(room.data.state);
       }
+      if (!room.restored && room.data.lesson >= 0 && AE.lesson && AE.lesson.state.stop < 0) AE.lesson.at(room.data.lesson);
       room.restored = true;
       room.shownId = shownId;
       render();
@@ -193,25 +199,85 @@
       if (room.adopted && query === room.pushed) return;
     }
     room.pushed = query;
-    api(room.code + "/state", { key: room.key, state: query }).catch((e) => say(e.message));
+    send("state", { state: query }, "state");
   }
 
+  // A teacher's change the server did not take because it could not be reached (a restart, a dropped network) is
+  // kept, one per kind (the newest view, the lesson's stop), said on the panel, and sent again when the stream is
+  // back; a refusal in words (4xx) is shown as before.
+  const unreachable = (e) => !e.status || e.status >= 500;
+  function send(action, extra, keep) {
+    return api(room.code + "/" + action, Object.assign({ key: room.key }, extra || {})).then((r) => {
+      if (keep) delete room.unsent[keep];
+      unsentNote();
+      return r;
+    }).catch((e) => {
+      if (keep && unreachable(e)) { room.unsent[keep] = [action, extra]; unsentNote(); return null; }
+      if (unreachable(e)) { notice(e.message); return null; }
+      say(e.message);
+      return null;
+    });
+  }
+  function resend() {
+    Object.entries(room.unsent).forEach(([keep, [action, extra]]) => send(action, extra, keep));
+  }
+  function unsentNote() {
+    const el = document.getElementById("class-panel");
+    if (!el) return;
+    let note = el.querySelector(".ae-class-unsent");
+    if (!Object.keys(room.unsent).length) { if (note) note.remove(); return; }
+    if (!note) { el.insertAdjacentHTML("afterbegin", "<div class='ae-status ae-stale ae-class-unsent' role='status'></div>"); note = el.querySelector(".ae-class-unsent"); }
+    note.textContent = AE.t("class.unsent");
+  }
+  function notice(message) {  // a button's request that found no server: said, the panel kept
+    const el = box("class-panel");
+    el.querySelectorAll(".ae-class-notice").forEach((n) => n.remove());
+    el.insertAdjacentHTML("afterbegin", "<div class='ae-status ae-stale ae-class-notice' role='status'>" + esc(message) + "</div>");
+  }
   function teacherDo(action, extra) {
-    return api(room.code + "/" + action, Object.assign({ key: room.key }, extra || {})).catch((e) => say(e.message));
+    return send(action, extra);
   }
 
   // a value as a JS string literal inside a single-quoted onclick attribute: JSON, then every character HTML gives a
   // meaning there escaped (so that no entity can close the string or the attribute)
   const attr = (v) => esc(JSON.stringify(String(v))).replace(/'/g, "&#39;");
+  const LETTERS = "ABCDEFGH";
 
-  function tallyLine(tally) {
+  // one stop's answers: each option on its own line (its letter, its text, its count), the right one marked after
+  // Reveal; bars: the counts drawn as bars (the projector's current stop)
+  function tallyLine(tally, bars) {
     const q = room.data && room.data.questions ? room.data.questions[tally.stop] : null;
-    if (q && q.options.length === tally.counts.length) {  // the options' text, the right one marked after Reveal
-      return "<ol class='ae-class-options'>" + tally.counts.map((n, i) => "<li" + (q.answer === i ? " class='ae-right'" : "") +
-        "><b>" + "ABCDEFGH"[i] + "</b> " + esc(q.options[i]) + ": <b>" + n + "</b>" +
-        (q.answer === i ? " ✓ " + AE.t("class.models_answer") : "") + "</li>").join("") + "</ol>";
+    const most = Math.max(1, ...tally.counts);
+    const named = q && q.options.length === tally.counts.length;
+    return "<ul class='ae-class-options'>" + tally.counts.map((n, i) => {
+      const right = named && q.answer === i;
+      return "<li" + (right ? " class='ae-right'" : "") + ">" + (bars ? "<span class='ae-bar' style='width:" +
+        Math.round(100 * n / most) + "%'></span>" : "") + "<b class='ae-letter'>" + LETTERS[i] + "</b> " +
+        (named ? "<span class='ae-option'>" + esc(q.options[i]) + "</span> " : "") + "<span class='ae-count'>— <b>" + n + "</b></span>" +
+        (right ? " ✓ " + AE.t("class.models_answer") : "") + "</li>";
+    }).join("") + "</ul>";
+  }
+
+  // the stop the teacher's lesson is at: its question, and the class's answers there, large (the projector's view)
+  function nowPart(d) {
+    const L = AE.lesson ? AE.lesson.state : null;
+    if (!L || L.stop < 0 || L.stop >= AE.lesson.stops || !L.q) {
+      return "<div class='ae-class-actions'><button id='class-lesson-start' onclick='AE.room.lesson(0)'>" + AE.t("class.lesson_start") +
+        "</button> <button id='class-bring-back' onclick='AE.room.back()'>" + AE.t("class.bring_back") + "</button></div>";
     }
-    return tally.counts.map((n, i) => "<b>" + "ABCDEFGH"[i] + "</b> " + n).join(" · ");
+    const name = "stop " + (L.stop + 1);
+    const tally = d.tallies[name] || { stop: name, answered: 0, counts: L.q.options.map(() => 0) };
+    const revealed = d.revealed.includes(name);
+    const plain = (html) => { const div = document.createElement("div"); div.innerHTML = html; return div.textContent; };
+    return "<section id='class-now' aria-label='" + esc(AE.t("class.now")) + "'><h3>" + esc(AE.lesson.title(L.stop)) + " <small>" +
+      AE.t("lesson.of", { n: L.stop + 1, total: AE.lesson.stops }) + "</small></h3><p id='class-now-question'>" + esc(plain(L.q.prompt)) +
+      "</p><div id='class-now-tally'>" + tallyLine(tally, true) + "</div><p class='ae-class-answered'>" +
+      AE.t("class.answered_count", { n: tally.answered }) + (revealed ? " <i>" + AE.t("class.revealed") + "</i>" : "") + "</p></section>" +
+      "<div class='ae-class-actions'><button id='class-prev' onclick='AE.room.lesson(-1)'" + (L.stop ? "" : " disabled") + ">" +
+      AE.t("lesson.back") + "</button> <button id='class-reveal' onclick='AE.room.reveal(" + attr(name) + ")'" + (revealed ? " disabled" : "") +
+      ">" + AE.t("class.reveal") + "</button> <button id='class-next' onclick='AE.room.lesson(1)'>" +
+      (L.stop === AE.lesson.stops - 1 ? AE.t("lesson.finish") : AE.t("lesson.next")) + "</button> <button id='class-bring-back' " +
+      "onclick='AE.room.back()'>" + AE.t("class.bring_back") + "</button></div>";
   }
 
   // the teacher's lesson: where it is, and the question there (for the tally), posted when it changed
@@ -222,9 +288,13 @@
     const sent = JSON.stringify(body);
     if (sent === room.lessonSent) return;
     room.lessonSent = sent;
-    teacherDo("lesson", body);
+    send("lesson", body, "lesson");
+    render();
   }
 
+  // The teacher's panel: the class code and counts; the lesson's current stop (its question and the class's answers,
+  // large) with Back / Reveal / Next / Bring everyone back; the other stops' answers folded (open outside
+  // presentation mode); views sent in; the join link and QR code (on demand in presentation mode); End the class.
   function render() {
     const d = room.data;
     if (!d) return;
@@ -232,28 +302,52 @@
     el.classList.add("ae-class-on");
     const origin = window.location.origin;
     const join = origin + window.location.pathname + "?class=" + d.code;
-    const stops = Object.values(d.tallies).map((n) => "<li>" + esc(stopName(n.stop)) + ": " +
-      AE.t("class.answered_count", { n: n.answered }) + " — " + tallyLine(n) + (d.revealed.includes(n.stop) ?
+    const L = AE.lesson ? AE.lesson.state : null;
+    const current = L && L.stop >= 0 ? "stop " + (L.stop + 1) : "";
+    const others = Object.values(d.tallies).filter((n) => n.stop !== current);
+    const stops = others.map((n) => "<li>" + esc(stopName(n.stop)) + ": " +
+      AE.t("class.answered_count", { n: n.answered }) + tallyLine(n) + (d.revealed.includes(n.stop) ?
         " <i>" + AE.t("class.revealed") + "</i>" : " <button onclick='AE.room.reveal(" + attr(n.stop) + ")'>" + AE.t("class.reveal") +
         "</button>") + "</li>").join("");
     const shares = d.shares.slice().reverse().map((s) => "<li><b>" + esc(s.nick) + "</b>" + (s.note ? ": " + esc(s.note) : "") +
       " <button onclick='AE.room.show(" + attr(s.id) + ")'>" + AE.t("class.show") + "</button>" +
       " <button onclick='AE.room.remove(" + attr(s.id) + ")'>" + AE.t("class.remove") + "</button></li>").join("");
     const counts = { n: d.students, following: d.following, exploring: d.exploring };
+    const present = !!(AE.state && AE.state.present);
+    const retry = el.querySelector(".ae-class-retry");
+    el.classList.toggle("ae-qr-open", !!room.qrOpen);
     el.innerHTML = "<div class='ae-class-head'><span>" + AE.t("class.code") + "</span> <b id='class-code'>" + esc(d.code) + "</b>" +
       " <span class='ae-class-count'>" + (d.students === 1 ? AE.t("class.count_one", counts) : AE.t("class.count_many", counts)) +
-      "</span></div>" +
-      "<img class='ae-qr' alt='" + esc(AE.t("class.qr_alt")) + "' src='/class/" + encodeURIComponent(d.code) + "/qr.svg?origin=" +
-      encodeURIComponent(origin) + "'><p class='ae-join'>" + AE.t("class.join_link") + " <a href='" + esc(join) + "' target='_blank'>" +
-      esc(join) + "</a></p>" + (d.shown ? "<p class='ae-shown' id='class-showing'>" + (d.shown.note ?
+      "</span> <button id='class-qr-toggle' aria-expanded='" + !!room.qrOpen + "' onclick='AE.room.qr()'>" +
+      AE.t(room.qrOpen ? "class.qr_hide" : "class.qr_show") + "</button></div>" +
+      "<div class='ae-class-join'><img class='ae-qr' alt='" + esc(AE.t("class.qr_alt")) + "' src='/class/" + encodeURIComponent(d.code) +
+      "/qr.svg?origin=" + encodeURIComponent(origin) + "'><p class='ae-join'>" + AE.t("class.join_link") + " <a href='" + esc(join) +
+      "' target='_blank'>" + esc(join) + "</a></p><p class='ae-join-code'>" + AE.t("class.join_by_code", { code: esc(d.code) }) + "</p></div>" +
+      (d.shown ? "<p class='ae-shown' id='class-showing'>" + (d.shown.note ?
         AE.t("class.everyone_sees_note", { nick: esc(d.shown.nick), note: esc(d.shown.note) }) :
         AE.t("class.everyone_sees", { nick: esc(d.shown.nick) })) + "</p>" :
         "<p class='ae-join' id='class-showing'>" + AE.t("class.your_view") + "</p>") + backNote() +
-      "<p><button onclick='AE.room.back()'>" + AE.t("class.bring_back") + "</button> <button onclick='AE.room.end()'>" + AE.t("class.end") +
-      "</button></p>" +
-      (stops ? "<p><b>" + AE.t("class.answers") + "</b></p><ul id='class-tally'>" + stops + "</ul>" :
-        "<p class='ae-join'>" + AE.t("class.answers_empty") + "</p>") +
-      (shares ? "<p><b>" + AE.t("class.shares") + "</b></p><ul id='class-shares'>" + shares + "</ul>" : "");
+      nowPart(d) +
+      (stops ? "<details id='class-earlier'" + (present ? "" : " open") + "><summary>" + AE.t(current ? "class.answers_other" : "class.answers") +
+        " (" + others.length + ")</summary><ul id='class-tally'>" + stops + "</ul></details>" :
+        current ? "" : "<p class='ae-join'>" + AE.t("class.answers_empty") + "</p>") +
+      (shares ? "<p><b>" + AE.t("class.shares") + "</b></p><ul id='class-shares'>" + shares + "</ul>" : "") +
+      "<p class='ae-class-end'><button id='class-end' onclick='AE.room.end()'>" + AE.t("class.end") + "</button></p>";
+    if (retry) el.prepend(retry);
+    unsentNote();
+  }
+
+  // the lesson run from the panel (presentation mode hides the lesson's own box on the teacher's page): start it,
+  // or move it a stop back or on
+  function lessonMove(delta) {
+    if (!AE.lesson) return;
+    if (AE.lesson.state.stop < 0) AE.lesson.at(0);
+    else AE.lesson.go(delta);
+  }
+
+  function endClass() {
+    if (window.confirm && !window.confirm(AE.t("class.end_confirm"))) return null;
+    return send("end").then((r) => { if (r) ended(AE.t("class.you_ended")); });
   }
 
   // -- students ------------------------------------------------------------------------------------------------
@@ -315,6 +409,11 @@
   function banner() {
     const d = room.data, el = box("class-banner");
     el.classList.add("ae-class-on");
+    if (!room.bannerWatched && window.ResizeObserver) {  // the page is pushed below the banner, however tall it wraps
+      room.bannerWatched = true;
+      new ResizeObserver(() => document.documentElement.style.setProperty("--ae-banner-h",
+        (el.classList.contains("ae-class-on") ? Math.ceil(el.getBoundingClientRect().height) + 2 : 0) + "px")).observe(el);
+    }
     if (!el.querySelector(".ae-class-says")) {
       el.innerHTML = "<span class='ae-class-says' role='status' aria-live='polite'></span> <button class='ae-class-follow' " +
         "onclick='AE.room.toggleFollow()'></button> <button onclick='AE.room.shareView()'>" + AE.t("class.send_view") + "</button>" +
@@ -334,21 +433,45 @@
     if (noteEl.dataset.notes !== notes) { noteEl.dataset.notes = notes; noteEl.innerHTML = notes; }
   }
 
-  // a following student who edits any input of the page is exploring on their own from then on: nothing the teacher
-  // does overwrites it (the banner and the teacher's counts say so); "Follow again" catches up
+  // A following student who edits any input of the page is exploring on their own from then on: nothing the teacher
+  // does overwrites it (the banner and the teacher's counts say so); "Follow again" catches up. Only the student's
+  // own hand counts: text typed into the focused box, or an input, change or click when a pointer or key of theirs
+  // (events no script can make trusted) reached the same control just before. What the page or the lesson changes by itself (a radio the lesson
+  // clicks, a view the room applies) fires the same events, often marked trusted too, with no such gesture.
+  const GESTURE_MS = 1500;
+  const hand = { at: 0, target: null, down: false };
+  function gesture(e) {
+    if (!e.isTrusted) return;
+    if (e.type === "pointerdown" || e.type === "keydown" || e.type === "touchstart") hand.target = e.target;
+    hand.down = e.type === "pointerdown" || (hand.down && e.type !== "pointerup");
+    hand.at = Date.now();
+  }
+  // the control an event belongs to: a Gradio component's block, or the tab bar (with its "•••" menu)
+  const control = (el) => (el && el.closest ? el.closest("#tabs .tab-wrapper, #tabs [role='tablist'], .overflow-dropdown, .block") : null);
+  function byHand(target) {
+    if (!hand.target || (!hand.down && Date.now() - hand.at > GESTURE_MS)) return false;
+    const mine = control(hand.target);
+    return !!mine && mine === control(target);
+  }
   function edited(e) {
-    if (!e.isTrusted || room.role !== "student" || !room.sid || !room.following) return;
+    if (room.role !== "student" || !room.sid || !room.following) return;
     const t = e.target;
-    if (!t || !t.closest || t.closest("#class-banner, #class-panel, #ae-lesson, #lesson-box, #where")) return;
+    if (!t || !t.closest || t.closest("#class-banner, #class-panel, #ae-lesson, #lesson-box, #where, #ae-join")) return;
     if (e.type === "click" && !t.closest("button[role='tab'], [role='option'], ul.options li, .overflow-dropdown button")) return;
-    if (!t.closest(".gradio-container")) return;
+    // typed, pasted, dictated or dropped text: an editing InputEvent (inputType) in the focused box, which no script
+    // of the page makes trusted
+    const typed = e.type === "input" && e.isTrusted && !!e.inputType && document.activeElement === t;
+    if (!t.closest(".gradio-container") || !(typed || byHand(t))) return;
     room.following = false;
     room.editedAt = Date.now();
     room.editNote = true;
     banner();
     setFollowing(false);
   }
-  if (document.addEventListener) ["input", "change", "click"].forEach((type) => document.addEventListener(type, edited, true));
+  if (document.addEventListener) {
+    ["pointerdown", "pointerup", "keydown", "touchstart"].forEach((type) => document.addEventListener(type, gesture, true));
+    ["input", "change", "click"].forEach((type) => document.addEventListener(type, edited, true));
+  }
 
   function setFollowing(on) {
     if (on) room.editNote = false;
@@ -397,6 +520,7 @@
 
   // page load: a join link joins; a teacher's reload keeps the room it holds the key of
   function start() {
+    joinField();
     const params = new URLSearchParams(window.location.search);
     let saved = null;
     try { saved = JSON.parse(localStorage.getItem("ae-teach") || "null"); } catch (e) { saved = null; }
@@ -405,13 +529,23 @@
     if (saved && saved.code && saved.key) { Object.assign(room, { role: "teacher", code: saved.code, key: saved.key }); listenTeacher(); }
   }
 
-  function joinCode() {  // another code typed after a class ended (or a wrong one)
-    const input = document.getElementById("class-join-code");
-    const code = input ? input.value.trim().toUpperCase() : "";
-    if (!code) return;
+  function joinCode(id) {  // a code typed: into the page's "Join a class" field, or after a class ended (or a wrong one)
+    const input = document.getElementById(id || "class-join-code");
+    const code = input ? input.value.replace(/[^A-Za-z0-9]/g, "").toUpperCase() : "";  // "abc 123", "ABC-123": ABC123
+    if (!code) { if (input) input.focus(); return; }
     close();
-    sessionStorage.removeItem("ae-class-" + room.code);
+    if (room.code) sessionStorage.removeItem("ae-class-" + room.code);
     join(code);
+  }
+
+  // "Join a class" on every page: a short field for the code a teacher shows (the link and QR code are the other ways
+  // in); style.css hides it while this page is in a class
+  function joinField() {
+    const el = document.getElementById("ae-join");
+    if (!el || el.querySelector("form")) return;
+    el.innerHTML = "<form onsubmit='AE.room.joinCode(\"ae-join-code\"); return false;'><label for='ae-join-code'>" + AE.t("class.join_field") +
+      "</label> <input id='ae-join-code' maxlength='12' size='8' autocomplete='off' autocapitalize='characters' spellcheck='false' " +
+      "placeholder='" + esc(AE.t("class.join_placeholder")) + "'> <button id='ae-join-go' type='submit'>" + AE.t("class.join") + "</button></form>";
   }
 
   // a reload or a closed tab closes the stream too: that is no end of the class (the key stays for the reload)
@@ -419,8 +553,9 @@
 
   AE.room = { teach, push, lessonAt, joinCode, share, shareView, answer, revealed, leave, start, state: room,
     reveal: (stop) => teacherDo("reveal", { stop }), show: (id) => teacherDo("show", { share: id }),
-    remove: (id) => teacherDo("remove", { share: id }),
-    back: () => teacherDo("back"), end: () => teacherDo("end").then(() => ended(AE.t("class.you_ended"))),
+    remove: (id) => teacherDo("remove", { share: id }), lesson: lessonMove,
+    qr: () => { room.qrOpen = !room.qrOpen; render(); const b = document.getElementById("class-qr-toggle"); if (b) b.focus(); },
+    back: () => teacherDo("back"), end: endClass,
     explore: () => setFollowing(false), followAgain: () => setFollowing(true),
     toggleFollow: () => setFollowing(!room.following) };
 })();

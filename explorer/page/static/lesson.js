@@ -81,6 +81,7 @@
         const picked = [right, ...order.slice(0, 3)].map((j) => ({ id: b.src[j] + " (#" + j + ")", text: b.src[j] + " (#" + j + ")",
           lang: langOf(b, 0) }));
         return Object.assign(options(picked[0], picked.slice(1)), {
+          view: { kind: "Cross-attention", layer: b.att.cross.length - 1, head: "all heads (mean)" },  // what it asks about
           prompt: AE.t("lesson.s6.prompt", { row: tgt(b.tgt[row]), word: tgt(b.out[row]) }),
           explain: AE.t("lesson.s6.explain", { token: src(b.src[right]), weight: AE.num(w[right] / 1000, 2) }) });
       } },
@@ -102,6 +103,7 @@
         const prefix = b.tgt.slice(0, at + 1).join(" ");
         const p = AE.num(st.pick >= 0 ? st.p[st.pick] : st.chosen_p, 2);
         return Object.assign(options(shown(word), others.map(shown)), {
+          view: { step: at },  // the step plot at the step it asks about
           prompt: AE.t("lesson.s7.prompt", { step: at, prefix: tgt(prefix) }),
           explain: end - at > 1 ? AE.t("lesson.s7.explain_pieces", { word: tgt(word), n: end - at, first: tgt(st.chosen), p }) :
             AE.t("lesson.s7.explain", { word: tgt(word), p }) });
@@ -135,7 +137,9 @@
     const el = body(), b = AE.current();
     if (!el) return;
     el.classList.add("ae-docked");  // over the page, beside the view it asks about (app.py's CSS)
-    el.scrollTop = 0;
+    if (lesson.drawn !== lesson.stop) el.scrollTop = 0;  // a new stop from its top; an answer keeps the place
+    lesson.drawn = lesson.stop;
+    marked();
     const close = "<button class='ae-close' onclick='AE.lesson.end()' aria-label='" + AE.esc(AE.t("lesson.close")) + "'>✕</button>";
     if (!b || !b.att) { el.innerHTML = close + "<p>" + AE.t("lesson.translate_first") + "</p>"; return; }
     if (lesson.stop >= STOPS.length) { el.innerHTML = close + ending(); led(); return; }
@@ -143,8 +147,8 @@
     lesson.q = q;
     lesson.asked = b;
     led(q);
-    const buttons = q.options.map((_, i) => "<button class='ae-answer' data-i='" + i + "' onclick='AE.lesson.answer(" + i +
-      ")'><b>" + LETTERS[i] + "</b> " + option(q, i) + "</button>").join(" ");
+    const buttons = q.options.map((_, i) => "<button class='ae-answer" + (lesson.answered === i ? " ae-chosen" : "") +
+      "' data-i='" + i + "' aria-pressed='" + (lesson.answered === i) + "' onclick='AE.lesson.answer(" + i + ")'><b>" + LETTERS[i] + "</b> " + option(q, i) + "</button>").join(" ");
     let reveal = "";
     if (lesson.answered !== null) {
       const right = lesson.answered === q.answer;
@@ -154,8 +158,9 @@
     }
     const tally = AE.room && AE.room.revealed(stopKey());  // the class's answers, once the teacher reveals them
     if (tally) {
-      reveal += "<div class='ae-class-tally'>" + AE.t("lesson.class_tally", { n: tally.answered }) + " " + tally.counts.map((n, i) =>
-        LETTERS[i] + " " + n + (i === q.answer ? " ✓" : "")).join(" · ") + "</div>";
+      reveal += "<div class='ae-class-tally'>" + AE.t("lesson.class_tally", { n: tally.answered }) + "<ul>" + tally.counts.map((n, i) =>
+        "<li" + (i === q.answer ? " class='ae-right'" : "") + "><b>" + LETTERS[i] + "</b> " + (q.options[i] !== undefined ? option(q, i) : "") +
+        " — " + n + (i === q.answer ? " ✓" : "") + "</li>").join("") + "</ul></div>";
     }
     const keys = touch() ? "" : " <small>" + AE.t("lesson.keys", { last: LETTERS[q.options.length - 1], n: q.options.length }) +
       "</small>";
@@ -184,10 +189,19 @@
   // The stop's view: its tab (and attention type), then the part the question is about scrolled into sight
   function show(stop) {
     AE.showView(stop.view);
-    setTimeout(() => {
+    const b = AE.current();
+    let q = null;
+    try { q = b && b.att ? stop.ask(b) : null; } catch (e) { q = null; }
+    lesson.view = q && q.view ? q.view : null;  // read by values() when the hidden button's event runs
+    const set = document.getElementById("ae-lesson-view");
+    if (lesson.view && set) setTimeout(() => set.click(), 0);
+    // the part the question is about, in sight: again once the tab settled (presentation mode puts the page at the tab
+    // bar after a tab switch, until 800 ms after it; a lazy view is drawn late)
+    [120, 1000].forEach((ms) => setTimeout(() => {
+      if (lesson.stop < 0 || STOPS[lesson.stop] !== stop) return;
       const el = document.querySelector(stop.focus);
-      if (el && el.scrollIntoView) el.scrollIntoView({ behavior: "smooth", block: "start" });
-    }, 120);
+      if (el && el.scrollIntoView) el.scrollIntoView({ behavior: ms > 500 ? "instant" : "smooth", block: "start" });
+    }, ms));
   }
 
   function go(delta) {
@@ -214,6 +228,7 @@
 
   function end() {
     lesson.stop = -1;
+    marked();
     led();
     const el = body();
     if (!el) return;
@@ -230,6 +245,8 @@
     }
     lesson.answered = i;
     render();
+    const el = body(), fb = el && el.querySelector(".ae-reveal");
+    if (fb && fb.scrollIntoView) fb.scrollIntoView({ block: "nearest" });
   }
 
   // a new translation while the lesson runs: the same stop asks again about the new sentence
@@ -293,5 +310,31 @@
     return true;
   }
 
-  AE.lesson = { start, go, answer, end, again, refresh, refreshClass, at, moving, state: lesson, stops: STOPS.length };
+  // The values a stop's question is about, for the hidden #ae-lesson-view's event (app.py): its inputs are the view's
+  // controls [kind, layer, head, step, step_layer, step_head] and the bank; each value the stop names replaces one.
+  function values(kind, layer, head, step, stepLayer, stepHead) {
+    const v = lesson.view || {};
+    lesson.view = null;
+    return [v.kind ?? kind, v.layer ?? layer, v.head ?? head, v.step ?? step, stepLayer, stepHead];
+  }
+
+  // The page says which stop runs (a class on <body>: presentation mode shows that stop's view, which it hides
+  // otherwise: the model view at stop 4, the logit lens at stop 8), and a reload comes back to it (sessionStorage:
+  // this tab only; resume() after the page's first translation).
+  function marked() {
+    const on = lesson.stop >= 0 && lesson.stop < STOPS.length;
+    document.body.className = document.body.className.replace(/\bae-lesson-stop-\d+\b/g, "").trim();
+    if (on) document.body.classList.add("ae-lesson-stop-" + (lesson.stop + 1));
+    try {
+      if (lesson.stop >= 0) sessionStorage.setItem("ae-lesson", String(lesson.stop)); else sessionStorage.removeItem("ae-lesson");
+    } catch (e) { /* storage refused */ }
+  }
+  function resume() {
+    let stop = null;
+    try { stop = sessionStorage.getItem("ae-lesson"); } catch (e) { stop = null; }
+    if (stop !== null && /^\d+$/.test(stop) && lesson.stop < 0) at(Number(stop));
+  }
+
+  AE.lesson = { start, go, answer, end, again, refresh, refreshClass, at, moving, values, resume, state: lesson, stops: STOPS.length,
+    title: (i) => (STOPS[i] ? STOPS[i].title : ""), look: (i) => (STOPS[i] ? STOPS[i].look : "") };
 })();

@@ -24,10 +24,41 @@
     restyle();
     const redraw = document.getElementById("ae-redraw");  // views.js figures drawn again, with their tick sizes
     if (redraw) redraw.click();
-    classButton();
     if (AE.state.present) place();  // the first screen: the view, large
-    else document.body.classList.remove("ae-show-class");
+    try { if (AE.state.present) sessionStorage.setItem("ae-present", "1"); else sessionStorage.removeItem("ae-present"); } catch (e) { /* refused */ }
     return AE.state.present ? t("views.present.leave") : t("views.present.enter");
+  }
+
+  // A reload (or the page reopened in another language) keeps presentation mode: this tab remembers it
+  function resume() {
+    let on = false;
+    try { on = sessionStorage.getItem("ae-present") === "1"; } catch (e) { on = false; }
+    if (!on || AE.state.present) return;
+    const label = toggle();
+    const button = document.getElementById("present");
+    if (button) button.textContent = label;
+  }
+
+  // The side column (the teacher's panel, the lesson) takes its width from the view: figures are fitted to the
+  // width they now have (each plotly figure answers a window resize), once the column settled
+  let width = 0, fit = null;
+  function fitFigures() {
+    const tabs = document.getElementById("tabs");
+    const w = tabs ? Math.round(tabs.getBoundingClientRect().width) : 0;
+    if (!w || w === width) return;
+    const first = !width;
+    width = w;
+    if (first) return;
+    clearTimeout(fit);
+    fit = setTimeout(() => window.dispatchEvent(new Event("resize")), 150);
+  }
+  if (window.ResizeObserver) {
+    const watch = () => {
+      const tabs = document.getElementById("tabs");
+      if (!tabs) { setTimeout(watch, 500); return; }
+      new ResizeObserver(fitFigures).observe(tabs);
+    };
+    watch();
   }
 
   // One view per screen: the tab bar at the top of the screen, the tab's main view filling the rest (its figure is
@@ -41,21 +72,6 @@
     if (!AE.state.present || !e.target.closest || !e.target.closest("#tabs button[role=tab], .overflow-dropdown button")) return;
     [0, 80, 300, 800].forEach((ms) => setTimeout(place, ms));
   }, true);
-
-  // The class code and its QR code on demand: a small button at the top of the screen while a class is open (the
-  // teacher's panel itself is above the view, off the screen); style.css shows it only then.
-  function classButton() {
-    if (document.getElementById("ae-class-code-button")) return;
-    const b = document.createElement("button");
-    b.id = "ae-class-code-button";
-    b.type = "button";
-    b.textContent = t("views.present.class_code");
-    b.addEventListener("click", () => {
-      const on = document.body.classList.toggle("ae-show-class");
-      b.textContent = on ? t("views.present.hide_class_code") : t("views.present.class_code");
-    });
-    document.body.appendChild(b);
-  }
 
   // The decoding step slider, moved as a hand would move it (Gradio hears the input and views.js redraws).
   function stepBy(delta) {
@@ -76,5 +92,5 @@
     else if (e.key === "ArrowLeft") stepBy(-1);
   });
 
-  AE.present = { toggle, stepBy, sizes: () => SIZES[!!AE.state.present] };
+  AE.present = { toggle, resume, stepBy, sizes: () => SIZES[!!AE.state.present] };
 })();

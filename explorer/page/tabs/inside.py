@@ -18,7 +18,10 @@ def build(p: Page) -> None:
                             elem_id="in-kind")
             layer = gr.Slider(0, p.last, value=0, step=1, label=label("page.layer"), elem_id="in-layer")
             p.in_head = gr.Dropdown(p.heads[1:], value="head 0", label=label("page.head"), elem_id="in-head")
-            query = gr.Dropdown([], label=label("page.inside.query"), elem_id="query")
+            # its choices are the shown analysis's tokens, known to a page before this session's server copy of the
+            # component has them (a follower, a reload, a restart): any value is taken, and checked by its number
+            # (ui.inside_tab keeps it or falls back to a valid one; handlers.inside_head says when it is out of range)
+            query = gr.Dropdown([], label=label("page.inside.query"), elem_id="query", allow_custom_value=True)
         plot = gr.Plot(label=label("page.inside.plot"), elem_id="inside-plot")
     p.in_layer = layer
     p.in_kind, p.in_query = kind, query  # in the link and room state too (app.py's extras)

@@ -65,6 +65,7 @@ def build(p: Page, examples_text: list[str], first: tuple) -> None:
         reset = gr.Button(label("page.reset"), elem_id="reset", scale=0, min_width=130)
         teach = gr.Button(label("page.teach"), elem_id="teach", scale=0, min_width=150)
         gr.HTML('<div id="ae-langs"></div>', elem_id="langs")  # the language switch: i18n.js draws it
+        gr.HTML('<div id="ae-join"></div>', elem_id="join-box")  # "Join a class" (a code): class.js draws it
     gr.HTML('<div id="class-panel"></div>', elem_id="class-panel-box")  # explorer/classroom/static/class.js: the teacher's
     p.status = gr.HTML(elem_id="status")
     with gr.Row(equal_height=False, elem_id="result"):
