@@ -167,7 +167,10 @@ def inside_tab(shown: Any, kind: Any, layer: Any, head: Any, query: Any):
     names = [c.split(":")[0] for c in choices]
     q = str(query).split(":")[0] if query not in (None, "") else ""
     value = choices[names.index(q)] if q in names else choices[min(1, len(choices) - 1)]
-    return gr.Dropdown(choices=choices, value=value), plot_value(h.inside_head(req, kind, layer, head, value))
+    # a query that is one of the choices is left as the page has it: a run that ends after a newer value arrived (a
+    # follower given the teacher's kind, then query) must not set the older one back; another is renamed or replaced
+    dropdown = gr.Dropdown(choices=choices) if value == query else gr.Dropdown(choices=choices, value=value)
+    return dropdown, plot_value(h.inside_head(req, kind, layer, head, value))
 
 
 @page_event(1)

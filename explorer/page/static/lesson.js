@@ -336,5 +336,7 @@
   }
 
   AE.lesson = { start, go, answer, end, again, refresh, refreshClass, at, moving, values, resume, state: lesson, stops: STOPS.length,
-    title: (i) => (STOPS[i] ? STOPS[i].title : ""), look: (i) => (STOPS[i] ? STOPS[i].look : "") };
+    title: (i) => (STOPS[i] ? STOPS[i].title : ""),
+    // the part the running stop asks about, when it is on ``tab`` (sight.js brings it into a follower's sight)
+    partOf: (tab) => (lesson.stop >= 0 && lesson.stop < STOPS.length && STOPS[lesson.stop].view.tab === tab ? STOPS[lesson.stop].focus : null) };
 })();

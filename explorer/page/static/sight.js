@@ -7,7 +7,11 @@
   const AE = window.AE;
   // a tab's main view: what a follower is shown when the teacher opens the tab (the tab itself where it has none)
   const VIEWS = { attend: "heatmap", steps: "step-plot", pe: "pe-table", inside: "inside-plot", compare: "compare-view" };
-  const viewOf = (tab) => document.getElementById(VIEWS[tab] || "tabs");
+  // (while a lesson stop on that tab runs: the part its question is about, e.g. the logit lens on Experiments)
+  const viewOf = (tab) => {
+    const part = AE.lesson && AE.lesson.partOf ? AE.lesson.partOf(tab) : null;
+    return (part && document.querySelector(part)) || document.getElementById(VIEWS[tab] || "tabs");
+  };
 
   // the class banner's bottom edge (0 without one): a view is placed below it, never under it
   function bannerBottom() {

@@ -28,7 +28,10 @@ def build(p: Page) -> None:
     opened(tab, "inside", p)
 
     controls = [p.shown, kind, layer, p.in_head, query]
-    p.run_lazy["inside"].click(ui.inside_tab, controls, [query, plot], **VIEW_WORK, **PRIVATE)
+    # always_last: a click while one runs (a follower given the teacher's kind, then query, within a second) runs again
+    # after it with the newest values, instead of being dropped (Gradio's "once")
+    p.run_lazy["inside"].click(ui.inside_tab, controls, [query, plot], trigger_mode="always_last", **VIEW_WORK,
+                               **PRIVATE)
     kind.input(ui.inside_tab, controls, [query, plot], **VIEW_WORK, **PRIVATE)
     for c in (layer, p.in_head, query):
         c.input(ui.inside_view, controls, plot, **VIEW_WORK, **PRIVATE)
