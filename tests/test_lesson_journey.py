@@ -284,6 +284,18 @@ def test_a_whole_lesson_on_a_projector_and_two_phones_through_a_restart(browser,
                   "the QR code stays on the projector after Hide")
         after_each_step()
 
+        # the teacher looks at decoder self-attention, layer 1, head 3 first: the phones follow (and stop 6 must take
+        # every screen to what its question asks about, by itself)
+        teacher.locator("#kind label", has_text="Decoder self-attention").click()
+        teacher.locator("#layer input[type=number]").fill("1")
+        teacher.locator("#layer input[type=number]").press("Enter")
+        pick(teacher, "head", "head 3")
+        want = {"kind": "Decoder self-attention", "layer": "1", "head": "head 3"}
+        for name, pg in (("phone A", a), ("phone B", b)):
+            check(waited(pg, SAME_INPUTS, [want, list(want)], 30_000),
+                  f"{name} does not follow kind, layer and head: {pg.evaluate(INPUTS)}")
+        after_each_step()
+
         # 2. The teacher opens the guided lesson and leads it with the panel's buttons; at each stop phone A taps the
         #    first option and phone B the second; the teacher reveals the class's answers, then moves the class on
         step("2 lesson")

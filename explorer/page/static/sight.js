@@ -83,14 +83,73 @@
     return out.join("<br>");
   }
 
-  // -> the text rewrapped to fit ``room`` px, or null when it fits (or cannot be made to)
+  // -> the text rewrapped to fit ``room`` px, or null when it fits (or cannot be made to). Each line is measured as
+  // drawn where plotly drew it as its own <tspan class="line"> (a <sup> line's type differs by font and language);
+  // else the lines share the element's width by their length in main-title characters.
   function fitted(textEl, text, room) {
     const w = textEl.getBoundingClientRect().width;
     if (!text || w <= room || room < 40) return null;
     const all = lines(text), longest = Math.max(...all.map((l) => l.len));
+    const drawn = [...textEl.querySelectorAll("tspan.line")];
     const n = Math.max(8, Math.floor(longest * room / w) - 1);  // main-title characters a line can hold
-    const out = all.map((l) => wrapLine(l.line, Math.floor(l.sup ? n / 0.7 : n))).join("<br>");
+    const out = all.map((l, i) => {
+      const px = drawn.length === all.length ? drawn[i].getBoundingClientRect().width : 0;
+      const chars = visible(l.line).length;
+      if (px) return px <= room ? l.line : wrapLine(l.line, Math.max(8, Math.floor(chars * room / px) - 1));
+      return wrapLine(l.line, Math.floor(l.sup ? n / 0.7 : n));
+    }).join("<br>");
     return out === text ? null : out;
+  }
+
+  const box = (el) => el.getBoundingClientRect();
+  const meets = (a, b) => a.left < b.right - 1 && b.left < a.right - 1 && a.top < b.bottom - 1 && b.top < a.bottom - 1;
+
+  // What a narrow figure's own layout cannot keep apart (a phone): axis titles that run into another panel or past
+  // their axis, tick labels written over each other, a title block that reaches the panels' titles. -> the relayout
+  function untangled(el, L) {
+    const update = {}, full = el._fullLayout || {};
+    const panels = [...el.querySelectorAll(".nsewdrag")].map(box);  // each panel's plot area
+    Object.keys(L).filter((k) => /^[xy]axis\d*$/.test(k)).forEach((k) => {
+      const id = k.replace("axis", ""), axis = full[k] || {};
+      const g = el.querySelector(".g-" + id + "title text");
+      if (g && g.textContent) {
+        const r = box(g), along = id[0] === "y" ? r.height : r.width;
+        if (panels.some((p) => meets(r, p))) update[k + ".title.text"] = "";  // over a panel: the panels' titles name it
+        else if (axis._length && along > axis._length + 8) {
+          const size = ((axis.title || {}).font || {}).size || 12, smaller = Math.max(9, Math.floor(size * axis._length / along));
+          if (smaller < size) update[k + ".title.font.size"] = smaller;
+        }
+      }
+      if (id[0] !== "x") return;
+      // tick labels written over each other: every k-th shown (a category axis by its step; one with its own tick
+      // values by every k-th of them, counted from the values it was drawn with first)
+      const ticks = [...el.querySelectorAll("g." + id + "tick text")].filter((t) => t.textContent);
+      if (ticks.length < 3) return;
+      const rs = ticks.map(box).sort((a, b) => a.left - b.left);
+      const step = (rs[rs.length - 1].left - rs[0].left) / (rs.length - 1);
+      const thick = Math.min(...rs.map((r) => Math.min(r.width, r.height)));
+      if (!(step > 0) || !rs.some((r, i) => i && meets(r, rs[i - 1]))) return;
+      const seen = el.aeTicks = el.aeTicks || {}, now = JSON.stringify((L[k] || {}).tickvals || null);
+      if (!seen[k] || seen[k].set !== now) seen[k] = { every: 1, vals: (L[k] || {}).tickvals, text: (L[k] || {}).ticktext };  // a new drawing
+      const first = seen[k];
+      first.every *= Math.max(2, Math.ceil((thick + 2) / step));
+      if (Array.isArray(first.vals)) {
+        const kept = first.vals.filter((_, i) => i % first.every === 0);
+        first.set = JSON.stringify(kept);
+        update[k + ".tickvals"] = kept;  // (relayout takes an array as the value itself)
+        if (Array.isArray(first.text)) update[k + ".ticktext"] = first.text.filter((_, i) => i % first.every === 0);
+      } else if (axis.type === "category") {
+        Object.assign(update, { [k + ".tickmode"]: "linear", [k + ".tick0"]: 0, [k + ".dtick"]: first.every });
+      }
+    });
+    // the title block over the panels' own titles: the top margin grows by the overlap
+    const title = el.querySelector(".gtitle");
+    if (title) {
+      const t = box(title);
+      const under = [...el.querySelectorAll(".annotation, .colorbar, .nsewdrag")].map(box).filter((a) => meets(t, a) && a.top > t.top);
+      if (under.length) update["margin.t"] = ((L.margin || {}).t || 80) + Math.ceil(t.bottom - Math.min(...under.map((a) => a.top))) + 6;
+    }
+    return update;
   }
 
   function fit(el) {
@@ -123,8 +182,9 @@
       const out = fitted(g, t, 2 * Math.min(mid - box.left, box.right - mid) - 8);
       if (out) update[k + ".title.text"] = out;
     });
-    if (!Object.keys(update).length) return;
     if (added > 0) update["margin.t"] = ((L.margin || {}).t || 80) + added * 24;  // a line of title text and a little more
+    if (!Object.keys(update).length) Object.assign(update, untangled(el, L));  // once the titles fit
+    if (!Object.keys(update).length) return;
     try { window.Plotly.relayout(el, update); } catch (e) { /* not drawn yet: the next change tries again */ }
   }
 
