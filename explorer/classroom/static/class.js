@@ -268,7 +268,8 @@
     const name = "stop " + (L.stop + 1);
     const tally = d.tallies[name] || { stop: name, answered: 0, counts: L.q.options.map(() => 0) };
     const revealed = d.revealed.includes(name);
-    const plain = (html) => { const div = document.createElement("div"); div.innerHTML = html; return div.textContent; };
+    // the question's words without their markup (an inert document: nothing in it loads or runs), escaped again below
+    const plain = (html) => new DOMParser().parseFromString(String(html), "text/html").body.textContent;
     return "<section id='class-now' aria-label='" + esc(AE.t("class.now")) + "'><h3>" + esc(AE.lesson.title(L.stop)) + " <small>" +
       AE.t("lesson.of", { n: L.stop + 1, total: AE.lesson.stops }) + "</small></h3><p id='class-now-question'>" + esc(plain(L.q.prompt)) +
       "</p><div id='class-now-tally'>" + tallyLine(tally, true) + "</div><p class='ae-class-answered'>" +

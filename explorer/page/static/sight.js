@@ -125,14 +125,19 @@
       // values by every k-th of them, counted from the values it was drawn with first)
       const ticks = [...el.querySelectorAll("g." + id + "tick text")].filter((t) => t.textContent);
       if (ticks.length < 3) return;
+      // glyphs, not their boxes: labels turned by an angle overlap when their distance across the turned line is less
+      // than the type's height; level ones when one reaches the next
       const rs = ticks.map(box).sort((a, b) => a.left - b.left);
       const step = (rs[rs.length - 1].left - rs[0].left) / (rs.length - 1);
-      const thick = Math.min(...rs.map((r) => Math.min(r.width, r.height)));
-      if (!(step > 0) || !rs.some((r, i) => i && meets(r, rs[i - 1]))) return;
+      const turn = /rotate\((-?[\d.]+)/.exec(ticks[0].getAttribute("transform") || "");
+      const sin = Math.abs(Math.sin((turn ? Number(turn[1]) : 0) * Math.PI / 180));
+      const font = parseFloat(getComputedStyle(ticks[0]).fontSize) || 12;
+      const across = sin > 0.1 ? step * sin : step, thick = sin > 0.1 ? font : Math.max(...rs.map((r) => r.width));
+      if (!(step > 0) || across >= thick * 0.95) return;
       const seen = el.aeTicks = el.aeTicks || {}, now = JSON.stringify((L[k] || {}).tickvals || null);
       if (!seen[k] || seen[k].set !== now) seen[k] = { every: 1, vals: (L[k] || {}).tickvals, text: (L[k] || {}).ticktext };  // a new drawing
       const first = seen[k];
-      first.every *= Math.max(2, Math.ceil((thick + 2) / step));
+      first.every *= Math.max(2, Math.ceil((thick + 2) / across));
       if (Array.isArray(first.vals)) {
         const kept = first.vals.filter((_, i) => i % first.every === 0);
         first.set = JSON.stringify(kept);
