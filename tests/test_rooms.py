@@ -209,3 +209,24 @@ def test_the_teacher_leads_the_lesson_and_the_right_answer_shows_only_after_reve
     refused(rooms.lesson_at, code, key, 2, ["a", "b"], 2, words="right answer")
     refused(rooms.lesson_at, code, key, 2, ["x" * 161, "b"], 0, words="160 characters")
     refused(rooms.lesson_at, code, s.sid, 2, status=404)
+
+
+def test_a_lesson_started_anew_counts_its_answers_afresh_and_survives_a_restart(tmp_path):
+    from explorer.classroom.store import RoomStore
+    rooms = Rooms(RoomStore(tmp_path / "rooms.sqlite3"))
+    code, key = rooms.open()
+    _, s = rooms.join(code, "Ana")
+    rooms.lesson_at(code, key, 0, ["9", "10", "11", "12"], 1)
+    rooms.answer(code, s.sid, "stop 1", 1, 4)
+    rooms.reveal(code, key, "stop 1")
+    room = rooms.lesson_at(code, key, 0, ["6", "7", "8", "9"], 2, fresh=True)  # another sentence, from its start
+    seen = room.for_teacher()
+    assert (seen["tallies"], seen["revealed"], seen["questions"]["stop 1"]["answer"], seen["run"]) == ({}, [], None, 1)
+    assert room.for_student(s.sid)["run"] == 1 and room.for_student(s.sid)["mine"] == {}
+    rooms.answer(code, s.sid, "stop 1", 3, 4)  # counted in the new run
+    assert room.for_teacher()["tallies"]["stop 1"]["counts"] == [0, 0, 0, 1]
+    again = Rooms(RoomStore(tmp_path / "rooms.sqlite3")).rooms[code]  # a restart keeps the run
+    assert again.run == 1 and again.for_teacher()["tallies"]["stop 1"]["counts"] == [0, 0, 0, 1]
+    version = room.version
+    rooms.lesson_at(code, key, 0, ["6", "7", "8", "9"], 2, fresh="yes")  # only true starts anew
+    assert room.version == version and room.run == 1

@@ -206,6 +206,7 @@ class Room:
     stop: int = -1  # the lesson's stop the teacher leads the class at (0-7; 8: the end; -1: none)
     questions: dict[str, dict] = field(default_factory=dict)  # stop -> its options' text and the right one (teacher's)
     back: int = 0  # how many times the teacher brought everyone back: a page that sees it change follows at once
+    run: int = 0  # how many times the teacher started the lesson anew: each run's answers are counted afresh
     _changed: asyncio.Event | None = None
     _save: object = None  # Rooms' writer to its store (store.py), called at every change
 
@@ -245,7 +246,7 @@ class Room:
                 "following": bool(me and me.following), "nick": me.nick if me else "",
                 "mine": {stop: votes[sid] for stop, votes in self.answers.items() if sid in votes},
                 "revealed": {stop: self.tally(stop) for stop in sorted(self.revealed)},
-                "shown": self.shown, "back": self.back, "lesson": self.stop}
+                "shown": self.shown, "back": self.back, "lesson": self.stop, "run": self.run}
 
     def for_teacher(self) -> dict:
         following = sum(s.following for s in self.students.values())
@@ -253,7 +254,7 @@ class Room:
                 "ended_key": ended_key(self.ended) if self.ended else "",
                 "students": len(self.students), "following": following, "exploring": len(self.students) - following,
                 "tallies": {stop: self.tally(stop) for stop in sorted(self.answers)},
-                "revealed": sorted(self.revealed), "shown": self.shown, "lesson": self.stop,
+                "revealed": sorted(self.revealed), "shown": self.shown, "lesson": self.stop, "run": self.run,
                 "questions": {stop: q | {"answer": q["answer"] if stop in self.revealed else None}
                               for stop, q in self.questions.items()},
                 "shares": [{k: v for k, v in share.items() if k != "sid"} for share in self.shares[-20:]]}
@@ -265,7 +266,8 @@ class Room:
                 "teacher_version": self.teacher_version, "back": self.back,
                 "students": [[s.sid, s.nick, s.following] for s in self.students.values()],
                 "answers": self.answers, "options": self.options, "revealed": sorted(self.revealed),
-                "shares": self.shares, "shown": self.shown, "stop": self.stop, "questions": self.questions}
+                "shares": self.shares, "shown": self.shown, "stop": self.stop, "questions": self.questions,
+                "run": self.run}
 
     def apply(self, data: dict) -> bool:
         """Another process's change (redis_store.py): this copy becomes ``data``, its waiters woken. -> changed"""
@@ -274,7 +276,7 @@ class Room:
             return False
         other = Room.load(data, 0)
         for name in ("state", "back", "students", "answers", "options", "revealed", "shares", "shown", "stop",
-                     "questions"):
+                     "questions", "run"):
             setattr(self, name, getattr(other, name))
         self.version += 1
         self.teacher_version += 1
@@ -289,7 +291,7 @@ class Room:
                    students={sid: Student(sid, nick, following) for sid, nick, following in data["students"]},
                    answers=data["answers"], options=data["options"], revealed=set(data["revealed"]),
                    shares=data["shares"], shown=data["shown"], stop=data.get("stop", -1),
-                   questions=data.get("questions", {}))
+                   questions=data.get("questions", {}), run=data.get("run", 0))
         return room
 
 
@@ -509,13 +511,19 @@ class Rooms:
 
     @shared
     def lesson_at(self, code: object, key: object, stop: object, options: object = None,
-                  answer: object = None) -> Room:
+                  answer: object = None, fresh: object = False) -> Room:
         """The teacher leads the lesson: every following student's lesson goes to ``stop`` (0-7, 8 the end, -1
-        none); with the teacher's own question there (its options' text and the right one) for the panel's tally."""
+        none); with the teacher's own question there (its options' text and the right one) for the panel's tally.
+        ``fresh``: the lesson started anew (another sentence, other questions): every stop's answers, reveals and
+        questions of the run before are dropped, and students' pages count their answers again (``run``)."""
         room = self.teacher(code, key)
         if not isinstance(stop, int) or isinstance(stop, bool) or not -1 <= stop <= len(STOPS):
             raise RoomError(t("class.err.lesson_stop", last=len(STOPS)))
         changed = stop != room.stop
+        if fresh is True and (room.answers or room.revealed or room.questions or room.options):
+            room.answers, room.options, room.revealed, room.questions = {}, {}, set(), {}
+            room.run += 1
+            changed = True
         room.stop = stop
         if options is not None and 0 <= stop < len(STOPS):
             if not isinstance(options, list) or not 1 <= len(options) <= MAX_OPTIONS:

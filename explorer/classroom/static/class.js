@@ -158,12 +158,15 @@
     const es = new EventSource("/class/" + room.code + "/teacher?key=" + encodeURIComponent(room.key));
     room.source = es;
     es.addEventListener("room", (e) => {
+      if (!room.restored) room.unsent = Object.assign(keptUnsent(), room.unsent);  // a reload's changes not sent yet
       heard();
       room.data = JSON.parse(e.data);
       if (room.data.ended) { ended(why(room.data)); return; }
       nameRoom(room.data.code);
       const shownId = room.data.shown ? room.data.shown.id : null;
-      if (!room.restored || (shownId && shownId !== room.shownId)) {  // a reload, or Show to everyone
+      const mine = room.unsent.state ? room.unsent.state[1].state : "";  // the teacher's view the room has not heard yet
+      if (!room.restored && mine) { adopt(mine); room.pushed = mine; }
+      else if (!room.restored || (shownId && shownId !== room.shownId)) {  // a reload, or Show to everyone
         if (room.data.state && (shownId || !room.pushed)) adopt(room.data.state);
       }
       if (!room.restored && room.data.lesson >= 0 && AE.lesson && AE.lesson.state.stop < 0) AE.lesson.at(room.data.lesson);
@@ -208,15 +211,25 @@
   const unreachable = (e) => !e.status || e.status >= 500;
   function send(action, extra, keep) {
     return api(room.code + "/" + action, Object.assign({ key: room.key }, extra || {})).then((r) => {
-      if (keep) delete room.unsent[keep];
+      if (keep) { delete room.unsent[keep]; keepUnsent(); }
       unsentNote();
       return r;
     }).catch((e) => {
-      if (keep && unreachable(e)) { room.unsent[keep] = [action, extra]; unsentNote(); return null; }
+      if (keep && unreachable(e)) { room.unsent[keep] = [action, extra]; keepUnsent(); unsentNote(); return null; }
       if (unreachable(e)) { notice(e.message); return null; }
       say(e.message);
       return null;
     });
+  }
+  // kept in this tab too: a reload while the server is away (Gradio reloads a page whose server came back) sends them
+  function keepUnsent() {
+    try {
+      if (Object.keys(room.unsent).length) sessionStorage.setItem("ae-unsent-" + room.code, JSON.stringify(room.unsent));
+      else sessionStorage.removeItem("ae-unsent-" + room.code);
+    } catch (e) { /* storage refused */ }
+  }
+  function keptUnsent() {
+    try { return JSON.parse(sessionStorage.getItem("ae-unsent-" + room.code) || "{}") || {}; } catch (e) { return {}; }
   }
   function resend() {
     Object.entries(room.unsent).forEach(([keep, [action, extra]]) => send(action, extra, keep));
@@ -254,7 +267,7 @@
       return "<li" + (right ? " class='ae-right'" : "") + ">" + (bars ? "<span class='ae-bar' style='width:" +
         Math.round(100 * n / most) + "%'></span>" : "") + "<b class='ae-letter'>" + LETTERS[i] + "</b> " +
         (named ? "<span class='ae-option'>" + esc(q.options[i]) + "</span> " : "") + "<span class='ae-count'>— <b>" + n + "</b></span>" +
-        (right ? " ✓ " + AE.t("class.models_answer") : "") + "</li>";
+        (right ? " <span class='ae-mark'>✓ " + AE.t("class.models_answer") + "</span>" : "") + "</li>";
     }).join("") + "</ul>";
   }
 
@@ -282,10 +295,11 @@
   }
 
   // the teacher's lesson: where it is, and the question there (for the tally), posted when it changed
-  function lessonAt(stop, q) {
+  function lessonAt(stop, q, fresh) {
     if (room.role !== "teacher" || !room.code) return;
     const body = { stop };
     if (q && stop >= 0) { body.options = q.options.map((o) => String(o).replace(/<[^>]*>/g, "")); body.answer = q.answer; }
+    if (fresh) body.fresh = true;  // the lesson started anew: the room counts this run's answers afresh
     const sent = JSON.stringify(body);
     if (sent === room.lessonSent) return;
     room.lessonSent = sent;
@@ -342,7 +356,8 @@
   // or move it a stop back or on
   function lessonMove(delta) {
     if (!AE.lesson) return;
-    if (AE.lesson.state.stop < 0) AE.lesson.at(0);
+    const stop = AE.lesson.state.stop;
+    if (stop < 0 || stop >= AE.lesson.stops) AE.lesson.start();  // from its start (again: its answers afresh)
     else AE.lesson.go(delta);
   }
 
@@ -387,6 +402,8 @@
         if (AE.lesson && AE.lesson.moving) AE.lesson.moving(new URLSearchParams(d.state).get("tab"), d.lesson);
         AE.follow(d.state);
       }
+      if (room.run === undefined) room.run = d.run;
+      else if (d.run !== room.run) { room.run = d.run; if (AE.lesson && AE.lesson.newRun) AE.lesson.newRun(); }  // started anew
       if (room.following && d.lesson >= 0 && d.lesson !== room.lessonSeen && AE.lesson && AE.lesson.at) {
         room.lessonSeen = d.lesson;
         AE.lesson.at(d.lesson);

@@ -164,12 +164,18 @@
     }
     const keys = touch() ? "" : " <small>" + AE.t("lesson.keys", { last: LETTERS[q.options.length - 1], n: q.options.length }) +
       "</small>";
+    lesson.tallied = tally ? (lesson.tallied === stopKey() ? lesson.tallied : "new") : "";
     const moved = lesson.moved ? "<p class='ae-status ae-stale ae-class-moved'>" + AE.esc(lesson.moved) + "</p>" : "";
     el.innerHTML = close + "<div class='ae-stop'><h3>" + stop.title + " <small>" + AE.t("lesson.of", { n: lesson.stop + 1,
       total: STOPS.length }) + "</small></h3>" + moved + "<p>" + stop.look + "</p><p>" + AE.t("lesson.predict") + " " + q.prompt +
       "</p><div>" + buttons + "</div>" + reveal + "<p class='ae-nav'><button onclick='AE.lesson.go(-1)'" +
       (lesson.stop ? "" : " disabled") + ">" + AE.t("lesson.back") + "</button> <button onclick='AE.lesson.go(1)'>" +
       (lesson.stop === STOPS.length - 1 ? AE.t("lesson.finish") : AE.t("lesson.next")) + "</button>" + keys + "</p></div>";
+    if (lesson.tallied === "new") {  // the class's answers just revealed: in sight inside the sheet (a phone's is short)
+      lesson.tallied = stopKey();
+      const t = el.querySelector(".ae-class-tally");
+      if (t && t.scrollIntoView) t.scrollIntoView({ block: "nearest" });
+    }
   }
 
   // After the last stop: the score (first answers), what each stop showed, and where to go next.
@@ -213,6 +219,8 @@
   }
 
   function start() {
+    lesson.fresh = true;  // a class counts this run's answers afresh (led)
+    if (!body()) { lesson.stop = -1; at(0); return; }  // its fold opened first (at)
     lesson.stop = 0; lesson.answered = null; lesson.first = [];
     show(STOPS[0]);
     render();
@@ -281,7 +289,15 @@
   // with the question's options for the panel's tally); a following student's lesson goes there (at), and each
   // answers on their own page. A student exploring on their own is never moved (class.js does not call at).
   function led(q) {
-    if (AE.room && AE.room.lessonAt) AE.room.lessonAt(lesson.stop, q);
+    if (AE.room && AE.room.lessonAt) AE.room.lessonAt(lesson.stop, q, !!(lesson.fresh && q));
+    if (q) lesson.fresh = false;
+  }
+
+  // the teacher started the lesson anew (class.js hears the room's run change): this page's first answers count again
+  function newRun() {
+    lesson.first = [];
+    lesson.answered = null;
+    refreshClass();
   }
 
   function at(stop, tries) {
@@ -335,7 +351,7 @@
     if (stop !== null && /^\d+$/.test(stop) && lesson.stop < 0) at(Number(stop));
   }
 
-  AE.lesson = { start, go, answer, end, again, refresh, refreshClass, at, moving, values, resume, state: lesson, stops: STOPS.length,
+  AE.lesson = { start, go, answer, end, again, refresh, refreshClass, at, moving, values, resume, newRun, state: lesson, stops: STOPS.length,
     title: (i) => (STOPS[i] ? STOPS[i].title : ""),
     // the part the running stop asks about, when it is on ``tab`` (sight.js brings it into a follower's sight)
     partOf: (tab) => (lesson.stop >= 0 && lesson.stop < STOPS.length && STOPS[lesson.stop].view.tab === tab ? STOPS[lesson.stop].focus : null) };

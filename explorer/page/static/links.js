@@ -98,6 +98,7 @@
     link.go = params.has("text") && params.get("text").trim() !== "";
     link.pending = link.go ? view : null;
     link.extrasPending = link.go && (Object.keys(link.extras).length > 0 || link.run.length > 0);
+    link.extrasSince = Date.now();
     link.seen = !link.go;  // the note stays until the student translates something the link did not ask for
     if (!link.go && view.tab) openTabButton(view.tab);  // a link to a tab of the default sentence
     return out;
@@ -201,6 +202,8 @@
   function linkRun() {
     const runs = link.runPending || [];
     link.runPending = [];
+    if (AE.state.deferred === "inside") link.insideSet = true;  // opened while the inputs were being set (views.js)
+    AE.state.deferred = null;
     if (link.insideSet) {  // Inside a head's pickers changed: its view again (now if open, else when opened)
       link.insideSet = false;
       AE.state.done.inside = null;
@@ -345,6 +348,7 @@
       link.resets.push(key);
     });
     link.extrasPending = link.go;
+    link.extrasSince = Date.now();
     link.followed = link.go;
     if (!link.go && link.onFollowed) setTimeout(link.onFollowed, 0);
     const bank = AE.current();

@@ -120,7 +120,9 @@
           if (smaller < size) update[k + ".title.font.size"] = smaller;
         }
       }
-      if (id[0] !== "x") return;
+      // (only a figure of several panels side by side: a single axis's own ticks are plotly's to space, and every
+      // token of the heatmap is named, whatever the width)
+      if (id[0] !== "x" || Object.keys(L).filter((a) => /^xaxis\d*$/.test(a)).length < 2) return;
       // tick labels written over each other: every k-th shown (a category axis by its step; one with its own tick
       // values by every k-th of them, counted from the values it was drawn with first)
       const ticks = [...el.querySelectorAll("g." + id + "tick text")].filter((t) => t.textContent);
@@ -159,7 +161,7 @@
 
   function fit(el) {
     const L = el.layout;
-    if (!L || !window.Plotly || AE.state.present) return;
+    if (!L || !window.Plotly) return;
     const box = el.getBoundingClientRect();
     if (!box.width) return;
     const update = {};
@@ -188,7 +190,8 @@
       if (out) update[k + ".title.text"] = out;
     });
     if (added > 0) update["margin.t"] = ((L.margin || {}).t || 80) + added * 24;  // a line of title text and a little more
-    if (!Object.keys(update).length) Object.assign(update, untangled(el, L));  // once the titles fit
+    // once the titles fit (presentation mode lays out its own larger figures: only their titles are fitted there)
+    if (!Object.keys(update).length && !AE.state.present) Object.assign(update, untangled(el, L));
     if (!Object.keys(update).length) return;
     try { window.Plotly.relayout(el, update); } catch (e) { /* not drawn yet: the next change tries again */ }
   }

@@ -424,6 +424,12 @@
 
   function run(name, shown) {
     if (!shown || state.done[name] === shown) return;
+    // a link's (or a followed view's) other inputs are still to be set (links.js linkExtras): the part is run once
+    // they are (linkRun), with them, not now with the values the page had (Inside a head's query token)
+    if (name === "inside" && AE.link && AE.link.extrasPending && Date.now() - (AE.link.extrasSince || 0) < 20000) {
+      state.deferred = name;
+      return;
+    }
     const button = document.getElementById("ae-run-" + name);
     if (!button) return;
     state.done[name] = shown;
