@@ -449,8 +449,10 @@ def test_a_whole_lesson_on_a_projector_and_two_phones_through_a_restart(browser,
               f"phone A opened a class from inside class {code} without being asked: {a.dialogs[-1:]}")
         check(says(a, "#class-banner", EN["class.following"], 5_000) and a.locator("#class-panel.ae-class-on").count() == 0,
               f"phone A left its class or opened one: {text(a, '#class-banner')!r}")
-        b.locator("#class-banner .ae-class-follow").tap()
-        check(says(b, "#class-banner", "Exploring", 10_000), f"phone B's banner: {text(b, '#class-banner')!r}")
+        b.locator("#examples .gallery-item").nth(1).tap()  # an example of its own: it translates, and B explores
+        check(says(b, "#class-banner", "Exploring", 10_000), f"phone B tapped an example and still follows: "
+                                                             f"{text(b, '#class-banner')!r}")
+        check(says(teacher, "#class-panel", "1 exploring", 10_000), f"the panel: {text(teacher, '#class-panel')!r}")
         translate(b, OWN_SENTENCE)
         check(says(b, "#class-banner", "Exploring", 5_000), f"phone B's banner: {text(b, '#class-banner')!r}")
         b.locator("#class-banner button", has_text=EN["class.send_view"]).tap()
@@ -458,6 +460,12 @@ def test_a_whole_lesson_on_a_projector_and_two_phones_through_a_restart(browser,
         teacher.locator("#class-shares button", has_text=EN["class.show"]).first.click()
         check(waited(a, "(s) => document.querySelector('#status')?.innerText.includes(s)", OWN_SENTENCE, 60_000),
               "phone A does not show phone B's view")
+        check(says(teacher, "#class-showing", "Everyone sees", 10_000) and says(a, "#class-banner", "Shown:", 10_000),
+              f"whose view everyone sees is not said: the panel {text(teacher, '#class-showing')!r}, phone A "
+              f"{text(a, '#class-banner')!r}")
+        teacher.wait_for_timeout(3_000)  # and it stays said: the projector posts nothing of its own meanwhile
+        check(says(teacher, "#class-showing", "Everyone sees", 1_000),
+              f"the shown view stopped being said: the panel {text(teacher, '#class-showing')!r}")
         press(teacher, "#class-bring-back", "Bring everyone back",
               instead=teacher.locator("#class-panel button", has_text=EN["class.bring_back"]))
         for name, pg in (("phone A", a), ("phone B", b)):

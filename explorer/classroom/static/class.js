@@ -54,7 +54,6 @@
     if (room.role === "teacher") resend();
   }
 
-  const SETTLE_MS = 1500;
   const RETRY_MAX_MS = 4000;  // a page tries again at most this long after the last try (with jitter)
   const BACK_NOTE_MS = 6000;
   function backNote() {
@@ -83,11 +82,20 @@
   // this page shows a view that came from the room (a shown view on the teacher's page, or the teacher's own view
   // after a reload): the view is applied as a link opened now would be, and the teacher's page posts nothing until
   // it is (then what the page shows is the room's view, and only the teacher's next change is posted)
-  function adopt(state) {
+  function adopt(state, reloaded) {
     room.adopting = Date.now();
     room.adopted = false;
     room.adoptedLang = new URLSearchParams(state || "").get("lang");  // the class's language until the teacher's is sent
     AE.follow(state);
+    // the teacher's page reopened in another language than the room's view (the teacher chose it with the switch):
+    // the class takes it at once (a shown student's view keeps its own until the teacher changes something)
+    if (reloaded && room.role === "teacher" && AE.lang && room.adoptedLang && room.adoptedLang !== AE.lang) {
+      const params = new URLSearchParams(state);
+      params.set("lang", AE.lang);
+      room.adoptedLang = AE.lang;
+      room.pushed = params.toString();
+      send("state", { state: room.pushed }, "state");
+    }
   }
   // a view the page settles into after adopting the room's: the page's own, except its language (a teacher who
   // reopened their page in another language changed the class's)
@@ -165,9 +173,9 @@
       nameRoom(room.data.code);
       const shownId = room.data.shown ? room.data.shown.id : null;
       const mine = room.unsent.state ? room.unsent.state[1].state : "";  // the teacher's view the room has not heard yet
-      if (!room.restored && mine) { adopt(mine); room.pushed = mine; }
+      if (!room.restored && mine) { adopt(mine, true); room.pushed = mine; }
       else if (!room.restored || (shownId && shownId !== room.shownId)) {  // a reload, or Show to everyone
-        if (room.data.state && (shownId || !room.pushed)) adopt(room.data.state);
+        if (room.data.state && (shownId || !room.pushed)) adopt(room.data.state, !room.restored);
       }
       if (!room.restored && room.data.lesson >= 0 && AE.lesson && AE.lesson.state.stop < 0) AE.lesson.at(room.data.lesson);
       room.restored = true;
@@ -188,17 +196,14 @@
     if (room.role !== "teacher" || query === room.pushed) return;
     if (!room.restored) return;  // the room's view first: a reloaded page's defaults are no change of the teacher's
     if (room.adopting) {  // the room's view is being applied here: what the page shows then is no change of ours
-      const now = Date.now();
-      if (!room.adopted && now - room.adopting < 30000) return;
-      // once applied, the page settles (a lazy view's answer sets its query token, ...): changes within
-      // SETTLE_MS of the last are the page's own, absorbed (at most 10 s after the view was applied)
-      if (room.adopted && (!room.settled || now - room.settled < SETTLE_MS) && now - room.adopting < 10000) {
-        room.settled = now;
-        room.pushed = absorbed(query);
+      // until the teacher's own hand (a pointer or a key: events no script makes trusted) touches the page after the
+      // view arrived, every change is the page settling into it (a lazy view's answer, a query token renamed for
+      // the analysis, however long the server takes): absorbed, never posted
+      if (hand.started <= room.adopting) {
+        if (room.adopted) room.pushed = absorbed(query);
         return;
       }
       room.adopting = 0;
-      room.settled = 0;
       if (room.adopted && query === room.pushed) return;
     }
     room.pushed = query;
@@ -457,10 +462,10 @@
   // (events no script can make trusted) reached the same control just before. What the page or the lesson changes by itself (a radio the lesson
   // clicks, a view the room applies) fires the same events, often marked trusted too, with no such gesture.
   const GESTURE_MS = 1500;
-  const hand = { at: 0, target: null, down: false };
+  const hand = { at: 0, target: null, down: false, started: 0 };
   function gesture(e) {
     if (!e.isTrusted) return;
-    if (e.type === "pointerdown" || e.type === "keydown" || e.type === "touchstart") hand.target = e.target;
+    if (e.type === "pointerdown" || e.type === "keydown" || e.type === "touchstart") { hand.target = e.target; hand.started = Date.now(); }
     hand.down = e.type === "pointerdown" || (hand.down && e.type !== "pointerup");
     hand.at = Date.now();
   }
@@ -475,7 +480,9 @@
     if (room.role !== "student" || !room.sid || !room.following) return;
     const t = e.target;
     if (!t || !t.closest || t.closest("#class-banner, #class-panel, #ae-lesson, #lesson-box, #where, #ae-join")) return;
-    if (e.type === "click" && !t.closest("button[role='tab'], [role='option'], ul.options li, .overflow-dropdown button")) return;
+    // a click that changes the view by itself: a tab, a dropdown's option, an example (it translates at once)
+    if (e.type === "click" && !t.closest("button[role='tab'], [role='option'], ul.options li, .overflow-dropdown button, " +
+      "#examples button, #examples .gallery-item")) return;
     // typed, pasted, dictated or dropped text: an editing InputEvent (inputType) in the focused box, which no script
     // of the page makes trusted
     const typed = e.type === "input" && e.isTrusted && !!e.inputType && document.activeElement === t;
@@ -524,6 +531,12 @@
     api(room.code + "/answer", { sid: room.sid, stop, option, options }).catch((e) => say(e.message));
   }
 
+  // this student's answer at a stop as the room keeps it (their page may have been reloaded since)
+  function mine(stop) {
+    const d = room.data;
+    return room.role === "student" && d && d.mine && Number.isInteger(d.mine[stop]) ? d.mine[stop] : null;
+  }
+
   function revealed(stop) {
     const d = room.data;
     return room.role === "student" && d && d.revealed ? d.revealed[stop] || null : null;
@@ -569,7 +582,7 @@
   // a reload or a closed tab closes the stream too: that is no end of the class (the key stays for the reload)
   ["pagehide", "beforeunload"].forEach((type) => window.addEventListener(type, () => { room.leaving = true; close(); }));
 
-  AE.room = { teach, push, lessonAt, joinCode, share, shareView, answer, revealed, leave, start, state: room,
+  AE.room = { teach, push, lessonAt, joinCode, share, shareView, answer, revealed, mine, leave, start, state: room,
     reveal: (stop) => teacherDo("reveal", { stop }), show: (id) => teacherDo("show", { share: id }),
     remove: (id) => teacherDo("remove", { share: id }), lesson: lessonMove,
     qr: () => { room.qrOpen = !room.qrOpen; render(); const b = document.getElementById("class-qr-toggle"); if (b) b.focus(); },

@@ -6,7 +6,7 @@
 // Loaded after views.js and links.js; draws into #ae-lesson, docked over the page while the lesson runs.
 (function () {
   const AE = window.AE;
-  const lesson = { stop: -1, answered: null, first: [], restart: false };
+  const lesson = { stop: -1, answered: null, first: [], restart: false, restored: {} };
 
   const argmax = (xs) => xs.reduce((best, x, i) => (x > xs[best] ? i : best), 0);
   const mean = (heads, i) => heads[0][i].map((_, j) => heads.reduce((s, h) => s + h[i][j], 0) / heads.length);
@@ -145,6 +145,15 @@
     if (lesson.stop >= STOPS.length) { el.innerHTML = close + ending(); led(); return; }
     const stop = STOPS[lesson.stop], q = stop.ask(b);
     lesson.q = q;
+    // in a class, an answer this student gave before a reload (or a language switch) is theirs still
+    // (once per stop in this page's life: a new sentence asks anew)
+    const heard = !!(AE.room && AE.room.mine && AE.room.state && AE.room.state.data);  // the room's answer known yet
+    const kept = heard && !lesson.restored[stopKey()] ? AE.room.mine(stopKey()) : null;
+    if (heard) lesson.restored[stopKey()] = true;
+    if (lesson.answered === null && kept !== null && kept < q.options.length) {
+      lesson.answered = kept;
+      if (lesson.first[lesson.stop] === undefined) lesson.first[lesson.stop] = kept === q.answer;
+    }
     lesson.asked = b;
     led(q);
     const buttons = q.options.map((_, i) => "<button class='ae-answer" + (lesson.answered === i ? " ae-chosen" : "") +
@@ -296,6 +305,7 @@
   // the teacher started the lesson anew (class.js hears the room's run change): this page's first answers count again
   function newRun() {
     lesson.first = [];
+    lesson.restored = {};
     lesson.answered = null;
     refreshClass();
   }
