@@ -351,6 +351,9 @@
     const on = lesson.stop >= 0 && lesson.stop < STOPS.length;
     document.body.className = document.body.className.replace(/\bae-lesson-stop-\d+\b/g, "").trim();
     if (on) document.body.classList.add("ae-lesson-stop-" + (lesson.stop + 1));
+    // presentation mode shows a stop's own view that it hides otherwise (the model view, the logit lens): drawn while
+    // hidden, it takes the width it has now (every plotly figure answers a window resize)
+    if (AE.state && AE.state.present) setTimeout(() => window.dispatchEvent(new Event("resize")), 300);
     try {
       if (lesson.stop >= 0) sessionStorage.setItem("ae-lesson", String(lesson.stop)); else sessionStorage.removeItem("ae-lesson");
     } catch (e) { /* storage refused */ }

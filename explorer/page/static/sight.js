@@ -106,10 +106,10 @@
 
   // What a narrow figure's own layout cannot keep apart (a phone): axis titles that run into another panel or past
   // their axis, tick labels written over each other, a title block that reaches the panels' titles. -> the relayout
-  function untangled(el, L) {
+  function untangled(el, L, present) {
     const update = {}, full = el._fullLayout || {};
     const panels = [...el.querySelectorAll(".nsewdrag")].map(box);  // each panel's plot area
-    Object.keys(L).filter((k) => /^[xy]axis\d*$/.test(k)).forEach((k) => {
+    Object.keys(L).filter((k) => /^[xy]axis\d*$/.test(k) && !present).forEach((k) => {  // (presentation: its own sizes)
       const id = k.replace("axis", ""), axis = full[k] || {};
       const g = el.querySelector(".g-" + id + "title text");
       if (g && g.textContent) {
@@ -190,8 +190,9 @@
       if (out) update[k + ".title.text"] = out;
     });
     if (added > 0) update["margin.t"] = ((L.margin || {}).t || 80) + added * 24;  // a line of title text and a little more
-    // once the titles fit (presentation mode lays out its own larger figures: only their titles are fitted there)
-    if (!Object.keys(update).length && !AE.state.present) Object.assign(update, untangled(el, L));
+    // once the titles fit (presentation mode lays out its own larger figures: only their titles are fitted there, and
+    // given the room they need above the panels)
+    if (!Object.keys(update).length) Object.assign(update, untangled(el, L, !!AE.state.present));
     if (!Object.keys(update).length) return;
     try { window.Plotly.relayout(el, update); } catch (e) { /* not drawn yet: the next change tries again */ }
   }
