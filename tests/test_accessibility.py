@@ -337,7 +337,10 @@ def test_every_control_shows_its_focus_at_three_to_one(browser, server):  # noqa
             pg.evaluate("() => document.getElementById('ae-skip').focus()")  # from the top
             for _ in range(45):
                 pg.keyboard.press("Tab")
-                pg.wait_for_timeout(250)  # Gradio's buttons fade their styles in
+                pg.wait_for_timeout(250)  # Gradio's buttons fade their styles in: the ring is read once they are done
+                pg.wait_for_function("() => !document.activeElement || !document.activeElement.getAnimations ||"
+                                     " document.activeElement.getAnimations().every((a) => a.playState !== 'running')",
+                                     timeout=3_000)
                 where, style, width, colour = pg.evaluate(RING)
                 if where.endswith("BODY "):  # past the page's last control
                     break
