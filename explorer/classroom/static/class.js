@@ -252,9 +252,7 @@
     el.querySelectorAll(".ae-class-notice").forEach((n) => n.remove());
     el.insertAdjacentHTML("afterbegin", "<div class='ae-status ae-stale ae-class-notice' role='status'>" + esc(message) + "</div>");
   }
-  function teacherDo(action, extra) {
-    return send(action, extra);
-  }
+
 
   // a value as a JS string literal inside a single-quoted onclick attribute: JSON, then every character HTML gives a
   // meaning there escaped (so that no entity can close the string or the attribute)
@@ -583,10 +581,10 @@
   ["pagehide", "beforeunload"].forEach((type) => window.addEventListener(type, () => { room.leaving = true; close(); }));
 
   AE.room = { teach, push, lessonAt, joinCode, share, shareView, answer, revealed, mine, leave, start, state: room,
-    reveal: (stop) => teacherDo("reveal", { stop }), show: (id) => teacherDo("show", { share: id }),
-    remove: (id) => teacherDo("remove", { share: id }), lesson: lessonMove,
+    reveal: (stop) => send("reveal", { stop }), show: (id) => send("show", { share: id }),
+    remove: (id) => send("remove", { share: id }), lesson: lessonMove,
     qr: () => { room.qrOpen = !room.qrOpen; render(); const b = document.getElementById("class-qr-toggle"); if (b) b.focus(); },
-    back: () => teacherDo("back"), end: endClass,
+    back: () => send("back"), end: endClass,
     explore: () => setFollowing(false), followAgain: () => setFollowing(true),
     toggleFollow: () => setFollowing(!room.following) };
 })();

@@ -348,15 +348,17 @@
   // otherwise: the model view at stop 4, the logit lens at stop 8), and a reload comes back to it (sessionStorage:
   // this tab only; resume() after the page's first translation).
   function marked() {
-    const on = lesson.stop >= 0 && lesson.stop < STOPS.length;
-    document.body.className = document.body.className.replace(/\bae-lesson-stop-\d+\b/g, "").trim();
-    if (on) document.body.classList.add("ae-lesson-stop-" + (lesson.stop + 1));
-    // presentation mode shows a stop's own view that it hides otherwise (the model view, the logit lens): drawn while
-    // hidden, it takes the width it has now (every plotly figure answers a window resize)
-    if (AE.state && AE.state.present) setTimeout(() => window.dispatchEvent(new Event("resize")), 300);
     try {
       if (lesson.stop >= 0) sessionStorage.setItem("ae-lesson", String(lesson.stop)); else sessionStorage.removeItem("ae-lesson");
     } catch (e) { /* storage refused */ }
+    const on = lesson.stop >= 0 && lesson.stop < STOPS.length, mark = on ? "ae-lesson-stop-" + (lesson.stop + 1) : "";
+    if (mark === lesson.mark) return;  // render() calls this at every answer and tally: only a new stop changes the page
+    if (lesson.mark) document.body.classList.remove(lesson.mark);
+    if (mark) document.body.classList.add(mark);
+    lesson.mark = mark;
+    // presentation mode shows a stop's own view that it hides otherwise (the model view, the logit lens): drawn while
+    // hidden, it takes the width it has now (every plotly figure answers a window resize)
+    if (AE.state && AE.state.present) setTimeout(() => window.dispatchEvent(new Event("resize")), 300);
   }
   function resume() {
     let stop = null;
