@@ -211,6 +211,40 @@ def test_the_teacher_leads_the_lesson_and_the_right_answer_shows_only_after_reve
     refused(rooms.lesson_at, code, s.sid, 2, status=404)
 
 
+def test_a_stop_asked_again_on_another_sentence_counts_afresh_and_a_language_only_renames_it():
+    rooms = Rooms()
+    code, key = rooms.open()
+    a, b = (rooms.join(code, name)[1] for name in ("Ana", "Ben"))
+    first = ["by (#6)", "girl (#4)", "the (#3)", "window (#8)"]
+    rooms.lesson_at(code, key, 5, first, 3, ids=first)
+    rooms.answer(code, a.sid, "stop 6", 0, 4, first)
+    rooms.reveal(code, key, "stop 6")
+    room = rooms.lesson_at(code, key, 5, ["von (#6)", "Mädchen (#4)", "das (#3)", "Fenster (#8)"], 3, ids=first)
+    assert room.for_teacher()["tallies"]["stop 6"]["counts"] == [1, 0, 0, 0]  # renamed: the same question
+    assert room.for_teacher()["questions"]["stop 6"]["options"][3] == "Fenster (#8)"
+    shown = ["ball (#5)", "boy (#2)", "kicks (#3)"]  # Show to everyone: the stop asked on another sentence
+    room = rooms.lesson_at(code, key, 5, shown, 1, ids=shown)
+    seen = room.for_teacher()
+    assert seen["tallies"].get("stop 6", {"answered": 0})["answered"] == 0 and "stop 6" not in seen["revealed"]
+    assert room.for_student(a.sid)["mine"] == {} and room.for_student(a.sid)["revealed"] == {}
+    refused(rooms.answer, code, b.sid, "stop 6", 0, 4, first, status=409, words="changed")  # the old question
+    refused(rooms.answer, code, b.sid, "stop 6", 0, 4, status=409)  # its number of options
+    rooms.answer(code, a.sid, "stop 6", 2, 3, shown)  # the new one counts, the first answer of each student
+    rooms.answer(code, b.sid, "stop 6", 1, 3, shown)
+    assert room.for_teacher()["tallies"]["stop 6"]["counts"] == [0, 1, 1]
+    # an answer given before the teacher's page said its question is kept where it fits it, dropped where not
+    rooms.answer(code, a.sid, "stop 7", 1, 4, ["a", "b", "c", "d"])
+    rooms.lesson_at(code, key, 6, ["a", "b", "c", "d"], 0, ids=["a", "b", "c", "d"])
+    assert room.for_teacher()["tallies"]["stop 7"]["counts"] == [0, 1, 0, 0]
+    rooms.answer(code, a.sid, "stop 8", 1, 4)
+    rooms.lesson_at(code, key, 7, ["0", "1", "2"], 2, ids=["0", "1", "2"])
+    assert room.for_teacher()["tallies"].get("stop 8", {"answered": 0})["answered"] == 0
+    refused(lambda: rooms.lesson_at(code, key, 7, ["0", "1"], 1, ids=["0"]), words="options")  # one id an option
+    del room.questions["stop 8"]["ids"]  # a room kept from before ids: its options' text is its question
+    rooms.lesson_at(code, key, 7, ["0", "1", "2"], 2)
+    assert room.questions["stop 8"]["ids"] == ["0", "1", "2"]
+
+
 def test_a_lesson_started_anew_counts_its_answers_afresh_and_survives_a_restart(tmp_path):
     from explorer.classroom.store import RoomStore
     rooms = Rooms(RoomStore(tmp_path / "rooms.sqlite3"))

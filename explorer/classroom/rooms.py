@@ -143,6 +143,13 @@ def clean(value: object, name: str, limit: int, empty: str | None = None) -> str
     return text or (empty or "")
 
 
+def option_ids(ids: object, n: int) -> list[str]:
+    """A question's ``n`` options in words no language changes (a lesson's ids: tokens, numbers, English text)."""
+    if not isinstance(ids, list) or len(ids) != n:
+        raise RoomError(t("class.err.options", n=MAX_OPTIONS))
+    return [clean(i, "option", OPTION_CHARS) for i in ids]
+
+
 class Rate:
     """At most ``n`` events per ``window`` seconds for each key (a sliding window of timestamps), remembering at most
     ``keys`` keys: the least recently seen go first (an LRU), so that many addresses cost bounded memory."""
@@ -255,7 +262,7 @@ class Room:
                 "students": len(self.students), "following": following, "exploring": len(self.students) - following,
                 "tallies": {stop: self.tally(stop) for stop in sorted(self.answers)},
                 "revealed": sorted(self.revealed), "shown": self.shown, "lesson": self.stop, "run": self.run,
-                "questions": {stop: q | {"answer": q["answer"] if stop in self.revealed else None}
+                "questions": {stop: {"options": q["options"], "answer": q["answer"] if stop in self.revealed else None}
                               for stop, q in self.questions.items()},
                 "shares": [{k: v for k, v in share.items() if k != "sid"} for share in self.shares[-20:]]}
 
@@ -511,9 +518,12 @@ class Rooms:
 
     @shared
     def lesson_at(self, code: object, key: object, stop: object, options: object = None,
-                  answer: object = None, fresh: object = False) -> Room:
+                  answer: object = None, fresh: object = False, ids: object = None) -> Room:
         """The teacher leads the lesson: every following student's lesson goes to ``stop`` (0-7, 8 the end, -1
-        none); with the teacher's own question there (its options' text and the right one) for the panel's tally.
+        none); with the teacher's own question there (its options' text, the right one, and ``ids``: the options
+        in words no language changes) for the panel's tally. Another question at the same stop (the stop asked
+        again on another sentence: a view shown to everyone, a new translation) counts afresh: the answers to the
+        one before, and its reveal, are dropped; the same question in another language only renames its options.
         ``fresh``: the lesson started anew (another sentence, other questions): every stop's answers, reveals and
         questions of the run before are dropped, and students' pages count their answers again (``run``)."""
         room = self.teacher(code, key)
@@ -526,19 +536,34 @@ class Rooms:
             changed = True
         room.stop = stop
         if options is not None and 0 <= stop < len(STOPS):
-            if not isinstance(options, list) or not 1 <= len(options) <= MAX_OPTIONS:
-                raise RoomError(t("class.err.options", n=MAX_OPTIONS))
-            texts = [clean(o, "option", OPTION_CHARS) for o in options]
-            if not isinstance(answer, int) or isinstance(answer, bool) or not 0 <= answer < len(texts):
-                raise RoomError(t("class.err.right_answer", last=len(texts) - 1))
-            question = {"options": texts, "answer": answer}
-            if room.questions.get(STOPS[stop]) != question and room.options.get(STOPS[stop], len(texts)) == len(texts):
-                room.questions[STOPS[stop]] = question
-                room.options.setdefault(STOPS[stop], len(texts))
+            question = self.question(options, answer, ids)
+            name, before = STOPS[stop], room.questions.get(STOPS[stop])
+            if before != question:
+                if before:
+                    asked_anew = (before.get("ids", before["options"]), before["answer"]) != (question["ids"],
+                                                                                             question["answer"])
+                else:  # answers given before the teacher's page said its question: kept if they fit it
+                    asked_anew = room.options.get(name, len(question["options"])) != len(question["options"])
+                if asked_anew:  # the answers there were to another question
+                    room.answers.pop(name, None)
+                    room.revealed.discard(name)
+                room.questions[name] = question
+                room.options[name] = len(question["options"])
                 changed = True
         if changed:
             room.bump()
         return room
+
+    @staticmethod
+    def question(options: object, answer: object, ids: object) -> dict:
+        """A teacher's question at a stop, checked: its options' text, the right one, and the options' ids."""
+        if not isinstance(options, list) or not 1 <= len(options) <= MAX_OPTIONS:
+            raise RoomError(t("class.err.options", n=MAX_OPTIONS))
+        texts = [clean(o, "option", OPTION_CHARS) for o in options]
+        if not isinstance(answer, int) or isinstance(answer, bool) or not 0 <= answer < len(texts):
+            raise RoomError(t("class.err.right_answer", last=len(texts) - 1))
+        # a page that does not send ids: its options' text is their identity
+        return {"options": texts, "answer": answer, "ids": texts if ids is None else option_ids(ids, len(texts))}
 
     @shared
     def show(self, code: object, key: object, share_id: object) -> Room:
@@ -620,8 +645,11 @@ class Rooms:
         return room
 
     @shared
-    def answer(self, code: object, sid: object, stop: object, option: object, options: object) -> Room:
-        """A student's answer at a lesson stop: counted once (the first answer; a later one does not change it)."""
+    def answer(self, code: object, sid: object, stop: object, option: object, options: object,
+               ids: object = None) -> Room:
+        """A student's answer at a lesson stop: counted once (the first answer; a later one does not change it).
+        Where the teacher leads the lesson, only an answer to the teacher's question there counts (its number of
+        options, and its options' ``ids`` when the page sends them): one to a question asked before is refused."""
         room = self.room(code)
         self.student(room, sid)
         name = stop_name(stop)
@@ -629,8 +657,11 @@ class Rooms:
             raise RoomError(t("class.err.options", n=MAX_OPTIONS))
         if not isinstance(option, int) or isinstance(option, bool) or not 0 <= option < options:
             raise RoomError(t("class.err.answer", last=options - 1))
+        asked = room.questions.get(name)
+        if asked is not None and ids is not None and option_ids(ids, options) != asked.get("ids", asked["options"]):
+            raise RoomError(t("class.err.other_question"), 409)
         if room.options.setdefault(name, options) != options:
-            raise RoomError(t("class.err.option_count"))
+            raise RoomError(t("class.err.option_count"), 409)
         votes = room.answers.setdefault(name, {})
         if sid not in votes:  # a later answer changes nothing, so it wakes nobody
             votes[sid] = option

@@ -204,11 +204,11 @@ TEACHER = {"state": lambda r, d: r.set_state(d.get("code"), d.get("key"), d.get(
            "show": lambda r, d: r.show(d.get("code"), d.get("key"), d.get("share")),
            "back": lambda r, d: r.bring_back(d.get("code"), d.get("key")),
            "lesson": lambda r, d: r.lesson_at(d.get("code"), d.get("key"), d.get("stop"), d.get("options"),
-                                              d.get("answer"), d.get("fresh", False)),
+                                              d.get("answer"), d.get("fresh", False), d.get("ids")),
            "remove": lambda r, d: r.remove(d.get("code"), d.get("key"), d.get("share"))}
 STUDENT = {"follow": lambda r, d: r.follow(d.get("code"), d.get("sid"), d.get("following")),
            "answer": lambda r, d: r.answer(d.get("code"), d.get("sid"), d.get("stop"), d.get("option"),
-                                           d.get("options")),
+                                           d.get("options"), d.get("ids")),
            "share": lambda r, d: r.share(d.get("code"), d.get("sid"), d.get("state"), d.get("note"))}
 
 

@@ -301,7 +301,11 @@
   function lessonAt(stop, q, fresh) {
     if (room.role !== "teacher" || !room.code) return;
     const body = { stop };
-    if (q && stop >= 0) { body.options = q.options.map((o) => String(o).replace(/<[^>]*>/g, "")); body.answer = q.answer; }
+    if (q && stop >= 0) {
+      body.options = q.options.map((o) => String(o).replace(/<[^>]*>/g, ""));
+      body.answer = q.answer;
+      body.ids = q.ids;  // the question in words no language changes: the same question in German is no new one
+    }
     if (fresh) body.fresh = true;  // the lesson started anew: the room counts this run's answers afresh
     const sent = JSON.stringify(body);
     if (sent === room.lessonSent) return;
@@ -391,6 +395,7 @@
       heard();
       const d = JSON.parse(e.data);
       room.data = d;
+      room.answering = "";  // the room's news says which answers it holds (mine)
       if (d.ended) { ended(why(d)); return; }
       nameRoom(d.code);
       if (room.back === undefined) room.back = d.back;
@@ -524,9 +529,14 @@
   }
 
   // the lesson: a student's answer at a stop, counted once; the class's tally once the teacher reveals it
-  function answer(stop, option, options) {
+  function answer(stop, option, options, ids) {
     if (room.role !== "student" || !room.sid) return;
-    api(room.code + "/answer", { sid: room.sid, stop, option, options }).catch((e) => say(e.message));
+    const sent = JSON.stringify([stop, ids]);
+    if (room.answering === sent) return;  // sent already, its news not heard yet (a second tap changes nothing)
+    room.answering = sent;
+    api(room.code + "/answer", { sid: room.sid, stop, option, options, ids })
+      // 409: the teacher's question there changed meanwhile; this page asks the new one when its sentence arrives
+      .catch((e) => { room.answering = ""; if (e.status !== 409) say(e.message); });
   }
 
   // this student's answer at a stop as the room keeps it (their page may have been reloaded since)
@@ -538,6 +548,12 @@
   function revealed(stop) {
     const d = room.data;
     return room.role === "student" && d && d.revealed ? d.revealed[stop] || null : null;
+  }
+
+  // whether the class has been shown a stop's answers (either role: the teacher's page holds the names revealed)
+  function told(stop) {
+    const d = room.data, r = d && d.revealed;
+    return !!r && (Array.isArray(r) ? r.includes(stop) : !!r[stop]);
   }
 
   function leave() {
@@ -580,7 +596,7 @@
   // a reload or a closed tab closes the stream too: that is no end of the class (the key stays for the reload)
   ["pagehide", "beforeunload"].forEach((type) => window.addEventListener(type, () => { room.leaving = true; close(); }));
 
-  AE.room = { teach, push, lessonAt, joinCode, share, shareView, answer, revealed, mine, leave, start, state: room,
+  AE.room = { teach, push, lessonAt, joinCode, share, shareView, answer, revealed, told, mine, leave, start, state: room,
     reveal: (stop) => send("reveal", { stop }), show: (id) => send("show", { share: id }),
     remove: (id) => send("remove", { share: id }), lesson: lessonMove,
     qr: () => { room.qrOpen = !room.qrOpen; render(); const b = document.getElementById("class-qr-toggle"); if (b) b.focus(); },

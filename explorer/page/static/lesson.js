@@ -30,7 +30,8 @@
     for (const o of others.map(item)) if (!all.some((a) => a.id === o.id) && all.length < 4) all.push(o);
     const order = all.every((o) => isNumber(o.id)) ? all.slice().sort((a, b) => Number(a.id) - Number(b.id))
       : all.slice().sort((a, b) => String(a.id).localeCompare(String(b.id), "en"));
-    return { options: order.map((o) => o.text), langs: order.map((o) => o.lang || ""), answer: order.indexOf(all[0]) };
+    return { options: order.map((o) => o.text), langs: order.map((o) => o.lang || ""), answer: order.indexOf(all[0]),
+      ids: order.map((o) => String(o.id)) };  // the same in every language: a class room tells one question from another
   }
 
   // the sentence's own words inside the lesson's text carry their language (en-de: English source, German output)
@@ -141,8 +142,14 @@
     lesson.drawn = lesson.stop;
     marked();
     const close = "<button class='ae-close' onclick='AE.lesson.end()' aria-label='" + AE.esc(AE.t("lesson.close")) + "'>✕</button>";
+    // out of the way without ending the lesson (a phone's sheet over the view its question is about): folded to its
+    // title, the answers kept; a new stop opens unfolded
+    const folded = lesson.folded === lesson.stop;
+    el.classList.toggle("ae-folded", folded);
+    const fold = "<button class='ae-fold' onclick='AE.lesson.fold()' aria-expanded='" + !folded + "'" +
+      (folded ? "" : " aria-label='" + AE.esc(AE.t("lesson.fold_label")) + "'") + ">" + AE.t(folded ? "lesson.unfold" : "lesson.fold") + "</button>";
     if (!b || !b.att) { el.innerHTML = close + "<p>" + AE.t("lesson.translate_first") + "</p>"; return; }
-    if (lesson.stop >= STOPS.length) { el.innerHTML = close + ending(); led(); return; }
+    if (lesson.stop >= STOPS.length) { el.classList.remove("ae-folded"); el.innerHTML = close + ending(); led(); return; }
     const stop = STOPS[lesson.stop], q = stop.ask(b);
     lesson.q = q;
     // in a class, an answer this student gave before a reload (or a language switch) is theirs still
@@ -155,6 +162,9 @@
       if (lesson.first[lesson.stop] === undefined) lesson.first[lesson.stop] = kept === q.answer;
     }
     lesson.asked = b;
+    // a question not answered yet (nor revealed to the class): what would give its answer away stays covered
+    // (stop 1: the count of source pieces above the tabs; style.css)
+    document.body.classList.toggle("ae-lesson-asking", lesson.answered === null && !(AE.room && AE.room.told && AE.room.told(stopKey())));
     led(q);
     const buttons = q.options.map((_, i) => "<button class='ae-answer" + (lesson.answered === i ? " ae-chosen" : "") +
       "' data-i='" + i + "' aria-pressed='" + (lesson.answered === i) + "' onclick='AE.lesson.answer(" + i + ")'><b>" + LETTERS[i] + "</b> " + option(q, i) + "</button>").join(" ");
@@ -175,7 +185,7 @@
       "</small>";
     lesson.tallied = tally ? (lesson.tallied === stopKey() ? lesson.tallied : "new") : "";
     const moved = lesson.moved ? "<p class='ae-status ae-stale ae-class-moved'>" + AE.esc(lesson.moved) + "</p>" : "";
-    el.innerHTML = close + "<div class='ae-stop'><h3>" + stop.title + " <small>" + AE.t("lesson.of", { n: lesson.stop + 1,
+    el.innerHTML = close + fold + "<div class='ae-stop'><h3>" + stop.title + " <small>" + AE.t("lesson.of", { n: lesson.stop + 1,
       total: STOPS.length }) + "</small></h3>" + moved + "<p>" + stop.look + "</p><p>" + AE.t("lesson.predict") + " " + q.prompt +
       "</p><div>" + buttons + "</div>" + reveal + "<p class='ae-nav'><button onclick='AE.lesson.go(-1)'" +
       (lesson.stop ? "" : " disabled") + ">" + AE.t("lesson.back") + "</button> <button onclick='AE.lesson.go(1)'>" +
@@ -243,23 +253,30 @@
     lesson.restart = true;
   }
 
+  function fold() {
+    lesson.folded = lesson.folded === lesson.stop ? null : lesson.stop;
+    render();
+    const b = body() && body().querySelector(".ae-fold");
+    if (b) b.focus();
+  }
+
   function end() {
     lesson.stop = -1;
     marked();
     led();
     const el = body();
     if (!el) return;
-    el.classList.remove("ae-docked");
+    el.classList.remove("ae-docked", "ae-folded");
     el.innerHTML = "<p>" + AE.t("lesson.closed") + "</p><button id='ae-lesson-start' onclick='AE.lesson.start()'>" + AE.t("lesson.start_button") +
       "</button>";
   }
 
   function answer(i) {
     if (!lesson.q || lesson.stop < 0 || lesson.stop >= STOPS.length || i < 0 || i >= lesson.q.options.length) return;
-    if (lesson.first[lesson.stop] === undefined) {
-      lesson.first[lesson.stop] = i === lesson.q.answer;
-      if (AE.room) AE.room.answer(stopKey(), i, lesson.q.options.length);  // in a class: into its tally, once
-    }
+    if (lesson.first[lesson.stop] === undefined) lesson.first[lesson.stop] = i === lesson.q.answer;  // the score
+    // in a class: into its tally, once for each question the room asks there (the stop asked again on another
+    // sentence counts afresh: the room no longer holds this page's answer)
+    if (AE.room && AE.room.mine(stopKey()) === null) AE.room.answer(stopKey(), i, lesson.q.options.length, lesson.q.ids);
     lesson.answered = i;
     render();
     const el = body(), fb = el && el.querySelector(".ae-reveal");
@@ -354,6 +371,7 @@
     const on = lesson.stop >= 0 && lesson.stop < STOPS.length, mark = on ? "ae-lesson-stop-" + (lesson.stop + 1) : "";
     if (mark === lesson.mark) return;  // render() calls this at every answer and tally: only a new stop changes the page
     if (lesson.mark) document.body.classList.remove(lesson.mark);
+    if (!on) document.body.classList.remove("ae-lesson-asking");
     if (mark) document.body.classList.add(mark);
     lesson.mark = mark;
     // presentation mode shows a stop's own view that it hides otherwise (the model view, the logit lens): drawn while
@@ -366,7 +384,7 @@
     if (stop !== null && /^\d+$/.test(stop) && lesson.stop < 0) at(Number(stop));
   }
 
-  AE.lesson = { start, go, answer, end, again, refresh, refreshClass, at, moving, values, resume, newRun, state: lesson, stops: STOPS.length,
+  AE.lesson = { start, go, answer, fold, end, again, refresh, refreshClass, at, moving, values, resume, newRun, state: lesson, stops: STOPS.length,
     title: (i) => (STOPS[i] ? STOPS[i].title : ""),
     // the part the running stop asks about, when it is on ``tab`` (sight.js brings it into a follower's sight)
     partOf: (tab) => (lesson.stop >= 0 && lesson.stop < STOPS.length && STOPS[lesson.stop].view.tab === tab ? STOPS[lesson.stop].focus : null) };
