@@ -18,10 +18,52 @@
     });
   }
 
+  // Figures the server draws (Inside a head, the beam tree, attribution...) set their own small tick and subplot
+  // title sizes: on the projector each is raised to what the back of a room reads, once for each drawing (a figure
+  // already large enough is left alone: no second drawing).
+  const LEAST = { tick: 16, note: 18 };
+  function enlarge() {
+    if (!AE.state.present || !window.Plotly) return;
+    document.querySelectorAll(".js-plotly-plot").forEach((el) => {
+      const L = el.layout;
+      if (!L || el.__aePresent === L) return;
+      el.__aePresent = L;
+      const update = {}, font = SIZES.true.font;
+      if (!L.font || !L.font.size || L.font.size < font) {  // drawn for a laptop: larger, and taller to hold it
+        update["font.size"] = font;
+        // (at most the screen's height: the lesson and the tab bar bring a view to the screen's top)
+        if (L.height) update.height = Math.max(L.height, Math.min(Math.round(L.height * SIZES.true.tall), (window.innerHeight || 1080) - 24));
+      }
+      // a vertical axis of words gets the size its rows leave (larger words would run into each other)
+      const height = update.height || L.height || 450, m = L.margin || {}, inner = height - (m.t || 80) - (m.b || 80);
+      Object.keys(L).filter((k) => /^[xy]axis\d*$/.test(k)).forEach((k) => {
+        const axis = L[k] || {}, size = (axis.tickfont || {}).size, n = (axis.ticktext || []).length;
+        const room = k[0] === "y" && n ? Math.floor(((axis.domain || [0, 1])[1] - (axis.domain || [0, 1])[0]) * inner / n) - 2 : LEAST.tick;
+        const fits = Math.min(LEAST.tick, room);
+        if (size && size < fits) update[k + ".tickfont.size"] = fits;
+      });
+      (L.annotations || []).forEach((a, i) => {
+        if (a.font && a.font.size && a.font.size < LEAST.note) update["annotations[" + i + "].font.size"] = LEAST.note;
+      });
+      if (!Object.keys(update).length) return;
+      try { window.Plotly.relayout(el, update); el.__aePresent = el.layout; } catch (e) { el.__aePresent = null; }
+    });
+  }
+  let watching = null;
+  function watch(on) {
+    if (!window.MutationObserver) return;
+    if (on && !watching) {
+      watching = new MutationObserver(() => { clearTimeout(watch.soon); watch.soon = setTimeout(enlarge, 50); });
+      watching.observe(document.body, { childList: true, subtree: true });
+    } else if (!on && watching) { watching.disconnect(); watching = null; }
+  }
+
   function toggle() {
     AE.state.present = !AE.state.present;
     document.body.classList.toggle("ae-present", AE.state.present);
     restyle();
+    watch(AE.state.present);
+    enlarge();
     const redraw = document.getElementById("ae-redraw");  // views.js figures drawn again, with their tick sizes
     if (redraw) redraw.click();
     if (AE.state.present) place();  // the first screen: the view, large

@@ -65,13 +65,23 @@
       separators: DECIMAL + (DECIMAL === "," ? "." : ","),  // hover and tick numbers: 0.42 / 0,42
       title: { text: title, x: 0.01, xanchor: "left", font: { size: big ? 30 : 17 } },
       font: Object.assign({}, FONT, { size: big ? 20 : FONT.size }), template: LEAN_WHITE,
-      margin: { l: 80, r: 30, t: big ? 110 : 70, b: 80 }, autosize: true, height: big ? (fill ? screenHeight() : Math.round(height * 1.7)) : height,
+      margin: { l: 80, r: 30, t: big ? 110 : 70, b: 80 }, autosize: true, height: big ? (fill ? screenHeight(fill) : Math.round(height * 1.7)) : height,
     });
     return narrow() && !big ? forPhone(fig) : fig;
   }
 
-  // Presentation mode: a tab's main view (``fill``) as tall as the screen below the tab bar and its controls row.
-  const screenHeight = () => Math.max(520, (window.innerHeight || 1080) - 190);
+  // Presentation mode: a tab's main view (``fill``: its element's id) as tall as the screen below the tab bar and its
+  // controls (as they lay out now: a narrower page, beside the class panel, wraps them onto more lines); "screen": a
+  // view the lesson scrolls to the screen's top (the model view at stop 4) fills the screen.
+  function screenHeight(fill) {
+    let above = fill === "screen" ? 16 : 190;  // the tab bar and one row of controls, while they cannot be measured
+    const el = typeof fill === "string" && document.getElementById(fill), tabs = document.getElementById("tabs");
+    if (el && tabs && el.getClientRects().length && fill !== "screen") {
+      const d = el.getBoundingClientRect().top - tabs.getBoundingClientRect().top;
+      if (d > 0 && d < 600) above = d + 44;  // and the axis title under the words
+    }
+    return Math.max(400, (window.innerHeight || 1080) - above);
+  }
 
   // A phone's width (the page's own, as Gradio lays it out): titles broken onto lines and smaller, margins narrow,
   // colour bars thin (and left out where a figure has several: each panel prints or names its values on a tap).
@@ -192,12 +202,21 @@
     fig.layout.yaxis = Object.assign(tokenAxis(ticks(bank, q), qTitle), { autorange: "reversed", scaleanchor: "x", constrain: "domain" });
     if (state.present) {  // the cells fill the screen (square cells would leave most of it empty) and the labels stand upright
       delete fig.layout.yaxis.scaleanchor;
-      fig.layout.xaxis.tickangle = kind === "decoder" || bank[k].length > 14 ? -45 : 0;
+      // upright while the words fit their columns (24 px type: ~13 px a character), slanted where they would touch
+      const tabs = document.getElementById("tabs"), width = (tabs && tabs.getBoundingClientRect().width) || 1280;
+      const longest = Math.max(...bank[k].map((w) => String(w).length));
+      fig.layout.xaxis.tickangle = kind === "decoder" || (width - 220) / bank[k].length < 13 * longest + 8 ? -45 : 0;
     }
     const n = Math.max(bank[q].length, bank[k].length);
     const size = Math.round(Math.min(900, Math.max(420, 22 * n + 160)));
-    return plot(base(fig, t("views.heatmap.title", { kind: TITLE[kind], layer: layer, which: which }) + " — " + caption(bank) +
-      "<br><sup>" + sub(bank, kind) + "</sup>", size, true));
+    const out = base(fig, t("views.heatmap.title", { kind: TITLE[kind], layer: layer, which: which }) + " — " + caption(bank) +
+      "<br><sup>" + sub(bank, kind) + "</sup>", size, "heatmap");
+    if (state.present) {  // a short screen (1366x768 beside the class panel): the rows' words as large as their rows
+      const rows = out.layout.height - 300, room = Math.floor(rows / bank[q].length) - 2;  // title, margins, column words
+      if (room < 24) out.layout.yaxis.tickfont = { size: Math.max(12, room) };
+      if (rows < 11 * qTitle.length) out.layout.yaxis.title = { text: "" };  // the subtitle says what the rows are
+    }
+    return plot(out);
   }
 
   function grid(rows, cols, titles, hgap, vgap) {
@@ -209,7 +228,7 @@
       layout["xaxis" + a] = { domain: [clip(x0), clip(x0 + w)], anchor: "y" + a };
       layout["yaxis" + a] = { domain: [clip(y1 - h), clip(y1)], anchor: "x" + a };
       if (i < titles.length) layout.annotations.push({ text: titles[i], x: x0 + w / 2, y: y1, xref: "paper", yref: "paper",
-        xanchor: "center", yanchor: "bottom", showarrow: false, font: { size: 11 } });
+        xanchor: "center", yanchor: "bottom", showarrow: false, font: { size: state.present ? 18 : 11 } });
     }
     return layout;
   }
@@ -244,7 +263,7 @@
     const panel = long ? 260 : 210;
     return plot(base({ data: data, layout: layout }, t("views.model.title", { kind: TITLE[kind] }) + " — " + caption(bank) + "<br><sup>" +
       t("views.model.sub") + (Math.max(bank[q].length, bank[k].length) > PANEL_LABELS ? t("views.model.long") : "") +
-      "</sup>", panel * nL + 160));
+      "</sup>", panel * nL + 160, "screen"));
   }
 
   // Head statistics (viz/attention.py head_statistics_figure): the statistics that mean something for this kind,
@@ -331,7 +350,7 @@
       layout.xaxis.tickvals = bars.concat([bars.length]); layout.xaxis.ticktext = st.top.concat([t("views.step.chosen", { token: st.chosen })]);
     }
     const words = prefix.join(" ");
-    return plot(base({ data: data, layout: layout }, t("views.step.title", { step: n, words: words, token: st.chosen }) + " — " + caption(bank), 760, true));
+    return plot(base({ data: data, layout: layout }, t("views.step.title", { step: n, words: words, token: st.chosen }) + " — " + caption(bank), 760, "step-plot"));
   }
 
   // The "not translated yet" line: compares the text box, the model and the decoding options that matter for the
@@ -521,7 +540,7 @@
       data: [{ type: "heatmap", z: rows, colorscale: RDBU, zmid: 0, colorbar: { title: { text: t("views.pe.value") } },
         hovertemplate: t("views.pe.hover_table", { position: "%{y}", dim: "%{x}" }) + "<br>PE = %{z:.4f}<extra></extra>" }],
       layout: { xaxis: { title: { text: t("views.pe.axis_dim") } }, yaxis: { title: { text: t("views.pe.axis_position_index") }, autorange: "reversed" } },
-    }, t("views.pe.title_table", { formula: formula, n: s.n, d: d }) + model, 520, true);
+    }, t("views.pe.title_table", { formula: formula, n: s.n, d: d }) + model, 520, "pe-table");
     const pos = [...Array(s.n).keys()];
     const waves = base({
       data: s.dims.map((k, i) => ({ type: "scatter", mode: "lines", x: pos, y: rows.map((r) => r[k]), line: { color: COLOURS[i % COLOURS.length], dash: DASHES[i % DASHES.length] },
@@ -555,22 +574,26 @@
     return plot(base(fig, t("views.pe.title_sentence") + " — " + caption(bank), 440));
   }
 
-  // Logit lens: the output projection after every decoder layer; cell = top next token and its probability
+  // Logit lens: the output projection after every decoder layer; cell = top next token and its probability. On a
+  // phone it is turned on its side (a row per position, a column per layer: words of ~11 positions side by side
+  // would run into each other at 390 px); on the projector its words are large.
   function lens(bank) {
     if (!bank || !bank.lens) return empty();
-    const L = bank.lens.p.length, T = bank.tgt.length;
+    const L = bank.lens.p.length, T = bank.tgt.length, side = narrow() && !state.present;
     const hov = bank.lens.words.map((row, l) => row.map((w, i) => t("views.lens.hover", { layer: l, position: i, token: bank.tgt[i], top: w })));
+    const flip = (m) => m[0].map((_, i) => m.map((row) => row[i]));  // [L][T] -> [T][L]
+    const layers = { tickmode: "array", tickvals: [...Array(L).keys()], ticktext: [...Array(L).keys()].map((l) => t("views.lens.after", { layer: l })),
+      title: { text: t("views.lens.axis_y") } };
+    const positions = tokenAxis(ticks(bank, "tgt"), t("views.lens.axis_x"));
     const fig = {
-      data: [{ type: "heatmap", z: bank.lens.p, x: [...Array(T).keys()], y: [...Array(L).keys()], zmin: 0, zmax: 1, colorscale: GREENS,
-        text: bank.lens.words, texttemplate: "%{text}", textfont: { size: 10 }, customdata: hov, colorbar: { title: { text: "p(top)" } },
+      data: [{ type: "heatmap", z: side ? flip(bank.lens.p) : bank.lens.p, x: [...Array(side ? L : T).keys()], y: [...Array(side ? T : L).keys()],
+        zmin: 0, zmax: 1, colorscale: GREENS, text: side ? flip(bank.lens.words) : bank.lens.words, texttemplate: "%{text}",
+        textfont: { size: state.present ? 20 : side ? 12 : 10 }, customdata: side ? flip(hov) : hov, colorbar: { title: { text: "p(top)" } },
         hovertemplate: "%{customdata}<br>p = %{z:.3f}<extra></extra>" }],
-      layout: {
-        xaxis: Object.assign(tokenAxis(ticks(bank, "tgt"), t("views.lens.axis_x")), { tickangle: -45 }),
-        yaxis: { tickmode: "array", tickvals: [...Array(L).keys()], ticktext: [...Array(L).keys()].map((l) => t("views.lens.after", { layer: l })),
-          title: { text: t("views.lens.axis_y") }, autorange: "reversed" },
-      },
+      layout: side ? { xaxis: layers, yaxis: Object.assign(positions, { autorange: "reversed" }) } : {
+        xaxis: Object.assign(positions, { tickangle: -45 }), yaxis: Object.assign(layers, { autorange: "reversed" }) },
     };
-    return plot(base(fig, t("views.lens.title") + " — " + caption(bank), 200 + 70 * L));
+    return plot(base(fig, t("views.lens.title") + " — " + caption(bank), side ? 150 + 34 * T : 200 + 70 * L));
   }
 
   // The server's figures (beam tree, comparison, attribution, patching, what-if, inside a head, training) on a
