@@ -198,7 +198,7 @@ def test_the_teacher_leads_the_lesson_and_the_right_answer_shows_only_after_reve
     assert room.for_student(s.sid)["lesson"] == 1
     assert room.for_teacher()["questions"]["stop 2"] == {"options": ["-1", "0", "0.5", "1"], "answer": None}
     assert "questions" not in room.for_student(s.sid)
-    rooms.answer(code, s.sid, "stop 2", 2, 4)
+    rooms.answer(code, s.sid, "stop 2", 2, 4, ["-1", "0", "0.5", "1"])  # a page without ids: their text
     rooms.reveal(code, key, "stop 2")
     assert room.for_teacher()["questions"]["stop 2"]["answer"] == 3
     version = room.version
@@ -227,18 +227,23 @@ def test_a_stop_asked_again_on_another_sentence_counts_afresh_and_a_language_onl
     seen = room.for_teacher()
     assert seen["tallies"].get("stop 6", {"answered": 0})["answered"] == 0 and "stop 6" not in seen["revealed"]
     assert room.for_student(a.sid)["mine"] == {} and room.for_student(a.sid)["revealed"] == {}
-    refused(rooms.answer, code, b.sid, "stop 6", 0, 4, first, status=409, words="changed")  # the old question
+    refused(rooms.answer, code, b.sid, "stop 6", 0, 4, first, status=409, words="another one")  # the old question
     refused(rooms.answer, code, b.sid, "stop 6", 0, 4, status=409)  # its number of options
     rooms.answer(code, a.sid, "stop 6", 2, 3, shown)  # the new one counts, the first answer of each student
     rooms.answer(code, b.sid, "stop 6", 1, 3, shown)
     assert room.for_teacher()["tallies"]["stop 6"]["counts"] == [0, 1, 1]
-    # an answer given before the teacher's page said its question is kept where it fits it, dropped where not
-    rooms.answer(code, a.sid, "stop 7", 1, 4, ["a", "b", "c", "d"])
+    refused(rooms.answer, code, b.sid, "stop 6", 0, 3, status=409)  # no ids: no answer to the teacher's question
+    # answers given before the teacher's page said its question there (a student's own sentence, a guess at a stop
+    # ahead): none refuses another, even with another number of options, and the teacher's question drops them all
+    rooms.answer(code, a.sid, "stop 7", 7, 8, ["w"] * 8)
+    rooms.answer(code, b.sid, "stop 7", 1, 4, ["a", "b", "c", "d"])
+    assert room.for_teacher()["tallies"]["stop 7"]["counts"] == [0, 1, 0, 0, 0, 0, 0, 1]
     rooms.lesson_at(code, key, 6, ["a", "b", "c", "d"], 0, ids=["a", "b", "c", "d"])
+    assert room.for_teacher()["tallies"].get("stop 7", {"answered": 0})["answered"] == 0
+    assert room.for_student(a.sid)["mine"] == {"stop 6": 2}  # their answer there can be given again
+    rooms.answer(code, a.sid, "stop 7", 1, 4, ["a", "b", "c", "d"])
     assert room.for_teacher()["tallies"]["stop 7"]["counts"] == [0, 1, 0, 0]
-    rooms.answer(code, a.sid, "stop 8", 1, 4)
     rooms.lesson_at(code, key, 7, ["0", "1", "2"], 2, ids=["0", "1", "2"])
-    assert room.for_teacher()["tallies"].get("stop 8", {"answered": 0})["answered"] == 0
     refused(lambda: rooms.lesson_at(code, key, 7, ["0", "1"], 1, ids=["0"]), words="options")  # one id an option
     del room.questions["stop 8"]["ids"]  # a room kept from before ids: its options' text is its question
     rooms.lesson_at(code, key, 7, ["0", "1", "2"], 2)
@@ -251,13 +256,13 @@ def test_a_lesson_started_anew_counts_its_answers_afresh_and_survives_a_restart(
     code, key = rooms.open()
     _, s = rooms.join(code, "Ana")
     rooms.lesson_at(code, key, 0, ["9", "10", "11", "12"], 1)
-    rooms.answer(code, s.sid, "stop 1", 1, 4)
+    rooms.answer(code, s.sid, "stop 1", 1, 4, ["9", "10", "11", "12"])
     rooms.reveal(code, key, "stop 1")
     room = rooms.lesson_at(code, key, 0, ["6", "7", "8", "9"], 2, fresh=True)  # another sentence, from its start
     seen = room.for_teacher()
     assert (seen["tallies"], seen["revealed"], seen["questions"]["stop 1"]["answer"], seen["run"]) == ({}, [], None, 1)
     assert room.for_student(s.sid)["run"] == 1 and room.for_student(s.sid)["mine"] == {}
-    rooms.answer(code, s.sid, "stop 1", 3, 4)  # counted in the new run
+    rooms.answer(code, s.sid, "stop 1", 3, 4, ["6", "7", "8", "9"])  # counted in the new run
     assert room.for_teacher()["tallies"]["stop 1"]["counts"] == [0, 0, 0, 1]
     again = Rooms(RoomStore(tmp_path / "rooms.sqlite3")).rooms[code]  # a restart keeps the run
     assert again.run == 1 and again.for_teacher()["tallies"]["stop 1"]["counts"] == [0, 0, 0, 1]

@@ -539,11 +539,10 @@ class Rooms:
             question = self.question(options, answer, ids)
             name, before = STOPS[stop], room.questions.get(STOPS[stop])
             if before != question:
-                if before:
-                    asked_anew = (before.get("ids", before["options"]), before["answer"]) != (question["ids"],
-                                                                                             question["answer"])
-                else:  # answers given before the teacher's page said its question: kept if they fit it
-                    asked_anew = room.options.get(name, len(question["options"])) != len(question["options"])
+                # answers given before the teacher's page said its question were to another (a student's own
+                # sentence, or a guess): dropped
+                asked_anew = not before or (before.get("ids", before["options"]), before["answer"]) != (
+                    question["ids"], question["answer"])
                 if asked_anew:  # the answers there were to another question
                     room.answers.pop(name, None)
                     room.revealed.discard(name)
@@ -658,10 +657,11 @@ class Rooms:
         if not isinstance(option, int) or isinstance(option, bool) or not 0 <= option < options:
             raise RoomError(t("class.err.answer", last=options - 1))
         asked = room.questions.get(name)
-        if asked is not None and ids is not None and option_ids(ids, options) != asked.get("ids", asked["options"]):
-            raise RoomError(t("class.err.other_question"), 409)
-        if room.options.setdefault(name, options) != options:
-            raise RoomError(t("class.err.option_count"), 409)
+        if asked is not None:  # the teacher's question: only an answer to it counts
+            if ids is None or options != len(asked["options"]) or option_ids(ids, options) != asked.get("ids", asked["options"]):
+                raise RoomError(t("class.err.other_question"), 409)
+        else:  # no teacher's question there (yet): no answer refuses another; the tally is as long as the longest
+            room.options[name] = max(room.options.get(name, 0), options)
         votes = room.answers.setdefault(name, {})
         if sid not in votes:  # a later answer changes nothing, so it wakes nobody
             votes[sid] = option

@@ -535,8 +535,8 @@
     if (room.answering === sent) return;  // sent already, its news not heard yet (a second tap changes nothing)
     room.answering = sent;
     api(room.code + "/answer", { sid: room.sid, stop, option, options, ids })
-      // 409: the teacher's question there changed meanwhile; this page asks the new one when its sentence arrives
-      .catch((e) => { room.answering = ""; if (e.status !== 409) say(e.message); });
+      // (409: an answer to another question than the class's there, e.g. on the student's own sentence: said so)
+      .catch((e) => { room.answering = ""; say(e.message); });
   }
 
   // this student's answer at a stop as the room keeps it (their page may have been reloaded since)
