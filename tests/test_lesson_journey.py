@@ -260,6 +260,8 @@ def test_a_whole_lesson_on_a_projector_and_two_phones_through_a_restart(browser,
         settled(b)
         joined = False
         if control(b, "#ae-join-code", "the field to type a class code into"):
+            check(in_view(b, "#ae-join-code") and in_view(b, "#ae-join-go"),
+                  "phone B's fresh page: the Join a class field or its button is not on the screen")
             b.locator("#ae-join-code").press_sequentially(code.lower())
             press(b, "#ae-join-go", "the button that joins the typed code")
             joined = check(says(b, "#class-banner", EN["class.following"], 30_000),
@@ -516,6 +518,8 @@ def test_a_whole_lesson_on_a_projector_and_two_phones_through_a_restart(browser,
         #    token are kept; then the teacher runs the lesson again from its start
         step("6 reload")
         query_before = teacher.evaluate(INPUTS)["query"]
+        counted = text(teacher, "#class-now")  # the class's answers at the stop: a reload keeps them
+        counted = re.search(r"\d+ answered", counted).group(0) if re.search(r"\d+ answered", counted) else "?"
         teacher.reload(wait_until="domcontentloaded")
         teacher.locator("#class-code", has_text=code).wait_for(state="attached", timeout=60_000)
         teacher.wait_for_function("() => document.querySelector('#translation textarea')?.value.length > 0",
@@ -523,6 +527,9 @@ def test_a_whole_lesson_on_a_projector_and_two_phones_through_a_restart(browser,
         check(waited(teacher, "() => document.body.classList.contains('ae-present')", timeout=5_000),
               "presentation mode is lost on a reload")
         check(at_stop(teacher, STOPS, 10_000), f"the lesson's stop is lost on a reload: {text(teacher, '#ae-lesson')!r}")
+        teacher.wait_for_timeout(3_000)  # the reloaded page's own example has been translated, the room's view taken
+        check(says(teacher, "#class-now", counted, 20_000),
+              f"the class's answers at the stop ({counted}) are lost on a reload: {text(teacher, '#class-now')!r}")
         open_tab(teacher, "Inside a head")
         check(waited(teacher, "(q) => document.querySelector('#query input')?.value === q", query_before, 20_000),
               f"the teacher's query token is {teacher.evaluate(INPUTS)['query']!r} after the reload, not {query_before!r}")
@@ -554,6 +561,9 @@ def test_a_whole_lesson_on_a_projector_and_two_phones_through_a_restart(browser,
                   f"{name}'s banner is not German: {text(pg, '#class-banner')!r}")
         check(says(teacher, "#class-now-question", DE["lesson.s1.prompt"], 30_000),  # the lesson is at stop 1 again
               f"the German panel's question is not in German: {text(teacher, '#class-now-question')!r}")
+        teacher.wait_for_timeout(3_000)
+        check(says(teacher, "#class-now", DE["class.answered_count"].format(n=1), 20_000),  # the same question
+              f"phone A's answer at stop 1 is lost in German: {text(teacher, '#class-now')!r}")
         press(teacher, "#class-next", "Next stop")
         press(teacher, "#class-next", "Next stop")  # stop 3: an option in words
         check(says(teacher, "#class-now-tally", DE["lesson.s3.keys"], 30_000),

@@ -63,7 +63,7 @@ def test_answers_count_once_and_are_revealed_to_the_class_only_when_the_teacher_
         rooms.answer(code, s.sid, "stop 6", i % 2, 4)
     rooms.answer(code, students[0].sid, "stop 6", 3, 4)  # a second answer does not count again
     room = rooms.rooms[code]
-    assert room.for_teacher()["tallies"]["stop 6"] == {"stop": "stop 6", "answered": 5, "counts": [3, 2, 0, 0]}
+    assert room.for_teacher()["tallies"]["stop 6"] == {"stop": "stop 6", "answered": 5, "counts": [3, 2, 0, 0], "ids": None}
     assert room.for_student(students[1].sid)["revealed"] == {}  # not yet
     assert room.for_student(students[1].sid)["mine"] == {"stop 6": 1}
     rooms.reveal(code, key, "stop 6")
@@ -232,6 +232,8 @@ def test_a_stop_asked_again_on_another_sentence_counts_afresh_and_a_language_onl
     rooms.answer(code, a.sid, "stop 6", 2, 3, shown)  # the new one counts, the first answer of each student
     rooms.answer(code, b.sid, "stop 6", 1, 3, shown)
     assert room.for_teacher()["tallies"]["stop 6"]["counts"] == [0, 1, 1]
+    rooms.reveal(code, key, "stop 6")  # a student's page shows the counts only under the question they answer
+    assert room.for_student(a.sid)["revealed"]["stop 6"]["ids"] == shown
     refused(rooms.answer, code, b.sid, "stop 6", 0, 3, status=409)  # no ids: no answer to the teacher's question
     # answers given before the teacher's page said its question there (a student's own sentence, a guess at a stop
     # ahead): none refuses another, even with another number of options, and the teacher's question drops them all

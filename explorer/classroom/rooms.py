@@ -243,7 +243,9 @@ class Room:
         counts = [0] * self.options.get(stop, 0)
         for option in votes.values():
             counts[option] += 1
-        return {"stop": stop, "answered": len(votes), "counts": counts}
+        asked = self.questions.get(stop)  # which question the counts answer (a page shows them only under it)
+        return {"stop": stop, "answered": len(votes), "counts": counts,
+                "ids": asked.get("ids", asked["options"]) if asked else None}
 
     def for_student(self, sid: str) -> dict:
         """What one student's page needs: the teacher's view, the tallies revealed, their own answers, a shown view."""

@@ -52,6 +52,8 @@
     document.querySelectorAll(".ae-class-retry").forEach((el) => el.remove());
     if (was) room.backNote = Date.now();  // the banner or panel says "back" for a few seconds
     if (room.role === "teacher") resend();
+    const kept = room.unanswered;  // a student's answer given while the server was away
+    if (kept && room.role === "student") { room.unanswered = null; answer(kept.stop, kept.option, kept.options, kept.ids); }
   }
 
   const RETRY_MAX_MS = 4000;  // a page tries again at most this long after the last try (with jitter)
@@ -181,6 +183,7 @@
       room.restored = true;
       room.shownId = shownId;
       render();
+      if (AE.lesson && AE.lesson.cover) AE.lesson.cover();  // a stop revealed: what its question covered, shown
     });
     es.onerror = async () => {
       if (es.readyState === 0 && !room.leaving && room.source === es) reconnecting();
@@ -298,8 +301,22 @@
   }
 
   // the teacher's lesson: where it is, and the question there (for the tally), posted when it changed
+  // The lesson's question is the class's only when this page shows the room's sentence: a reloaded page (or one
+  // reopened in another language) first translates its own example, and its lesson asks about that until the room's
+  // view has arrived here (posted, that question would drop the class's answers at the stop)
+  function showsRoomSentence() {
+    if (!room.restored) return false;
+    if (!room.adopting || !room.data || !room.data.state) return true;
+    const want = new URLSearchParams(room.data.state).get("text") || "";
+    const b = AE.current && AE.current();
+    let have = "";
+    try { have = b && b.request ? JSON.parse(b.request).text || "" : ""; } catch (e) { have = ""; }
+    return !want || want === have;
+  }
+
   function lessonAt(stop, q, fresh) {
     if (room.role !== "teacher" || !room.code) return;
+    if (!showsRoomSentence()) return;  // the lesson asks again once the room's sentence is shown (views.js refresh)
     const body = { stop };
     if (q && stop >= 0) {
       body.options = q.options.map((o) => String(o).replace(/<[^>]*>/g, ""));
@@ -350,7 +367,8 @@
         AE.t("class.everyone_sees", { nick: esc(d.shown.nick) })) + "</p>" :
         "<p class='ae-join' id='class-showing'>" + AE.t("class.your_view") + "</p>") + backNote() +
       nowPart(d) +
-      (stops ? "<details id='class-earlier'" + (present ? "" : " open") + "><summary>" + AE.t(current ? "class.answers_other" : "class.answers") +
+      // folded on the projector while a stop runs; open after the last (the class's answers at every stop)
+      (stops ? "<details id='class-earlier'" + (present && L.stop < AE.lesson.stops && current ? "" : " open") + "><summary>" + AE.t(current ? "class.answers_other" : "class.answers") +
         " (" + others.length + ")</summary><ul id='class-tally'>" + stops + "</ul></details>" :
         current ? "" : "<p class='ae-join'>" + AE.t("class.answers_empty") + "</p>") +
       (shares ? "<p><b>" + AE.t("class.shares") + "</b></p><ul id='class-shares'>" + shares + "</ul>" : "") +
@@ -534,9 +552,14 @@
     const sent = JSON.stringify([stop, ids]);
     if (room.answering === sent) return;  // sent already, its news not heard yet (a second tap changes nothing)
     room.answering = sent;
-    api(room.code + "/answer", { sid: room.sid, stop, option, options, ids })
-      // (409: an answer to another question than the class's there, e.g. on the student's own sentence: said so)
-      .catch((e) => { room.answering = ""; say(e.message); });
+    const body = { sid: room.sid, stop, option, options, ids };
+    api(room.code + "/answer", body).then(() => { if (room.unanswered === body) room.unanswered = null; })
+      .catch((e) => {
+        room.answering = "";
+        // no server (a restart, a dropped network): kept, and sent when the class's stream is back (heard)
+        if (!e.status || e.status >= 500) { room.unanswered = body; return; }
+        say(e.message);  // 409: an answer to another question than the class's there (a sentence of one's own)
+      });
   }
 
   // this student's answer at a stop as the room keeps it (their page may have been reloaded since)

@@ -30,7 +30,7 @@
   }
   const axisTitle = (el, trace, letter) => {
     const ref = trace[letter + "axis"] || letter, axis = (el.layout || {})[letter + "axis" + ref.slice(1)] || {};
-    return plain(axis.title && (axis.title.text || axis.title)) || letter;
+    return plain(axis.title && (typeof axis.title === "string" ? axis.title : axis.title.text)) || letter;
   };
 
   // the grey cells over the causal mask (views.js marks its trace with meta "ae-mask"; the server's say "masked out")
@@ -44,7 +44,7 @@
   }
 
   function title(el) {
-    const t = (el.layout || {}).title, text = plain(t && (t.text || t));
+    const t = (el.layout || {}).title, text = plain(t && (typeof t === "string" ? t : t.text));
     if (text) return text;
     const block = el.closest(".block"), label = block && block.querySelector("[data-testid='block-label']");
     return label ? plain(label.textContent) : t("views.fig.figure");

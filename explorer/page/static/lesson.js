@@ -164,7 +164,7 @@
     lesson.asked = b;
     // a question not answered yet (nor revealed to the class): what would give its answer away stays covered
     // (stop 1: the count of source pieces above the tabs; style.css)
-    document.body.classList.toggle("ae-lesson-asking", lesson.answered === null && !(AE.room && AE.room.told && AE.room.told(stopKey())));
+    cover();
     led(q);
     const buttons = q.options.map((_, i) => "<button class='ae-answer" + (lesson.answered === i ? " ae-chosen" : "") +
       "' data-i='" + i + "' aria-pressed='" + (lesson.answered === i) + "' onclick='AE.lesson.answer(" + i + ")'><b>" + LETTERS[i] + "</b> " + option(q, i) + "</button>").join(" ");
@@ -175,7 +175,10 @@
         (right ? AE.t("lesson.right") : AE.t("lesson.wrong", { choice: option(q, lesson.answered) })) + " " + q.explain +
         "</div>";
     }
-    const tally = AE.room && AE.room.revealed(stopKey());  // the class's answers, once the teacher reveals them
+    // the class's answers, once the teacher reveals them, under the question they answer (not under a question on a
+    // sentence of this student's own at the same stop)
+    const told = AE.room && AE.room.revealed(stopKey());
+    const tally = told && (!told.ids || JSON.stringify(told.ids) === JSON.stringify(q.ids)) ? told : null;
     if (tally) {
       reveal += "<div class='ae-class-tally'>" + AE.t("lesson.class_tally", { n: tally.answered }) + "<ul>" + tally.counts.map((n, i) =>
         "<li" + (i === q.answer ? " class='ae-right'" : "") + "><b>" + LETTERS[i] + "</b> " + (q.options[i] !== undefined ? option(q, i) : "") +
@@ -197,8 +200,24 @@
     }
   }
 
+  // A question not answered yet (nor revealed to the class): what would give its answer away stays covered (stop 1:
+  // the count of source pieces above the tabs; style.css). Again at a class's news: the teacher revealed it.
+  function cover() {
+    const on = lesson.stop >= 0 && lesson.stop < STOPS.length && lesson.answered === null &&
+      !(AE.room && AE.room.told && AE.room.told(stopKey()));
+    document.body.classList.toggle("ae-lesson-asking", on);
+  }
+
   // After the last stop: the score (first answers), what each stop showed, and where to go next.
   function ending() {
+    // in a class, the answers the room holds for stops this page forgot (a reload, a language switch) count too,
+    // where they answer this sentence's question there
+    const b = AE.current();
+    STOPS.forEach((st, i) => {
+      const mine = AE.room && AE.room.mine ? AE.room.mine("stop " + (i + 1)) : null;
+      if (lesson.first[i] !== undefined || mine === null || !b || !b.att) return;
+      try { const q = st.ask(b); if (mine < q.options.length) lesson.first[i] = mine === q.answer; } catch (e) { /* no question */ }
+    });
     const answered = lesson.first.filter((r) => r !== undefined).length;
     const right = lesson.first.filter((r) => r === true).length;
     const rows = STOPS.map((st, i) => "<li>" + (lesson.first[i] === true ? "✓" : lesson.first[i] === false ? "✗" : "–") +
@@ -384,7 +403,7 @@
     if (stop !== null && /^\d+$/.test(stop) && lesson.stop < 0) at(Number(stop));
   }
 
-  AE.lesson = { start, go, answer, fold, end, again, refresh, refreshClass, at, moving, values, resume, newRun, state: lesson, stops: STOPS.length,
+  AE.lesson = { start, go, answer, fold, cover, end, again, refresh, refreshClass, at, moving, values, resume, newRun, state: lesson, stops: STOPS.length,
     title: (i) => (STOPS[i] ? STOPS[i].title : ""),
     // the part the running stop asks about, when it is on ``tab`` (sight.js brings it into a follower's sight)
     partOf: (tab) => (lesson.stop >= 0 && lesson.stop < STOPS.length && STOPS[lesson.stop].view.tab === tab ? STOPS[lesson.stop].focus : null) };

@@ -590,7 +590,8 @@
         zmin: 0, zmax: 1, colorscale: GREENS, text: side ? flip(bank.lens.words) : bank.lens.words, texttemplate: "%{text}",
         textfont: { size: state.present ? 20 : side ? 12 : 10 }, customdata: side ? flip(hov) : hov, colorbar: { title: { text: "p(top)" } },
         hovertemplate: "%{customdata}<br>p = %{z:.3f}<extra></extra>" }],
-      layout: side ? { xaxis: layers, yaxis: Object.assign(positions, { autorange: "reversed" }) } : {
+      // (on its side the rows' title is short: turned upright beside 10 rows the long one ran into the figure's title)
+      layout: side ? { xaxis: layers, yaxis: Object.assign(positions, { autorange: "reversed", title: { text: t("views.lens.rows") } }) } : {
         xaxis: Object.assign(positions, { tickangle: -45 }), yaxis: Object.assign(layers, { autorange: "reversed" }) },
     };
     return plot(base(fig, t("views.lens.title") + " — " + caption(bank), side ? 150 + 34 * T : 200 + 70 * L));

@@ -25,7 +25,7 @@ def build(p: Page) -> None:
                                      elem_id="ablation-text", placeholder=label("page.experiments.placeholder"))
         with gr.Row():
             p.before = gr.Plot(label=label("page.experiments.before"), elem_id="ablation-before")
-            p.after = gr.Plot(label=label("page.experiments.after"))
+            p.after = gr.Plot(label=label("page.experiments.after"), elem_id="ablation-after")
         p.effect_plot = gr.Plot(label=label("page.experiments.effect"), elem_id="ablation-effect")
         p.diff_plot = gr.Plot(label=label("page.experiments.difference"), elem_id="ablation-difference")
         p.lens_plot = gr.Plot(label=label("page.experiments.lens"), elem_id="lens-plot")
