@@ -196,6 +196,7 @@
   }
 
   function push(query) {
+    if (room.lessonLater && showsRoomSentence()) lessonAt(...room.lessonLater);  // held while another sentence showed
     if (room.role !== "teacher" || query === room.pushed) return;
     if (!room.restored) return;  // the room's view first: a reloaded page's defaults are no change of the teacher's
     if (room.adopting) {  // the room's view is being applied here: what the page shows then is no change of ours
@@ -306,7 +307,8 @@
   // view has arrived here (posted, that question would drop the class's answers at the stop)
   function showsRoomSentence() {
     if (!room.restored) return false;
-    if (!room.adopting || !room.data || !room.data.state) return true;
+    // the teacher's own hand since the room's view came: what the page shows is the teacher's (a sentence retyped)
+    if (!room.adopting || hand.started > room.adopting || !room.data || !room.data.state) return true;
     const want = new URLSearchParams(room.data.state).get("text") || "";
     const b = AE.current && AE.current();
     let have = "";
@@ -316,7 +318,8 @@
 
   function lessonAt(stop, q, fresh) {
     if (room.role !== "teacher" || !room.code) return;
-    if (!showsRoomSentence()) return;  // the lesson asks again once the room's sentence is shown (views.js refresh)
+    if (!showsRoomSentence()) { room.lessonLater = [stop, q, fresh]; return; }  // posted once it is (push)
+    room.lessonLater = null;
     const body = { stop };
     if (q && stop >= 0) {
       body.options = q.options.map((o) => String(o).replace(/<[^>]*>/g, ""));

@@ -387,7 +387,8 @@
     try {
       if (lesson.stop >= 0) sessionStorage.setItem("ae-lesson", String(lesson.stop)); else sessionStorage.removeItem("ae-lesson");
     } catch (e) { /* storage refused */ }
-    const on = lesson.stop >= 0 && lesson.stop < STOPS.length, mark = on ? "ae-lesson-stop-" + (lesson.stop + 1) : "";
+    const on = lesson.stop >= 0 && lesson.stop < STOPS.length;
+    const mark = on ? "ae-lesson-stop-" + (lesson.stop + 1) : lesson.stop >= STOPS.length ? "ae-lesson-end" : "";
     if (mark === lesson.mark) return;  // render() calls this at every answer and tally: only a new stop changes the page
     if (lesson.mark) document.body.classList.remove(lesson.mark);
     if (!on) document.body.classList.remove("ae-lesson-asking");
