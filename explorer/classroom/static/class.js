@@ -257,7 +257,6 @@
     el.insertAdjacentHTML("afterbegin", "<div class='ae-status ae-stale ae-class-notice' role='status'>" + esc(message) + "</div>");
   }
 
-
   // a value as a JS string literal inside a single-quoted onclick attribute: JSON, then every character HTML gives a
   // meaning there escaped (so that no entity can close the string or the attribute)
   const attr = (v) => esc(JSON.stringify(String(v))).replace(/'/g, "&#39;");
@@ -301,7 +300,6 @@
       "onclick='AE.room.back()'>" + AE.t("class.bring_back") + "</button></div>";
   }
 
-  // the teacher's lesson: where it is, and the question there (for the tally), posted when it changed
   // The lesson's question is the class's only when this page shows the room's sentence: a reloaded page (or one
   // reopened in another language) first translates its own example, and its lesson asks about that until the room's
   // view has arrived here (posted, that question would drop the class's answers at the stop)
@@ -316,6 +314,7 @@
     return !want || want === have;
   }
 
+  // the teacher's lesson: where it is, and the question there (for the tally), posted when it changed
   function lessonAt(stop, q, fresh) {
     if (room.role !== "teacher" || !room.code) return;
     if (!showsRoomSentence()) { room.lessonLater = [stop, q, fresh]; return; }  // posted once it is (push)
@@ -576,10 +575,10 @@
     return room.role === "student" && d && d.revealed ? d.revealed[stop] || null : null;
   }
 
-  // whether the class has been shown a stop's answers (either role: the teacher's page holds the names revealed)
+  // whether the class has been shown a stop's answers, on either page (the teacher's holds the names revealed)
   function told(stop) {
-    const d = room.data, r = d && d.revealed;
-    return !!r && (Array.isArray(r) ? r.includes(stop) : !!r[stop]);
+    const d = room.data;
+    return room.role === "teacher" ? !!(d && d.revealed && d.revealed.includes(stop)) : !!revealed(stop);
   }
 
   function leave() {
