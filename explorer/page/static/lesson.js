@@ -28,7 +28,8 @@
   function options(right, others) {
     const all = [item(right)];
     for (const o of others.map(item)) if (!all.some((a) => a.id === o.id) && all.length < 4) all.push(o);
-    const order = all.every((o) => isNumber(o.id)) ? all.slice().sort((a, b) => Number(a.id) - Number(b.id))
+    const order = all.every((o) => o.at !== undefined) ? all.slice().sort((a, b) => a.at - b.at)  // positions: in order
+      : all.every((o) => isNumber(o.id)) ? all.slice().sort((a, b) => Number(a.id) - Number(b.id))
       : all.slice().sort((a, b) => String(a.id).localeCompare(String(b.id), "en"));
     return { options: order.map((o) => o.text), langs: order.map((o) => o.lang || ""), answer: order.indexOf(all[0]),
       ids: order.map((o) => String(o.id)) };  // the same in every language: a class room tells one question from another
@@ -80,7 +81,7 @@
         const order = w.map((x, j) => j).filter((j) => j !== right).sort((a, c) => w[c] - w[a]);
         const src = inLang(b, 0), tgt = inLang(b, 1);
         const picked = [right, ...order.slice(0, 3)].map((j) => ({ id: b.src[j] + " (#" + j + ")", text: b.src[j] + " (#" + j + ")",
-          lang: langOf(b, 0) }));
+          at: j, lang: langOf(b, 0) }));
         return Object.assign(options(picked[0], picked.slice(1)), {
           view: { kind: "Cross-attention", layer: b.att.cross.length - 1, head: "all heads (mean)" },  // what it asks about
           prompt: AE.t("lesson.s6.prompt", { row: tgt(b.tgt[row]), word: tgt(b.out[row]) }),

@@ -574,12 +574,23 @@
     return plot(base(fig, t("views.pe.title_sentence") + " — " + caption(bank), 440));
   }
 
+  // On the projector a cell's word as large as its column holds, up to 20 px (~0.6 of the size a character; the
+  // plot's width is the tab's, less ~300 px of axis title, labels and colour bar): wider words ran into each other,
+  // so where they would be under 18 px the lens turns on its side (a column per layer) as on a phone
+  function cellFont(words, columns) {
+    const tabs = document.getElementById("tabs"), width = (tabs && tabs.getBoundingClientRect().width) || 1280;
+    const longest = Math.max(1, ...words.flat().map((w) => String(w).length));
+    return Math.max(10, Math.min(20, Math.floor((width - 300) / columns / (0.6 * longest + 0.5))));
+  }
+
   // Logit lens: the output projection after every decoder layer; cell = top next token and its probability. On a
   // phone it is turned on its side (a row per position, a column per layer: words of ~11 positions side by side
-  // would run into each other at 390 px); on the projector its words are large.
+  // would run into each other at 390 px); on the projector its words are large (on its side too, where the screen
+  // is too narrow for them).
   function lens(bank) {
     if (!bank || !bank.lens) return empty();
-    const L = bank.lens.p.length, T = bank.tgt.length, side = narrow() && !state.present;
+    const L = bank.lens.p.length, T = bank.tgt.length;
+    const side = state.present ? cellFont(bank.lens.words, T) < 18 : narrow();  // on its side where words would not fit
     const hov = bank.lens.words.map((row, l) => row.map((w, i) => t("views.lens.hover", { layer: l, position: i, token: bank.tgt[i], top: w })));
     const flip = (m) => m[0].map((_, i) => m.map((row) => row[i]));  // [L][T] -> [T][L]
     const layers = { tickmode: "array", tickvals: [...Array(L).keys()], ticktext: [...Array(L).keys()].map((l) => t("views.lens.after", { layer: l })),
@@ -588,13 +599,14 @@
     const fig = {
       data: [{ type: "heatmap", z: side ? flip(bank.lens.p) : bank.lens.p, x: [...Array(side ? L : T).keys()], y: [...Array(side ? T : L).keys()],
         zmin: 0, zmax: 1, colorscale: GREENS, text: side ? flip(bank.lens.words) : bank.lens.words, texttemplate: "%{text}",
-        textfont: { size: state.present ? 20 : side ? 12 : 10 }, customdata: side ? flip(hov) : hov, colorbar: { title: { text: "p(top)" } },
+        textfont: { size: state.present ? (side ? 20 : cellFont(bank.lens.words, T)) : side ? 12 : 10 }, customdata: side ? flip(hov) : hov, colorbar: { title: { text: "p(top)" } },
         hovertemplate: "%{customdata}<br>p = %{z:.3f}<extra></extra>" }],
       // (on its side the rows' title is short: turned upright beside 10 rows the long one ran into the figure's title)
       layout: side ? { xaxis: layers, yaxis: Object.assign(positions, { autorange: "reversed", title: { text: t("views.lens.rows") } }) } : {
         xaxis: Object.assign(positions, { tickangle: -45 }), yaxis: Object.assign(layers, { autorange: "reversed" }) },
     };
-    return plot(base(fig, t("views.lens.title") + " — " + caption(bank), side ? 150 + 34 * T : 200 + 70 * L));
+    return plot(base(fig, t("views.lens.title") + " — " + caption(bank), side ? 150 + 34 * T : 200 + 70 * L,
+      side && state.present ? "screen" : undefined));  // (on its side on the projector: a screen's height, not 1.7x)
   }
 
   // The server's figures (beam tree, comparison, attribution, patching, what-if, inside a head, training) on a
