@@ -33,11 +33,18 @@
     try { await api(encodeURIComponent(room.code) + "/check", who); return false; } catch (e) { return e.status === 404; }
   }
 
+  // The banner (a student) or the panel (a teacher) on or off, and said on <html> (ae-following, ae-teaching) for the
+  // page's styles: a `:has()` rule over the whole page made every figure drawn restyle all of it (issue 50)
+  function shown(el, on) {
+    el.classList.toggle("ae-class-on", on);
+    document.documentElement.classList.toggle(el.id === "class-panel" ? "ae-teaching" : "ae-following", on);
+  }
+
   function retry(listen, message) {  // a failed stream that is no end of the class: say so, try again
     close();
     room.retryMs = Math.min(RETRY_MAX_MS, (room.retryMs || 500) * 2) * (0.75 + Math.random() / 2);
     const el = box(room.role === "teacher" ? "class-panel" : "class-banner");
-    el.classList.add("ae-class-on");
+    shown(el, true);
     if (!el.querySelector(".ae-class-retry")) {
       el.insertAdjacentHTML("afterbegin", "<div class='ae-status ae-stale ae-class-retry'></div>");
     }
@@ -117,7 +124,7 @@
 
   function say(message) {  // a refusal or an ended room, in words, where the class controls are
     const el = box(room.role === "teacher" ? "class-panel" : "class-banner");
-    el.classList.add("ae-class-on");
+    shown(el, true);
     el.innerHTML = "<div class='ae-status ae-stale'>" + esc(message) + "</div>" + (room.role === "teacher" ?
       "<button onclick='AE.room.teach(true)'>" + AE.t("class.new_class") + "</button>" :
       "<label>" + AE.t("class.join_label") + " <input id='class-join-code' maxlength='6' size='7' autocapitalize='characters'></label> " +
@@ -340,7 +347,7 @@
     const d = room.data;
     if (!d) return;
     const el = box("class-panel");
-    el.classList.add("ae-class-on");
+    shown(el, true);
     const origin = window.location.origin;
     const join = origin + window.location.pathname + "?class=" + d.code;
     const L = AE.lesson ? AE.lesson.state : null;
@@ -454,7 +461,7 @@
   // student's focus on its button survives every state the teacher sends (WCAG 4.1.3, 2.4.3).
   function banner() {
     const d = room.data, el = box("class-banner");
-    el.classList.add("ae-class-on");
+    shown(el, true);
     if (!room.bannerWatched && window.ResizeObserver) {  // the page is pushed below the banner, however tall it wraps
       room.bannerWatched = true;
       new ResizeObserver(() => document.documentElement.style.setProperty("--ae-banner-h",
@@ -585,7 +592,7 @@
     close();
     if (room.role === "student") sessionStorage.removeItem("ae-class-" + room.code);
     room.role = null;
-    ["class-banner", "class-panel"].forEach((id) => { const el = document.getElementById(id); if (el) { el.innerHTML = ""; el.classList.remove("ae-class-on"); } });
+    ["class-banner", "class-panel"].forEach((id) => { const el = document.getElementById(id); if (el) { el.innerHTML = ""; shown(el, false); } });
   }
 
   // page load: a join link joins; a teacher's reload keeps the room it holds the key of

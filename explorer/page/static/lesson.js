@@ -138,7 +138,8 @@
   function render() {
     const el = body(), b = AE.current();
     if (!el) return;
-    el.classList.add("ae-docked");  // over the page, beside the view it asks about (app.py's CSS)
+    el.classList.add("ae-docked");  // over the page, beside the view it asks about (style.css)
+    document.documentElement.classList.add("ae-lesson-docked");  // (said on <html>: no `:has()` over the page)
     if (lesson.drawn !== lesson.stop) el.scrollTop = 0;  // a new stop from its top; an answer keeps the place
     lesson.drawn = lesson.stop;
     marked();
@@ -287,6 +288,7 @@
     const el = body();
     if (!el) return;
     el.classList.remove("ae-docked", "ae-folded");
+    document.documentElement.classList.remove("ae-lesson-docked");
     el.innerHTML = "<p>" + AE.t("lesson.closed") + "</p><button id='ae-lesson-start' onclick='AE.lesson.start()'>" + AE.t("lesson.start_button") +
       "</button>";
   }

@@ -22,7 +22,7 @@ def build(p: Page) -> None:
         p.heatmap = gr.Plot(label=label("page.attend.heatmap"), elem_id="heatmap")
         p.all_heads = gr.Plot(label=label("page.attend.model_view"), elem_id="model-view")
         p.stats = gr.Plot(label=label("page.attend.stats"), elem_id="head-stats")
-        with gr.Accordion(label("page.attend.bertviz"), open=False) as bv_box:
+        with gr.Accordion(label("page.attend.bertviz"), open=False, elem_id="bertviz-fold") as bv_box:
             bv_head = gr.HTML(elem_id="bertviz-head")
             bv_model = gr.HTML()
         with gr.Row():

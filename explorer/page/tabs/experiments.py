@@ -23,7 +23,7 @@ def build(p: Page) -> None:
         run = gr.Button(label("page.experiments.run"), elem_id="run-ablation")
         p.ablation_text = gr.Textbox(label=label("page.translations"), lines=3, interactive=False,
                                      elem_id="ablation-text", placeholder=label("page.experiments.placeholder"))
-        with gr.Row():
+        with gr.Row(elem_id="ablation-pair"):
             p.before = gr.Plot(label=label("page.experiments.before"), elem_id="ablation-before")
             p.after = gr.Plot(label=label("page.experiments.after"), elem_id="ablation-after")
         p.effect_plot = gr.Plot(label=label("page.experiments.effect"), elem_id="ablation-effect")

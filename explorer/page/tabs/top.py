@@ -22,7 +22,7 @@ def build(p: Page, examples_text: list[str], first: tuple) -> None:
     first_text, _, first_bank, first_shown = first  # the pieces: made again below
     task = p.tr.task
     gr.Markdown(label(texts.INTRO), elem_id="intro")
-    with gr.Row(equal_height=False):
+    with gr.Row(equal_height=False, elem_id="ask"):
         # the task's words in every language: the labels of a model chosen later come with its event (ui.switch_model)
         p.text = gr.Textbox(label=rendered("page.first.input", lambda: input_label(task)), value=examples_text[0],
                             max_length=limits.MAX_CHARS, scale=4, elem_id="sentence",
