@@ -9,7 +9,7 @@ import httpx
 import pytest
 
 from explorer.classroom import rooms as r
-from explorer.classroom.rooms import RoomError, Rooms
+from explorer.classroom.rooms import Room, RoomError, Rooms
 
 
 def refused(fn, *args, status=None, words=""):
@@ -236,15 +236,19 @@ def test_a_stop_asked_again_on_another_sentence_counts_afresh_and_a_language_onl
     assert room.for_student(a.sid)["revealed"]["stop 6"]["ids"] == shown
     refused(rooms.answer, code, b.sid, "stop 6", 0, 3, status=409)  # no ids: no answer to the teacher's question
     # answers given before the teacher's page said its question there (a student's own sentence, a guess at a stop
-    # ahead): none refuses another, even with another number of options, and the teacher's question drops them all
+    # ahead): none refuses another, even with another number of options; the teacher's question drops those to
+    # another question and keeps those to the same one (a student who ran ahead cannot answer again once told)
     rooms.answer(code, a.sid, "stop 7", 7, 8, ["w"] * 8)
     rooms.answer(code, b.sid, "stop 7", 1, 4, ["a", "b", "c", "d"])
     assert room.for_teacher()["tallies"]["stop 7"]["counts"] == [0, 1, 0, 0, 0, 0, 0, 1]
+    assert Room.load(room.dump(), 0).early == room.early  # kept across a restart
     rooms.lesson_at(code, key, 6, ["a", "b", "c", "d"], 0, ids=["a", "b", "c", "d"])
-    assert room.for_teacher()["tallies"].get("stop 7", {"answered": 0})["answered"] == 0
-    assert room.for_student(a.sid)["mine"] == {"stop 6": 2}  # their answer there can be given again
-    rooms.answer(code, a.sid, "stop 7", 1, 4, ["a", "b", "c", "d"])
     assert room.for_teacher()["tallies"]["stop 7"]["counts"] == [0, 1, 0, 0]
+    assert room.for_student(a.sid)["mine"] == {"stop 6": 2}  # their answer there can be given again
+    assert room.for_student(b.sid)["mine"]["stop 7"] == 1
+    rooms.answer(code, a.sid, "stop 7", 2, 4, ["a", "b", "c", "d"])
+    rooms.answer(code, b.sid, "stop 7", 0, 4, ["a", "b", "c", "d"])  # the right one, once told: not counted
+    assert room.for_teacher()["tallies"]["stop 7"]["counts"] == [0, 1, 1, 0]
     rooms.lesson_at(code, key, 7, ["0", "1", "2"], 2, ids=["0", "1", "2"])
     refused(lambda: rooms.lesson_at(code, key, 7, ["0", "1"], 1, ids=["0"]), words="options")  # one id an option
     del room.questions["stop 8"]["ids"]  # a room kept from before ids: its options' text is its question

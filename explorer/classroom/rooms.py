@@ -212,6 +212,8 @@ class Room:
     streams: int = 0  # students' push streams open now
     stop: int = -1  # the lesson's stop the teacher leads the class at (0-7; 8: the end; -1: none)
     questions: dict[str, dict] = field(default_factory=dict)  # stop -> its options' text and the right one (teacher's)
+    # stop -> student -> the ids of the question they answered, for answers given before the teacher's question
+    early: dict[str, dict[str, list]] = field(default_factory=dict)
     back: int = 0  # how many times the teacher brought everyone back: a page that sees it change follows at once
     run: int = 0  # how many times the teacher started the lesson anew: each run's answers are counted afresh
     _changed: asyncio.Event | None = None
@@ -276,7 +278,7 @@ class Room:
                 "students": [[s.sid, s.nick, s.following] for s in self.students.values()],
                 "answers": self.answers, "options": self.options, "revealed": sorted(self.revealed),
                 "shares": self.shares, "shown": self.shown, "stop": self.stop, "questions": self.questions,
-                "run": self.run}
+                "run": self.run, "early": self.early}
 
     def apply(self, data: dict) -> bool:
         """Another process's change (redis_store.py): this copy becomes ``data``, its waiters woken. -> changed"""
@@ -285,7 +287,7 @@ class Room:
             return False
         other = Room.load(data, 0)
         for name in ("state", "back", "students", "answers", "options", "revealed", "shares", "shown", "stop",
-                     "questions", "run"):
+                     "questions", "run", "early"):
             setattr(self, name, getattr(other, name))
         self.version += 1
         self.teacher_version += 1
@@ -300,7 +302,7 @@ class Room:
                    students={sid: Student(sid, nick, following) for sid, nick, following in data["students"]},
                    answers=data["answers"], options=data["options"], revealed=set(data["revealed"]),
                    shares=data["shares"], shown=data["shown"], stop=data.get("stop", -1),
-                   questions=data.get("questions", {}), run=data.get("run", 0))
+                   questions=data.get("questions", {}), run=data.get("run", 0), early=data.get("early", {}))
         return room
 
 
@@ -533,7 +535,7 @@ class Rooms:
             raise RoomError(t("class.err.lesson_stop", last=len(STOPS)))
         changed = stop != room.stop
         if fresh is True and (room.answers or room.revealed or room.questions or room.options):
-            room.answers, room.options, room.revealed, room.questions = {}, {}, set(), {}
+            room.answers, room.options, room.revealed, room.questions, room.early = {}, {}, set(), {}, {}
             room.run += 1
             changed = True
         room.stop = stop
@@ -541,13 +543,17 @@ class Rooms:
             question = self.question(options, answer, ids)
             name, before = STOPS[stop], room.questions.get(STOPS[stop])
             if before != question:
-                # answers given before the teacher's page said its question were to another (a student's own
-                # sentence, or a guess): dropped
                 asked_anew = not before or (before.get("ids", before["options"]), before["answer"]) != (
                     question["ids"], question["answer"])
                 if asked_anew:  # the answers there were to another question
-                    room.answers.pop(name, None)
+                    votes, early = room.answers.pop(name, {}), room.early.pop(name, {})
                     room.revealed.discard(name)
+                    if not before:  # answers given before the teacher asked: those to this same question count
+                        # (a student who ran ahead keeps their first answer); others (their own sentence, a guess)
+                        # are dropped
+                        kept = {sid: o for sid, o in votes.items() if early.get(sid) == question["ids"]}
+                        if kept:
+                            room.answers[name] = kept
                 room.questions[name] = question
                 room.options[name] = len(question["options"])
                 changed = True
@@ -597,7 +603,7 @@ class Rooms:
             raise RoomError(t("class.err.no_share"), 404)
         sid = share["sid"]
         room.students.pop(sid, None)
-        for votes in room.answers.values():
+        for votes in (*room.answers.values(), *room.early.values()):
             votes.pop(sid, None)
         room.shares = [s for s in room.shares if s["sid"] != sid]
         if room.shown and room.shown["id"] == share_id:
@@ -667,6 +673,8 @@ class Rooms:
         votes = room.answers.setdefault(name, {})
         if sid not in votes:  # a later answer changes nothing, so it wakes nobody
             votes[sid] = option
+            if asked is None and ids is not None:  # which question it answers: kept if the teacher asks the same
+                room.early.setdefault(name, {})[sid] = option_ids(ids, options)
             room.bump(follower=name in room.revealed)
         return room
 

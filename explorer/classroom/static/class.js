@@ -376,11 +376,12 @@
         AE.t("class.everyone_sees", { nick: esc(d.shown.nick) })) + "</p>" :
         "<p class='ae-join' id='class-showing'>" + AE.t("class.your_view") + "</p>") + backNote() +
       nowPart(d) +
+      // views sent in: above the other stops' answers (open after the last stop, they pushed a new view off the screen)
+      (shares ? "<p><b>" + AE.t("class.shares") + "</b></p><ul id='class-shares'>" + shares + "</ul>" : "") +
       // folded on the projector while a stop runs; open after the last (the class's answers at every stop)
       (stops ? "<details id='class-earlier'" + (present && L.stop < AE.lesson.stops && current ? "" : " open") + "><summary>" + AE.t(current ? "class.answers_other" : "class.answers") +
         " (" + others.length + ")</summary><ul id='class-tally'>" + stops + "</ul></details>" :
         current ? "" : "<p class='ae-join'>" + AE.t("class.answers_empty") + "</p>") +
-      (shares ? "<p><b>" + AE.t("class.shares") + "</b></p><ul id='class-shares'>" + shares + "</ul>" : "") +
       "<p class='ae-class-end'><button id='class-end' onclick='AE.room.end()'>" + AE.t("class.end") + "</button></p>";
     if (retry) el.prepend(retry);
     unsentNote();
@@ -391,7 +392,10 @@
   function lessonMove(delta) {
     if (!AE.lesson) return;
     const stop = AE.lesson.state.stop;
-    if (stop < 0 || stop >= AE.lesson.stops) AE.lesson.start();  // from its start (again: its answers afresh)
+    if (stop < 0 || stop >= AE.lesson.stops) {  // from its start (again: its answers afresh)
+      room.qrOpen = false;  // the class has joined: the join link and QR code fold away, the question takes their room
+      AE.lesson.start();
+    }
     else AE.lesson.go(delta);
   }
 

@@ -251,6 +251,10 @@
   }
 
   function go(delta) {
+    // a following student who moves the lesson by hand leads their own from then on (the banner says exploring;
+    // "Follow again" brings them back to the teacher's stop): it no longer says following while they run ahead
+    const r = AE.room && AE.room.state;
+    if (r && r.role === "student" && r.sid && r.following && AE.room.explore) AE.room.explore();
     lesson.moved = "";
     lesson.stop = Math.max(0, Math.min(STOPS.length, lesson.stop + delta));
     lesson.answered = null;

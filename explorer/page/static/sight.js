@@ -164,6 +164,13 @@
     if (!L || !window.Plotly) return;
     const box = el.getBoundingClientRect();
     if (!box.width) return;
+    // drawn at another width than it has now (its tab was hidden, or laid out anew, when its figure came): drawn
+    // again at its own (a Step figure half the projector wide, or wider than a phone, until the step moved)
+    const drawn = el._fullLayout && el._fullLayout.width;
+    if (drawn && !L.width && Math.abs(drawn - box.width) > 4) {
+      try { window.Plotly.Plots.resize(el); } catch (e) { /* not drawn yet */ }
+      return;
+    }
     const update = {};
     let added = 0;
     const title = el.querySelector(".gtitle"), text = typeof L.title === "string" ? L.title : (L.title || {}).text;

@@ -59,13 +59,13 @@
   const fromBank = (f) => (bank, ...rest) => f(parsed(bank), ...rest);
   const empty = () => null;
 
-  function base(fig, title, height, fill) {
+  function base(fig, title, height, fill, least) {
     const big = state.present;  // presentation mode (present.js): larger type
     fig.layout = Object.assign(fig.layout || {}, {
       separators: DECIMAL + (DECIMAL === "," ? "." : ","),  // hover and tick numbers: 0.42 / 0,42
       title: { text: title, x: 0.01, xanchor: "left", font: { size: big ? 30 : 17 } },
       font: Object.assign({}, FONT, { size: big ? 20 : FONT.size }), template: LEAN_WHITE,
-      margin: { l: 80, r: 30, t: big ? 110 : 70, b: 80 }, autosize: true, height: big ? (fill ? screenHeight(fill) : Math.round(height * 1.7)) : height,
+      margin: { l: 80, r: 30, t: big ? 110 : 70, b: 80 }, autosize: true, height: big ? (fill ? Math.max(least || 0, screenHeight(fill)) : Math.round(height * 1.7)) : height,
     });
     return narrow() && !big ? forPhone(fig) : fig;
   }
@@ -350,7 +350,8 @@
       layout.xaxis.tickvals = bars.concat([bars.length]); layout.xaxis.ticktext = st.top.concat([t("views.step.chosen", { token: st.chosen })]);
     }
     const words = prefix.join(" ");
-    return plot(base({ data: data, layout: layout }, t("views.step.title", { step: n, words: words, token: st.chosen }) + " — " + caption(bank), 760, "step-plot"));
+    return plot(base({ data: data, layout: layout }, t("views.step.title", { step: n, words: words, token: st.chosen }) + " — " + caption(bank), 760, "step-plot",
+      700));  // (on a 768 px projector at least 700 px: its three rows squeezed into 500 ran into each other, stop 7)
   }
 
   // The "not translated yet" line: compares the text box, the model and the decoding options that matter for the

@@ -1,0 +1,127 @@
+"""Benchmark: what one Translate costs the browser (Debian's Chromium, headless), on a laptop and on a phone.
+
+    python bench/page_cost.py [--url http://127.0.0.1:7860/] [--repeats 10]
+
+Without --url it starts the app in this process (bench/app_server.py). For each screen (1280x800; 390x844 with the
+CPU throttled 4x by DevTools, about a mid-range phone) it translates --repeats sentences one after another and
+prints the median time from the click on Translate to the first heatmap whose title names the new sentence (read
+by the page itself every 20 ms, its own clock), and the main thread's time per Translate by category (DevTools'
+Performance.getMetrics before and after, with 2.5 s for the page to settle): style recalculation, script, layout.
+Then a teacher's tab change reaching a following phone (throttled 4x): click to that phone's painted Step tab.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import statistics
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+
+from app_server import served  # noqa: E402
+from playwright.sync_api import sync_playwright  # noqa: E402
+from test_browser import CHROMIUM, open_tab, settled  # noqa: E402
+
+SENTENCES = ["The dog runs in the park.", "A man is reading a book.", "Two children play football.",
+             "She drinks coffee every morning.", "The old man reads a newspaper in the garden.",
+             "We went to the beach yesterday.", "My sister likes green apples.", "The train leaves at noon.",
+             "A woman is riding a bicycle.", "I lost my keys again."]
+METRICS = ("RecalcStyleDuration", "ScriptDuration", "LayoutDuration", "TaskDuration")
+SCREENS = {"laptop 1280x800": dict(viewport={"width": 1280, "height": 800}, throttle=1),
+           "phone 390x844, CPU 4x slower": dict(viewport={"width": 390, "height": 844}, is_mobile=True,
+                                                has_touch=True, throttle=4)}
+# the page watches for its own heatmap of the sentence (every 20 ms) and notes the time it saw it
+WATCH = """(s) => { window.__seen = null; const t0 = performance.now(); window.__t0 = t0;
+  const id = setInterval(() => { const p = document.querySelector('#heatmap .js-plotly-plot');
+    if (p && p.layout && String((p.layout.title || {}).text || '').includes(s)) {
+      window.__seen = performance.now() - t0; clearInterval(id); } }, 20); }"""
+STEP_TAB = """() => { const b = [...document.querySelectorAll("button[role='tab']")].find((x) =>
+  x.getAttribute('aria-selected') === 'true'); const p = document.querySelector('#step-plot .js-plotly-plot');
+  return !!b && b.textContent.trim() === 'Step by step' && !!p && !!p.layout; }"""
+
+
+def metrics(cdp) -> dict[str, float]:
+    return {m["name"]: m["value"] for m in cdp.send("Performance.getMetrics")["metrics"]}
+
+
+def translate_costs(browser, url: str, screen: dict, repeats: int) -> tuple[list[float], dict[str, list[float]]]:
+    ctx = browser.new_context(**{k: v for k, v in screen.items() if k != "throttle"})
+    page = ctx.new_page()
+    cdp = ctx.new_cdp_session(page)
+    cdp.send("Performance.enable")
+    page.goto(url)
+    settled(page)
+    cdp.send("Emulation.setCPUThrottlingRate", {"rate": screen["throttle"]})
+    waits, spent = [], {m: [] for m in METRICS}
+    for sentence in (SENTENCES * repeats)[:repeats]:
+        page.locator("#sentence textarea").fill(sentence)
+        page.wait_for_timeout(500)
+        before = metrics(cdp)
+        page.evaluate(WATCH, sentence[:20])
+        page.locator("#translate").click()
+        page.wait_for_function("() => window.__seen !== null", timeout=120_000, polling=100)
+        waits.append(page.evaluate("() => window.__seen") / 1000)
+        page.wait_for_timeout(2500)  # the page settles: what the Translate set off is counted
+        after = metrics(cdp)
+        for m in METRICS:
+            spent[m].append(after[m] - before[m])
+    ctx.close()
+    return waits, spent
+
+
+def follow_cost(browser, url: str, repeats: int) -> list[float]:
+    """A teacher's page opens the Step tab and Translate & attend in turn; the seconds until a following phone (CPU
+    4x slower) shows the Step tab with its figure drawn."""
+    teacher = browser.new_context(viewport={"width": 1280, "height": 800}).new_page()
+    teacher.goto(url)
+    settled(teacher)
+    teacher.locator("#teach").click()
+    teacher.locator("#class-code").wait_for(timeout=30_000)
+    code = teacher.locator("#class-code").inner_text()
+    ctx = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    phone = ctx.new_page()
+    phone.goto(f"{url}?class={code}")
+    phone.locator("#class-banner", has_text="Following the teacher").wait_for(timeout=120_000)
+    settled(phone)
+    ctx.new_cdp_session(phone).send("Emulation.setCPUThrottlingRate", {"rate": 4})
+    out = []
+    for _ in range(repeats):
+        open_tab(teacher, "Translate & attend")
+        phone.wait_for_function(STEP_TAB.replace("'Step by step'", "'Translate & attend'").replace(
+            "#step-plot", "#heatmap"), timeout=120_000)
+        phone.wait_for_timeout(1000)
+        phone.evaluate("() => { window.__seen = null; }")
+        t0 = teacher.evaluate("() => Date.now()")
+        open_tab(teacher, "Step by step")
+        phone.wait_for_function(STEP_TAB, timeout=120_000, polling=20)
+        out.append((phone.evaluate("() => Date.now()") - t0) / 1000)
+    return out
+
+
+def main() -> None:
+    p = argparse.ArgumentParser()
+    p.add_argument("--url", default=None, help="a running app (default: start one here)")
+    p.add_argument("--repeats", type=int, default=10)
+    args = p.parse_args()
+    with contextlib.ExitStack() as stack:
+        url = args.url or stack.enter_context(served())[1]
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True)
+            for name, screen in SCREENS.items():
+                waits, spent = translate_costs(browser, url, screen, args.repeats)
+                parts = ", ".join(f"{m.removesuffix('Duration').lower()} {statistics.median(v):.3f} s"
+                                  for m, v in spent.items())
+                print(f"{name}: Translate -> heatmap of the sentence: median {statistics.median(waits):.2f} s "
+                      f"(min {min(waits):.2f}, max {max(waits):.2f}, {len(waits)} sentences); main thread per "
+                      f"Translate (medians): {parts}")
+            follow = follow_cost(browser, url, max(3, args.repeats // 2))
+            print(f"teacher's tab change -> a following phone's Step tab drawn (CPU 4x slower): median "
+                  f"{statistics.median(follow):.2f} s (min {min(follow):.2f}, max {max(follow):.2f}, {len(follow)})")
+            browser.close()
+
+
+if __name__ == "__main__":
+    main()
