@@ -56,6 +56,16 @@ def arrivals(teacher, pages, test: str, arg, act) -> list[float]:
     return out
 
 
+def teacher_page(browser, url: str):
+    """A teacher's laptop page (1280x800) that has opened a class: -> (page, class code)."""
+    teacher = browser.new_context(viewport={"width": 1280, "height": 800}).new_page()
+    teacher.goto(url)
+    settled(teacher)
+    teacher.locator("#teach").click()
+    teacher.locator("#class-code").wait_for(timeout=30_000)
+    return teacher, teacher.locator("#class-code").inner_text()
+
+
 def main() -> None:
     p = argparse.ArgumentParser()
     p.add_argument("--students", type=int, default=30)
@@ -65,12 +75,7 @@ def main() -> None:
         with sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=[
                 "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update"])
-            teacher = browser.new_context(viewport={"width": 1280, "height": 800}).new_page()
-            teacher.goto(url)
-            settled(teacher)
-            teacher.locator("#teach").click()
-            teacher.locator("#class-code").wait_for(timeout=30_000)
-            code = teacher.locator("#class-code").inner_text()
+            teacher, code = teacher_page(browser, url)
             pages = []
             for _ in range(args.students):
                 ctx = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)

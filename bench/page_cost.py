@@ -19,9 +19,10 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+sys.path[:0] = [str(ROOT), str(ROOT / "tests"), str(ROOT / "bench")]
 
 from app_server import served  # noqa: E402
+from class_browsers import teacher_page  # noqa: E402
 from playwright.sync_api import sync_playwright  # noqa: E402
 from test_browser import CHROMIUM, open_tab, settled  # noqa: E402
 
@@ -75,12 +76,7 @@ def translate_costs(browser, url: str, screen: dict, repeats: int) -> tuple[list
 def follow_cost(browser, url: str, repeats: int) -> list[float]:
     """A teacher's page opens the Step tab and Translate & attend in turn; the seconds until a following phone (CPU
     4x slower) shows the Step tab with its figure drawn."""
-    teacher = browser.new_context(viewport={"width": 1280, "height": 800}).new_page()
-    teacher.goto(url)
-    settled(teacher)
-    teacher.locator("#teach").click()
-    teacher.locator("#class-code").wait_for(timeout=30_000)
-    code = teacher.locator("#class-code").inner_text()
+    teacher, code = teacher_page(browser, url)
     ctx = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
     phone = ctx.new_page()
     phone.goto(f"{url}?class={code}")
