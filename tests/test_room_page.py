@@ -23,7 +23,7 @@ function element() {
     querySelector: () => element(), remove() {}, appendChild: (c) => kids.push(c), click() {} };
 }
 const elements = {};
-global.document = { getElementById: (id) => elements[id] || null, createElement: () => element(),
+global.document = { getElementById: (id) => elements[id] || null, createElement: () => element(), documentElement: element(),
   body: { appendChild: (el) => { elements[el.id] = el; } }, querySelectorAll: () => [] };
 const sources = [];
 global.EventSource = class { constructor(url) { this.url = url; this.readyState = 0; sources.push(this); }

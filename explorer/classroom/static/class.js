@@ -36,8 +36,9 @@
   // The banner (a student) or the panel (a teacher) on or off, and said on <html> (ae-following, ae-teaching) for the
   // page's styles: a `:has()` rule over the whole page made every figure drawn restyle all of it (issue 50)
   function shown(el, on) {
-    el.classList.toggle("ae-class-on", on);
-    document.documentElement.classList.toggle(el.id === "class-panel" ? "ae-teaching" : "ae-following", on);
+    const which = el.id === "class-panel" ? "ae-teaching" : "ae-following";
+    if (on) { el.classList.add("ae-class-on"); document.documentElement.classList.add(which); }
+    else { el.classList.remove("ae-class-on"); document.documentElement.classList.remove(which); }
   }
 
   function retry(listen, message) {  // a failed stream that is no end of the class: say so, try again
