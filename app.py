@@ -44,8 +44,8 @@ EXPLORER = Path(__file__).parent / "explorer"
 PAGE_STATIC = EXPLORER / "page" / "static"
 # the browser's part of the page and of class rooms, inlined into the page's <head> (head_html)
 VIEWS_JS = "\n".join(path.read_text(encoding="utf-8") for path in (
-    *(PAGE_STATIC / name for name in ("i18n.js", "views.js", "a11y.js", "figures.js", "links.js", "lesson.js", "present.js",
-                                      "figure1.js", "sight.js")),
+    *(PAGE_STATIC / name for name in ("i18n.js", "draw_once.js", "views.js", "a11y.js", "figures.js", "links.js",
+                                      "lesson.js", "present.js", "figure1.js", "sight.js")),
     EXPLORER / "classroom" / "static" / "class.js"))
 CSS = (PAGE_STATIC / "style.css").read_text(encoding="utf-8").removesuffix("\n")  # the page's styles
 LAUNCH = dict(css=CSS, state_session_capacity=limits.SESSION_CAPACITY)  # head= is added by build()
