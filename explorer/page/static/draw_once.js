@@ -1,20 +1,21 @@
 // One drawing per figure change. Gradio's gr.Plot re-creates its Plotly component whenever its value changes (a
 // keyed block): the old component first draws the new value into its own element, which is then thrown away, and the
-// new one draws it again (docs/performance.md, "The page in the browser"). Here Plotly.react waits for the page's
-// current task to end and then draws only into elements still on the page, the newest figure of each: the thrown-away
-// drawing is never made. A resize asked for before that drawing is left to it (it draws at the element's size).
+// new one draws it again (docs/performance.md, "The page in the browser"). Here Plotly.react waits until the
+// framework's update has run (a microtask: within the same task, so no frame is painted without the figure, and a
+// script reading the page never finds it gone) and then draws only into elements still on the page, the newest figure
+// of each: the thrown-away drawing is never made. A resize asked for before that drawing is left to it.
 (function () {
   const pending = new Map();  // element -> [data, layout, config, resolve] of its newest figure
   // what it did, for the tests that count a Translate's work (tests/test_page_work.py): drawings made, and skipped
   const counts = (window.AE_DRAWS = { drawn: 0, skipped: 0, by: {} });
-  let timer = null;
+  let timer = false;
 
   function wrap(P) {
     if (!P || P.__aeOnce) return;
     P.__aeOnce = true;
     const react = P.react.bind(P), resize = P.Plots && P.Plots.resize ? P.Plots.resize.bind(P.Plots) : null;
     function flush() {
-      timer = null;
+      timer = false;
       const jobs = [...pending];
       pending.clear();
       jobs.forEach(([gd, [data, layout, config, resolve]]) => {
@@ -31,7 +32,7 @@
       return new Promise((resolve) => {
         if (before) before[3](gd);  // superseded by this newer figure
         pending.set(gd, [data, layout, config, resolve]);
-        if (!timer) timer = setTimeout(flush, 0);
+        if (!timer) { timer = true; queueMicrotask(flush); }
       });
     };
     if (resize) P.Plots.resize = (gd) => (pending.has(gd) ? Promise.resolve(gd) : resize(gd));

@@ -1,0 +1,84 @@
+"""What one Translate makes the browser do, counted, not timed (issue 50; the timings are bench/page_cost.py's): each
+of the open tab's figures drawn once (draw_once.js: Gradio's gr.Plot used to draw every new value twice), no figure of
+a hidden tab drawn, and the elements Chromium restyles, summed over the Translate's style recalculations of a
+DevTools trace, a few thousand (a `:has()` rule over the whole page made each of Plotly's label measurements restyle
+~2,500 elements: about 35,000 a Translate).
+"""
+
+import json
+import re
+from pathlib import Path
+
+from test_browser import browser, idle, open_tab, page, server, settled  # noqa: F401
+
+STYLE = Path(__file__).resolve().parent.parent / "explorer" / "page" / "static" / "style.css"
+# the figures of each tab that a Translate redraws at once (views.js); the others are drawn when asked for
+OPEN_TAB_FIGURES = {"heatmap", "model-view", "head-stats"}
+RESTYLED_AT_MOST = 10_000  # elements restyled during one Translate (about 3,400 measured; 35,000 with the :has rules)
+
+
+def translate(pg, sentence: str) -> None:
+    pg.evaluate("() => { AE_DRAWS.drawn = 0; AE_DRAWS.skipped = 0; AE_DRAWS.by = {}; }")
+    pg.locator("#sentence textarea").fill(sentence)
+    pg.locator("#translate").click()
+    pg.wait_for_function("(s) => [...document.querySelectorAll('#heatmap .gtitle')].some((t) => t.textContent"
+                         ".includes(s))", arg=sentence[:15], timeout=60_000)
+    idle(pg)
+    pg.wait_for_timeout(1_500)  # the page settles: what the Translate set off is counted
+
+
+def test_a_translate_draws_each_figure_of_the_open_tab_once_and_no_hidden_one(page):  # noqa: F811
+    settled(page)
+    translate(page, "The dog runs in the park.")
+    drawn = page.evaluate("() => AE_DRAWS")
+    assert drawn["by"] == {name: 1 for name in OPEN_TAB_FIGURES}, drawn  # once each, and nothing else
+    assert drawn["skipped"] >= 1, drawn  # Gradio's thrown-away drawings were asked for, and not made
+    # another tab opened: its figure drawn once; going back redraws nothing that did not change
+    page.evaluate("() => { AE_DRAWS.by = {}; }")
+    open_tab(page, "Step by step")
+    page.wait_for_function("() => !!document.querySelector('#step-plot .js-plotly-plot')?.layout", timeout=30_000)
+    page.wait_for_timeout(1_000)
+    assert page.evaluate("() => AE_DRAWS.by")["step-plot"] == 1
+
+
+def test_a_translate_restyles_a_few_thousand_elements_not_the_page_over_and_over(browser, server):  # noqa: F811
+    ctx = browser.new_context(viewport={"width": 1280, "height": 800})
+    pg = ctx.new_page()
+    pg.goto(server)
+    settled(pg)
+    pg.locator("#sentence textarea").fill("A man is reading a book.")
+    browser.start_tracing(page=pg, categories=["devtools.timeline"])
+    try:
+        translate(pg, "A man is reading a book.")
+    finally:
+        trace = json.loads(browser.stop_tracing())
+    ctx.close()
+    events = trace["traceEvents"] if isinstance(trace, dict) else trace
+    counts = [e["args"].get("elementCount", 0) for e in events
+              if e.get("name") == "UpdateLayoutTree" and e.get("ph") == "X" and "args" in e]
+    assert counts, "the trace holds no style recalculation: its events' names changed"
+    assert sum(counts) <= RESTYLED_AT_MOST, (sum(counts), sorted(counts, reverse=True)[:10])
+
+
+def top_level(text: str, sep: str) -> list[str]:
+    """``text`` split at each ``sep`` outside brackets (a selector list: its :is(a, b) kept whole)."""
+    parts, depth, start = [], 0, 0
+    for i, c in enumerate(text):
+        depth += c == "(" or -(c == ")")
+        if c == sep and depth == 0:
+            parts.append(text[start:i])
+            start = i + 1
+    return [p.strip() for p in parts + [text[start:]] if p.strip()]
+
+
+def test_no_style_rule_has_a_has_over_the_page():
+    """A `:has()` is anchored at one element with an id, or at the children of one (a few nodes to watch), never at
+    html, body or a class that every column or row carries."""
+    css = re.sub(r"/\*.*?\*/", "", STYLE.read_text(encoding="utf-8"), flags=re.S)
+    selectors = [s for block in re.findall(r"([^{}]+)\{", css) for s in top_level(block, ",") if ":has(" in s]
+    assert selectors, "no :has() at all: this test guards nothing and can go"
+    for s in selectors:
+        before = top_level(s[:s.index(":has(")], " ")  # the compounds before it; the last one carries it
+        anchor = before[-1] if before else ""
+        child_of_id = len(before) >= 3 and before[-2] == ">" and "#" in before[-3]
+        assert "#" in anchor or child_of_id, f"{s!r}: a :has() on {anchor or 'every element'!r}, not one element"
