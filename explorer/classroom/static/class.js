@@ -431,9 +431,12 @@
       if (d.ended) { ended(why(d)); return; }
       nameRoom(d.code);
       if (room.back === undefined) room.back = d.back;
-      if (d.back !== room.back) { room.back = d.back; room.following = true; room.last = null; room.editNote = false; }  // brought back
-      else if (!room.editedAt || Date.now() - room.editedAt > 5000) {
-        if (d.following && !room.following) room.last = null;  // follow again (this page or another of mine)
+      // brought back, or following again: the teacher's view and the teacher's stop of the lesson, both taken anew
+      // (a student whose own Next had moved their lesson stayed at their stop under the teacher's view)
+      if (d.back !== room.back) {
+        Object.assign(room, { back: d.back, following: true, last: null, editNote: false, lessonSeen: null });
+      } else if (!room.editedAt || Date.now() - room.editedAt > 5000) {
+        if (d.following && !room.following) Object.assign(room, { last: null, lessonSeen: null });  // follow again (this page or another of mine)
         room.following = d.following;
       }
       banner();

@@ -334,7 +334,13 @@
 
   // a class room's news (a tally revealed): the stop shown again with it
   function refreshClass() {
-    if (lesson.stop >= 0 && lesson.stop < STOPS.length && body() && body().classList.contains("ae-docked")) render();
+    if (lesson.stop < 0 || !body() || !body().classList.contains("ae-docked")) return;
+    if (lesson.stop < STOPS.length) { render(); return; }
+    // the lesson's end: drawn again only when the room holds an answer its score lacks (a page reopened in another
+    // language drew its end before the room's news came: "0 of 8, 8 not answered"); otherwise left alone (focus)
+    const b = AE.current();
+    if (b && b.att && AE.room && AE.room.mine && STOPS.some((_, i) => lesson.first[i] === undefined &&
+        AE.room.mine("stop " + (i + 1)) !== null)) render();
   }
 
   // A class the teacher leads: the teacher's lesson tells the room where it is (class.js posts it only for a teacher,
