@@ -160,6 +160,14 @@ def test_the_teacher_paces_the_lesson_and_the_tally_names_the_options(browser, s
         at_stop(b, 2, 1000)
         b.locator("#class-banner button", has_text="Follow again").click()
         at_stop(b, 3)  # and catches up when following again
+        # a following student who moves their own lesson ahead explores from then on (not "following" at another
+        # stop); Bring everyone back brings their lesson back to the teacher's stop, with the teacher's view
+        a.locator("#ae-lesson .ae-nav button", has_text="Next").click()
+        banner(a, "Exploring on your own")
+        at_stop(a, 4)
+        teacher.locator("#class-panel button", has_text="Bring everyone back").first.click()
+        banner(a, "Following the teacher")
+        at_stop(a, 3)
 
         # following moves no one away from an open question without saying so
         open_tab(teacher, "Compare")
