@@ -154,11 +154,12 @@
     if (lesson.stop >= STOPS.length) { el.classList.remove("ae-folded"); el.innerHTML = close + ending(); led(); return; }
     const stop = STOPS[lesson.stop], q = stop.ask(b);
     lesson.q = q;
-    // in a class, an answer this student gave before a reload (or a language switch) is theirs still
-    // (once per stop in this page's life: a new sentence asks anew)
-    const heard = !!(AE.room && AE.room.mine && AE.room.state && AE.room.state.data);  // the room's answer known yet
-    const kept = heard && !lesson.restored[stopKey()] ? AE.room.mine(stopKey()) : null;
-    if (heard) lesson.restored[stopKey()] = true;
+    // in a class, an answer this student gave before a reload (or a language switch, or a new analysis of the same
+    // sentence) is theirs still: taken from the room once for each analysis of the room's sentence (a page that first
+    // showed another sentence, its own example or a view of its own, asked another question: it marked that one)
+    const heard = roomSentence(b);
+    const kept = heard && lesson.restored[stopKey()] !== b ? AE.room.mine(stopKey()) : null;
+    if (heard) lesson.restored[stopKey()] = b;
     if (lesson.answered === null && kept !== null && kept < q.options.length) {
       lesson.answered = kept;
       if (lesson.first[lesson.stop] === undefined) lesson.first[lesson.stop] = kept === q.answer;
@@ -211,13 +212,20 @@
   }
 
   // After the last stop: the score (first answers), what each stop showed, and where to go next.
+  // whether the room's answers are about this analysis: it is of the sentence the class's view shows
+  function roomSentence(b) {
+    const d = AE.room && AE.room.mine && AE.room.state ? AE.room.state.data : null;
+    if (!d || !d.state || !b) return false;
+    try { return new URLSearchParams(d.state).get("text") === b.text; } catch (e) { return false; }
+  }
+
   function ending() {
     // in a class, the answers the room holds for stops this page forgot (a reload, a language switch) count too,
     // where they answer this sentence's question there
     const b = AE.current();
     STOPS.forEach((st, i) => {
       const mine = AE.room && AE.room.mine ? AE.room.mine("stop " + (i + 1)) : null;
-      if (lesson.first[i] !== undefined || mine === null || !b || !b.att) return;
+      if (lesson.first[i] !== undefined || mine === null || !b || !b.att || !roomSentence(b)) return;
       try { const q = st.ask(b); if (mine < q.options.length) lesson.first[i] = mine === q.answer; } catch (e) { /* no question */ }
     });
     const answered = lesson.first.filter((r) => r !== undefined).length;
@@ -339,7 +347,7 @@
     // the lesson's end: drawn again only when the room holds an answer its score lacks (a page reopened in another
     // language drew its end before the room's news came: "0 of 8, 8 not answered"); otherwise left alone (focus)
     const b = AE.current();
-    if (b && b.att && AE.room && AE.room.mine && STOPS.some((_, i) => lesson.first[i] === undefined &&
+    if (b && b.att && roomSentence(b) && STOPS.some((_, i) => lesson.first[i] === undefined &&
         AE.room.mine("stop " + (i + 1)) !== null)) render();
   }
 
