@@ -211,7 +211,6 @@
     document.body.classList.toggle("ae-lesson-asking", on);
   }
 
-  // After the last stop: the score (first answers), what each stop showed, and where to go next.
   // whether the room's answers are about this analysis: it is of the sentence the class's view shows
   function roomSentence(b) {
     const d = AE.room && AE.room.mine && AE.room.state ? AE.room.state.data : null;
@@ -219,6 +218,7 @@
     try { return new URLSearchParams(d.state).get("text") === b.text; } catch (e) { return false; }
   }
 
+  // After the last stop: the score (first answers), what each stop showed, and where to go next.
   function ending() {
     // in a class, the answers the room holds for stops this page forgot (a reload, a language switch) count too,
     // where they answer this sentence's question there

@@ -83,6 +83,9 @@
     return Math.max(400, (window.innerHeight || 1080) - above);
   }
 
+  // the width a tab's figures have (the tab bar's, as laid out now: narrower beside the class panel)
+  const tabsWidth = () => { const tabs = document.getElementById("tabs"); return (tabs && tabs.getBoundingClientRect().width) || 1280; };
+
   // A phone's width (the page's own, as Gradio lays it out): titles broken onto lines and smaller, margins narrow,
   // colour bars thin (and left out where a figure has several: each panel prints or names its values on a tap).
   const narrow = () => (window.innerWidth || 1280) < 600;
@@ -203,7 +206,7 @@
     if (state.present) {  // the cells fill the screen (square cells would leave most of it empty) and the labels stand upright
       delete fig.layout.yaxis.scaleanchor;
       // upright while the words fit their columns (24 px type: ~13 px a character), slanted where they would touch
-      const tabs = document.getElementById("tabs"), width = (tabs && tabs.getBoundingClientRect().width) || 1280;
+      const width = tabsWidth();
       const longest = Math.max(...bank[k].map((w) => String(w).length));
       fig.layout.xaxis.tickangle = kind === "decoder" || (width - 220) / bank[k].length < 13 * longest + 8 ? -45 : 0;
     }
@@ -579,7 +582,7 @@
   // plot's width is the tab's, less ~300 px of axis title, labels and colour bar): wider words ran into each other,
   // so where they would be under 18 px the lens turns on its side (a column per layer) as on a phone
   function cellFont(words, columns) {
-    const tabs = document.getElementById("tabs"), width = (tabs && tabs.getBoundingClientRect().width) || 1280;
+    const width = tabsWidth();
     const longest = Math.max(1, ...words.flat().map((w) => String(w).length));
     return Math.max(10, Math.min(20, Math.floor((width - 300) / columns / (0.6 * longest + 0.5))));
   }
