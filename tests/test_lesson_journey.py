@@ -155,6 +155,13 @@ ONE_AND_ONE = "(o) => { const c = (" + COUNTS + ")(o); return c.length === o.len
 TOASTS = "() => [...document.querySelectorAll('.toast-body, [data-testid=toast-body]')].map((t) => t.innerText)"
 
 
+# what a failing check of Inside a head says about its figure: Gradio's status on the block, the figure's size
+PLOT_STATE = """() => { const b = document.querySelector('#inside-plot'); if (!b) return null;
+  const s = b.querySelector('.wrap, [data-testid=status-tracker]'), p = b.querySelector('.js-plotly-plot');
+  return { status: s ? s.className + ' ' + s.innerText.slice(0, 80) : null, plot: !!p,
+    visible: b.getBoundingClientRect().height, draws: (window.AE_DRAWS || {}).by }; }"""
+
+
 def left_ms(deadline: float) -> int:
     """What is left until ``deadline`` (time.monotonic()), in ms: pages checked one after another within one time."""
     return max(1_000, int((deadline - time.monotonic()) * 1000))
@@ -212,6 +219,10 @@ def opened(browser, url: str, nick: str, **context):  # noqa: F811
         pg = ctx.new_page()
         pg.errors, pg.dialogs, pg.decline_next = [], [], False
         pg.on("pageerror", lambda e: pg.errors.append(str(e)))
+        # the window's scrolls (when, to where), kept for a failing check's message: which scroll moved a view away
+        pg.add_init_script("window.__aeScrolls = []; addEventListener('scroll', () => { const s = window.__aeScrolls;"
+                           " s.push([Math.round(performance.now()), Math.round(scrollY)]); if (s.length > 40) s.shift();"
+                           " }, { passive: true });")
 
         def answer(d):
             pg.dialogs.append((d.type, d.message))
@@ -378,7 +389,8 @@ def test_a_whole_lesson_on_a_projector_and_two_phones_through_a_restart(browser,
                     check((got["kind"], got["layer"], got["head"]) == ("Cross-attention", "2", AVERAGE),
                           f"stop 6: {name} shows kind {got['kind']!r}, layer {got['layer']!r}, head {got['head']!r}")
                     check(waited(pg, IN_SIGHT, "#heatmap", 5_000),
-                          f"stop 6: {name}'s #heatmap is not in sight: {place(pg, '#heatmap')}")
+                          f"stop 6: {name}'s #heatmap is not in sight: {place(pg, '#heatmap')}, scrolls (ms, y) "
+                          f"{pg.evaluate('window.__aeScrolls.slice(-8)')}, now {pg.evaluate('Math.round(performance.now())')}")
                 beside = teacher.evaluate("() => { const h = document.querySelector('#heatmap').getBoundingClientRect(),"
                                           " p = document.querySelector('#class-panel').getBoundingClientRect();"
                                           " return [h.right, p.left]; }")
@@ -531,7 +543,9 @@ def test_a_whole_lesson_on_a_projector_and_two_phones_through_a_restart(browser,
         for name, pg in (("teacher", teacher), ("phone A", a), ("phone B", b)):
             check(drawn(pg, "head 1, query", left_ms(deadline)),
                   f"{name}'s Inside a head does not draw head 1 after the restart: "
-                  f"{text(pg, '#inside-plot .gtitle')!r}")
+                  f"{text(pg, '#inside-plot .gtitle')!r}, in_head {pg.evaluate(INPUTS)['in_head']!r}, "
+                  f"query {pg.evaluate(INPUTS)['query']!r}, toasts {pg.evaluate(TOASTS)!r}, errors {pg.errors[-3:]!r}, "
+                  f"plot {pg.evaluate(PLOT_STATE)!r}")
         after_each_step()
 
         # 6. The teacher reloads the projector's page: presentation mode, the lesson and its stop, Inside a head's query
