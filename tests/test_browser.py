@@ -796,6 +796,41 @@ def test_the_lesson_is_walked_with_the_keyboard_and_answers_right_and_wrong_diff
     assert page.errors == []
 
 
+STEP_ASKED = r"""() => { const m = /At step (\d+) the decoder/.exec(document.querySelector('#ae-lesson').innerText);
+  return m ? Number(m[1]) : null; }"""
+
+
+def test_a_new_sentence_at_the_step_stop_shows_the_step_its_new_question_asks_about(page):
+    """Stop 7 asks about one decoding step and shows it; a student who moved the step by hand and then translates
+    another sentence is asked again, about the new sentence, and shown the step that question names."""
+    settled(page)
+    page.get_by_text("Guided lesson").click()
+    page.locator("#ae-lesson-start").click()
+    for _ in range(6):
+        page.keyboard.press("ArrowRight")
+    page.wait_for_function("() => document.querySelector('#ae-lesson')?.innerText.includes('stop 7 of 8')",
+                           timeout=10_000)
+    asked = page.evaluate(STEP_ASKED)
+    assert asked is not None
+    step = page.locator("#step input[type=number]")
+    page.wait_for_function("(n) => document.querySelector('#step input[type=number]').value === String(n)",
+                           arg=asked, timeout=10_000)
+    moved = asked + 2
+    step.fill(str(moved))
+    step.press("Enter")
+    page.wait_for_function("(n) => document.querySelector('#step-plot .js-plotly-plot')?.layout.title.text"
+                           ".startsWith('Decoding step ' + n + ':')", arg=moved, timeout=10_000)
+    before = page.locator("#ae-lesson").inner_text()
+    translate(page, "The old man is reading a newspaper on a bench.")
+    page.wait_for_function("(t) => document.querySelector('#ae-lesson').innerText !== t", arg=before, timeout=20_000)
+    asked = page.evaluate(STEP_ASKED)
+    assert asked is not None and asked != moved
+    page.wait_for_function("(n) => document.querySelector('#step-plot .js-plotly-plot')?.layout.title.text"
+                           ".startsWith('Decoding step ' + n + ':')", arg=asked, timeout=20_000)
+    assert step.input_value() == str(asked)
+    assert page.errors == []
+
+
 def test_presentation_mode_at_1920_by_1080_is_large_one_view_and_arrow_keys_move_the_step(browser, server):
     ctx = browser.new_context(viewport={"width": 1920, "height": 1080})
     pg = ctx.new_page()

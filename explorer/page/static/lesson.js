@@ -240,15 +240,21 @@
       AE.t("lesson.restart") + "</button></p></div>";
   }
 
-  // The stop's view: its tab (and attention type), then the part the question is about scrolled into sight
-  function show(stop) {
-    AE.showView(stop.view);
+  // The values the stop's question is about in the shown analysis (stop 7's decoding step, stop 6's layer), set by
+  // the hidden button's event (values() reads lesson.view): when the stop opens, and again for a new sentence there
+  function aim(stop) {
     const b = AE.current();
     let q = null;
     try { q = b && b.att ? stop.ask(b) : null; } catch (e) { q = null; }
-    lesson.view = q && q.view ? q.view : null;  // read by values() when the hidden button's event runs
+    lesson.view = q && q.view ? q.view : null;
     const set = document.getElementById("ae-lesson-view");
     if (lesson.view && set) setTimeout(() => set.click(), 0);
+  }
+
+  // The stop's view: its tab (and attention type), then the part the question is about scrolled into sight
+  function show(stop) {
+    AE.showView(stop.view);
+    aim(stop);
     // the part the question is about, in sight: again once the tab settled (presentation mode puts the page at the tab
     // bar after a tab switch, until 800 ms after it; a lazy view is drawn late)
     [120, 1000].forEach((ms) => setTimeout(() => {
@@ -323,7 +329,7 @@
     if (lesson.stop >= 0 && lesson.stop < STOPS.length && body() && body().classList.contains("ae-docked")) {
       // a new analysis asks the stop again; the same one (a view's chain ending after the student answered) keeps
       // the answer and its feedback (views.js parses each analysis once: the same analysis is the same object)
-      if (!AE.current || AE.current() !== lesson.asked) lesson.answered = null;
+      if (!AE.current || AE.current() !== lesson.asked) { lesson.answered = null; aim(STOPS[lesson.stop]); }
       render();
     }
   }
