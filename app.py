@@ -215,7 +215,9 @@ def build() -> gr.Blocks:
                     .then(None, None, None, js="() => { AE.linkRun(); }", **PRIVATE))
 
         translate = dict(fn=ui.translate, inputs=decode_in, outputs=decode_out, **TRANSLATE_WORK, **PRIVATE)
-        after_translate(gr.on([p.go.click, p.text.submit], **translate))
+        # always_last: a Translate while one runs (a student joining a class while the page's own link translates,
+        # a sentence retyped at once) runs after it with the newest sentence, instead of being dropped (Gradio's "once")
+        after_translate(gr.on([p.go.click, p.text.submit], **translate, trigger_mode="always_last"))
         after_translate(p.examples.click(None, [p.examples, p.model], [p.text], js="(i, m) => AE_EXAMPLES[m][i]",
                                          **PRIVATE).then(**translate))
         # a model has its own input form, examples and output: switching fills in its first example and translates

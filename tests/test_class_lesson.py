@@ -177,3 +177,27 @@ def test_the_teacher_paces_the_lesson_and_the_tally_names_the_options(browser, s
             at_stop(s, 3, 1000)
         for pg in (teacher, a, b):
             assert pg.errors == []
+
+
+def test_a_student_whose_link_holds_a_sentence_of_its_own_joins_on_the_teachers(browser, server):  # noqa: F811
+    """A link with both a sentence and a class code (a student's own link, the code added): the page starts to
+    translate its own sentence, the class's view arrives meanwhile, and the page ends on the teacher's sentence and
+    its translation, not its own (a Translate while one ran was dropped: the box said the teacher's sentence while
+    every view and the lesson's questions were about the link's)."""
+    with ExitStack() as stack:
+        teacher = stack.enter_context(opened(browser, server, **LAPTOP))
+        settled(teacher)
+        translate(teacher, "The children are playing football in the park.")
+        teacher.locator("#teach").click()
+        teacher.locator("#class-code").wait_for(timeout=10_000)
+        code = teacher.locator("#class-code").inner_text()
+        want = teacher.locator("#translation textarea").input_value()
+        student = stack.enter_context(opened(browser, f"{server}?text=A%20cat%20sleeps%20on%20the%20sofa.&class={code}",
+                                             **PHONE))
+        banner(student, "Following the teacher", 60_000)
+        shows(student, "The children are playing football in the park.", 60_000)
+        student.wait_for_function("(w) => document.querySelector('#translation textarea').value === w", arg=want,
+                                  timeout=30_000)
+        student.wait_for_timeout(3_000)  # nothing running late puts the link's own sentence back
+        assert student.locator("#translation textarea").input_value() == want
+        assert "children" in student.locator("#status").inner_text()
