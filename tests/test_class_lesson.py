@@ -201,3 +201,32 @@ def test_a_student_whose_link_holds_a_sentence_of_its_own_joins_on_the_teachers(
         student.wait_for_timeout(3_000)  # nothing running late puts the link's own sentence back
         assert student.locator("#translation textarea").input_value() == want
         assert "children" in student.locator("#status").inner_text()
+
+
+def test_stop_6_is_readable_on_a_short_projector_beside_the_class_panel_in_german(browser, server):  # noqa: F811
+    """1366x768 in presentation mode, the class panel beside the page, in German (the longest labels): at stop 6
+    the cross-attention heatmap is wholly on the screen with its row words at least 18 px (the wrapped controls had
+    left it 400 px tall, its words 14 px), and the head control shows its whole value."""
+    with ExitStack() as stack:
+        teacher = stack.enter_context(opened(browser, f"{server}?lang=de", viewport={"width": 1366, "height": 768}))
+        settled(teacher)
+        translate(teacher, "The children are playing football in the park.")
+        teacher.locator("#teach").click()
+        teacher.locator("#class-code").wait_for(timeout=10_000)
+        teacher.locator("#present").click()
+        teacher.locator("#class-lesson-start").click()
+        for n in range(2, 7):
+            teacher.locator("#class-next").click()
+            panel(teacher, f"(Station {n} von 8)")
+        teacher.wait_for_function("() => document.querySelector('#kind input:checked')?.value === 'Cross-attention' && "
+                                  "document.querySelector('#layer input[type=number]')?.value === '2'", timeout=10_000)
+        teacher.wait_for_timeout(1_500)  # the stop's scroll (at 120 ms and 1 s) and the heatmap drawn at its size
+        got = teacher.evaluate("""() => { const r = document.querySelector('#heatmap .main-svg').getBoundingClientRect();
+          const sizes = [...document.querySelectorAll('#heatmap .ytick text')]
+            .map((t) => parseFloat(getComputedStyle(t).fontSize));
+          const head = document.querySelector('#head input');
+          return { top: r.top, bottom: r.bottom, rows: sizes.length, least: Math.min(...sizes),
+                   cut: head.scrollWidth > head.clientWidth + 1 }; }""")
+        assert got["rows"] >= 8 and got["least"] >= 18, got
+        assert got["top"] >= 0 and got["bottom"] <= 768, got
+        assert not got["cut"], got

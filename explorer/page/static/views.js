@@ -212,8 +212,12 @@
     }
     const n = Math.max(bank[q].length, bank[k].length);
     const size = Math.round(Math.min(900, Math.max(420, 22 * n + 160)));
+    // on the projector at least tall enough for 24 px row words (title, margins and column words take 300 px), up to
+    // the screen: a short screen (1366x768, the controls wrapped beside the class panel) scrolls the controls away
+    // instead (the lesson's stop 6 brings the heatmap to the screen's top), rather than squeezing its rows
+    const least = Math.min((window.innerHeight || 1080) - 20, 300 + 26 * bank[q].length);
     const out = base(fig, t("views.heatmap.title", { kind: TITLE[kind], layer: layer, which: which }) + " — " + caption(bank) +
-      "<br><sup>" + sub(bank, kind) + "</sup>", size, "heatmap");
+      "<br><sup>" + sub(bank, kind) + "</sup>", size, "heatmap", least);
     if (state.present) {  // a short screen (1366x768 beside the class panel): the rows' words as large as their rows
       const rows = out.layout.height - 300, room = Math.floor(rows / bank[q].length) - 2;  // title, margins, column words
       if (room < 24) out.layout.yaxis.tickfont = { size: Math.max(12, room) };
