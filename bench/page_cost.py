@@ -39,6 +39,8 @@ WATCH = """(s) => { window.__seen = null; const t0 = performance.now(); window._
   const id = setInterval(() => { const p = document.querySelector('#heatmap .js-plotly-plot');
     if (p && p.layout && String((p.layout.title || {}).text || '').includes(s)) {
       window.__seen = performance.now() - t0; clearInterval(id); } }, 20); }"""
+# each figure's drawing time so far, ms (explorer/page/static/draw_once.js: the main thread inside Plotly.react)
+DRAW_MS = "() => Object.assign({}, (window.AE_DRAWS || {}).ms)"
 STEP_TAB = """() => { const b = [...document.querySelectorAll("button[role='tab']")].find((x) =>
   x.getAttribute('aria-selected') === 'true'); const p = document.querySelector('#step-plot .js-plotly-plot');
   return !!b && b.textContent.trim() === 'Step by step' && !!p && !!p.layout; }"""
@@ -56,11 +58,11 @@ def translate_costs(browser, url: str, screen: dict, repeats: int) -> tuple[list
     page.goto(url)
     settled(page)
     cdp.send("Emulation.setCPUThrottlingRate", {"rate": screen["throttle"]})
-    waits, spent = [], {m: [] for m in METRICS}
+    waits, spent, figures = [], {m: [] for m in METRICS}, {}
     for sentence in (SENTENCES * repeats)[:repeats]:
         page.locator("#sentence textarea").fill(sentence)
         page.wait_for_timeout(500)
-        before = metrics(cdp)
+        before, drawn = metrics(cdp), page.evaluate(DRAW_MS)
         page.evaluate(WATCH, sentence[:20])
         page.locator("#translate").click()
         page.wait_for_function("() => window.__seen !== null", timeout=120_000, polling=100)
@@ -69,7 +71,10 @@ def translate_costs(browser, url: str, screen: dict, repeats: int) -> tuple[list
         after = metrics(cdp)
         for m in METRICS:
             spent[m].append(after[m] - before[m])
+        for fig, ms in page.evaluate(DRAW_MS).items():
+            figures.setdefault(fig, []).append((ms - drawn.get(fig, 0)) / 1000)
     ctx.close()
+    spent |= {f"figure {fig}": v + [0.0] * (repeats - len(v)) for fig, v in sorted(figures.items())}
     return waits, spent
 
 
@@ -109,10 +114,12 @@ def main() -> None:
             for name, screen in SCREENS.items():
                 waits, spent = translate_costs(browser, url, screen, args.repeats)
                 parts = ", ".join(f"{m.removesuffix('Duration').lower()} {statistics.median(v):.3f} s"
-                                  for m, v in spent.items())
+                                  for m, v in spent.items() if not m.startswith("figure "))
+                figures = ", ".join(f"{m.removeprefix('figure ')} {statistics.median(v):.3f} s"
+                                    for m, v in spent.items() if m.startswith("figure "))
                 print(f"{name}: Translate -> heatmap of the sentence: median {statistics.median(waits):.2f} s "
                       f"(min {min(waits):.2f}, max {max(waits):.2f}, {len(waits)} sentences); main thread per "
-                      f"Translate (medians): {parts}")
+                      f"Translate (medians): {parts}; of it drawing figures (medians): {figures or 'none'}")
             follow = follow_cost(browser, url, max(3, args.repeats // 2))
             print(f"teacher's tab change -> a following phone's Step tab drawn (CPU 4x slower): median "
                   f"{statistics.median(follow):.2f} s (min {min(follow):.2f}, max {max(follow):.2f}, {len(follow)})")

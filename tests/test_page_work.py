@@ -18,7 +18,7 @@ RESTYLED_AT_MOST = 10_000  # elements restyled during one Translate (about 3,400
 
 
 def translate(pg, sentence: str) -> None:
-    pg.evaluate("() => { AE_DRAWS.drawn = 0; AE_DRAWS.skipped = 0; AE_DRAWS.by = {}; }")
+    pg.evaluate("() => { AE_DRAWS.drawn = 0; AE_DRAWS.skipped = 0; AE_DRAWS.parked = 0; AE_DRAWS.by = {}; }")
     pg.locator("#sentence textarea").fill(sentence)
     pg.locator("#translate").click()
     pg.wait_for_function("(s) => [...document.querySelectorAll('#heatmap .gtitle')].some((t) => t.textContent"
@@ -27,18 +27,57 @@ def translate(pg, sentence: str) -> None:
     pg.wait_for_timeout(1_500)  # the page settles: what the Translate set off is counted
 
 
+def scrolled_down(pg) -> None:
+    """The whole page scrolled through with the mouse wheel, as a person reads down it (figures nearing the screen
+    are drawn as they come: draw_once.js)."""
+    for _ in range(12):
+        pg.mouse.wheel(0, 600)
+        pg.wait_for_timeout(150)
+    pg.wait_for_timeout(1_000)
+
+
 def test_a_translate_draws_each_figure_of_the_open_tab_once_and_no_hidden_one(page):  # noqa: F811
     settled(page)
     translate(page, "The dog runs in the park.")
     drawn = page.evaluate("() => AE_DRAWS")
-    assert drawn["by"] == {name: 1 for name in OPEN_TAB_FIGURES}, drawn  # once each, and nothing else
+    assert drawn["by"].get("heatmap") == 1 and set(drawn["by"]) <= OPEN_TAB_FIGURES, drawn  # nothing hidden
     assert drawn["skipped"] >= 1, drawn  # Gradio's thrown-away drawings were asked for, and not made
+    scrolled_down(page)  # the figures further down, each drawn once as it nears the screen
+    drawn = page.evaluate("() => AE_DRAWS")
+    assert drawn["by"] == {name: 1 for name in OPEN_TAB_FIGURES}, drawn  # once each, and nothing else
     # another tab opened: its figure drawn once; going back redraws nothing that did not change
     page.evaluate("() => { AE_DRAWS.by = {}; }")
     open_tab(page, "Step by step")
     page.wait_for_function("() => !!document.querySelector('#step-plot .js-plotly-plot')?.layout", timeout=30_000)
     page.wait_for_timeout(1_000)
     assert page.evaluate("() => AE_DRAWS.by")["step-plot"] == 1
+
+
+def test_a_phone_draws_the_figures_far_below_only_when_the_student_scrolls_to_them(browser, server):  # noqa: F811
+    """On a phone the model view and the head statistics lie two and three screens below the heatmap: a Translate
+    draws neither (they cost a throttled phone most of a second: bench/page_cost.py); scrolling down draws each once,
+    with the new sentence, and its text alternative says so."""
+    ctx = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    pg = ctx.new_page()
+    pg.goto(server)
+    settled(pg)
+    translate(pg, "Two children play football.")
+    drawn = pg.evaluate("() => AE_DRAWS")
+    assert "model-view" not in drawn["by"] and "head-stats" not in drawn["by"], drawn
+    assert drawn["parked"] >= 2, drawn
+    for _ in range(14):
+        pg.mouse.wheel(0, 600)
+        pg.wait_for_timeout(150)
+    for name in ("model-view", "head-stats"):
+        pg.wait_for_function("(n) => (AE_DRAWS.by[n] || 0) >= 1", arg=name, timeout=10_000)
+    pg.wait_for_timeout(1_000)
+    drawn = pg.evaluate("() => AE_DRAWS")
+    assert drawn["by"]["model-view"] == 1 and drawn["by"]["head-stats"] == 1, drawn
+    title = pg.evaluate("() => document.querySelector('#model-view .js-plotly-plot').layout.title.text")
+    assert "Two children play football." in title, title
+    pg.wait_for_function("() => (document.querySelector('#model-view .ae-fig-summary')?.textContent || '').length > 20",
+                         timeout=10_000)
+    ctx.close()
 
 
 def test_a_translate_restyles_a_few_thousand_elements_not_the_page_over_and_over(browser, server):  # noqa: F811
