@@ -164,6 +164,9 @@
     if (!L || !window.Plotly) return;
     const box = el.getBoundingClientRect();
     if (!box.width) return;
+    // a drawing found fitting at this width is not measured again (plotly makes a new _fullLayout at every drawing
+    // and relayout): the page's other changes (a status line, a summary) set off this pass many times a Translate
+    if (el.__aeFitted === el._fullLayout && el.__aeFittedWidth === box.width) return;
     // drawn at another width than it has now (its tab was hidden, or laid out anew, when its figure came): drawn
     // again at its own (a Step figure half the projector wide, or wider than a phone, until the step moved)
     const drawn = el._fullLayout && el._fullLayout.width;
@@ -200,7 +203,7 @@
     // once the titles fit (presentation mode lays out its own larger figures: only their titles are fitted there, and
     // given the room they need above the panels)
     if (!Object.keys(update).length) Object.assign(update, untangled(el, L, !!AE.state.present));
-    if (!Object.keys(update).length) return;
+    if (!Object.keys(update).length) { el.__aeFitted = el._fullLayout; el.__aeFittedWidth = box.width; return; }
     try { window.Plotly.relayout(el, update); } catch (e) { /* not drawn yet: the next change tries again */ }
   }
 

@@ -95,6 +95,7 @@
     L.title.font = { size: 13 };
     L.font = Object.assign({}, L.font, { size: 10 });
     L.margin = Object.assign({}, L.margin, { l: 50, r: 8, t: 92 });
+    L.meta = Object.assign({}, L.meta, { aePhone: true });  // laid out for a phone here: phoneServerFigures leaves it
     const axes = Object.keys(L).filter((k) => k.startsWith("coloraxis"));
     axes.forEach((k) => {
       if (axes.length > 1) L[k].showscale = false;
@@ -625,6 +626,7 @@
     const adjust = () => document.querySelectorAll(".js-plotly-plot").forEach((el) => {
       if (!el.layout || el.__aePhone === el.layout || state.present || !window.Plotly) return;
       el.__aePhone = el.layout;
+      if ((el.layout.meta || {}).aePhone) return;  // one of this page's own, made for a phone (forPhone)
       const t = el.layout.title || {}, text = typeof t === "string" ? t : t.text || "";
       try {
         const update = { "title.text": String(text).replace(" — ", "<br>").split("<br>").map((line) =>
