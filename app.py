@@ -220,9 +220,13 @@ def build() -> gr.Blocks:
         after_translate(gr.on([p.go.click, p.text.submit], **translate, trigger_mode="always_last"))
         after_translate(p.examples.click(None, [p.examples, p.model], [p.text], js="(i, m) => AE_EXAMPLES[m][i]",
                                          **PRIVATE).then(**translate))
-        # a model has its own input form, examples and output: switching fills in its first example and translates
-        after_translate(p.model.input(ui.switch_model, p.model, [p.card, p.curves, p.lr_plot, p.text, p.examples,
-                                                                 p.translation], **PRIVATE).then(**translate))
+        # a model has its own input form, examples and output: switching fills in its first example and translates.
+        # Only another model switches: Gradio fires the dropdown's input when focus merely leaves it (Tab, a click
+        # elsewhere), which threw the typed sentence away for example 1 (AE.modelPicked presses the hidden button)
+        p.model.input(None, [p.model, p.shown], None, js="(m, s) => { AE.modelPicked(m, s); }", **PRIVATE)
+        after_translate(gr.Button(elem_id="ae-switch-model", elem_classes=["ae-hidden"]).click(
+            ui.switch_model, p.model, [p.card, p.curves, p.lr_plot, p.text, p.examples, p.translation],
+            **PRIVATE).then(**translate))
 
         # views the browser draws: no server request (page load too: its bank was made at start-up)
         demo.load(None, draw_in, draw_out, js=DRAW, **PRIVATE)

@@ -404,6 +404,36 @@ def test_switching_model_resets_the_controls_so_ablation_runs(page):
     assert page.locator("#ablation-text").get_by_text("Error").count() == 0
 
 
+def test_focus_leaving_the_model_dropdown_keeps_the_typed_sentence(page):
+    """Translate with Enter, then Tab through the Model dropdown, then click into it and out again: the student's
+    sentence and its translation stay (Gradio fires the dropdown's input on blur: the page used to switch to the
+    same model, put example 1 in the box and translate it). Choosing another model still switches."""
+    from model.translator import available
+
+    settled(page)
+    box = page.locator("#sentence textarea")
+    box.fill("My own sentence about a red bicycle.")
+    box.press("Enter")
+    page.wait_for_function("() => document.querySelector('#status').innerText.includes('red bicycle')", timeout=60_000)
+    mine = translation(page)
+    page.keyboard.press("Tab")
+    page.keyboard.press("Tab")
+    page.locator("#model input").click()
+    page.keyboard.press("Escape")
+    box.click()
+    page.wait_for_timeout(3_000)  # a switch would have put example 1 in the box and translated it by now
+    assert box.input_value() == "My own sentence about a red bicycle."
+    assert translation(page) == mine
+    others = [m for m in available() if m != MODEL]
+    if others:
+        page.locator("#model input").click()
+        page.get_by_role("option", name=others[0]).click()
+        page.wait_for_function("(m) => document.querySelector('#status').innerText.includes(m)", arg=others[0],
+                               timeout=60_000)
+        assert box.input_value() != "My own sentence about a red bicycle."  # the other model's first example
+    assert page.errors == []
+
+
 def test_an_example_click_translates(page):
     settled(page)
     if MODEL != "en-de":

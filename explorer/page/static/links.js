@@ -363,11 +363,26 @@
     if (button) button.click();
   }
 
+  // The Model dropdown's input (app.py): another model than the page's switches to it (the hidden button); the same
+  // one (focus leaving the dropdown, or the model chosen again) changes nothing. The page's model: the shown
+  // analysis's, or the one just switched to while its first translation is still on its way.
+  let switched = null, switchedAt = 0;
+  function modelPicked(model, shown) {
+    let was = null;
+    try { was = JSON.parse(shown).model || null; } catch (e) { was = null; }
+    const current = switched && was !== switched && Date.now() - switchedAt < 30000 ? switched : was;
+    if (!model || model === current) return;
+    switched = model;
+    switchedAt = Date.now();
+    const button = document.getElementById("ae-switch-model");
+    if (button) button.click();
+  }
+
   // "Start over": the page without any link state, as a first visit opens it (the student is asked first).
   function startOver() {
     if (window.confirm && !window.confirm(t("views.link.start_over"))) return;
     window.location.href = window.location.pathname;
   }
 
-  Object.assign(AE, { startOver, scrollToView, linkExtras, linkRun, linkQuery, follow, followIn, followGo, NO_RUNS, linkIn, linkGo, linkView, linkOut, linkNote, link, openTabButton, showView });
+  Object.assign(AE, { modelPicked, startOver, scrollToView, linkExtras, linkRun, linkQuery, follow, followIn, followGo, NO_RUNS, linkIn, linkGo, linkView, linkOut, linkNote, link, openTabButton, showView });
 })();
