@@ -71,6 +71,11 @@ def test_answers_count_once_and_are_revealed_to_the_class_only_when_the_teacher_
     refused(rooms.answer, code, students[0].sid, "stop 6", 7, 4, words="option from 0 to 3")
     refused(rooms.answer, code, students[0].sid, "stop 6", True, 4, words="option")
     refused(rooms.answer, code, students[0].sid, "&quot;);alert(1)//", 0, 4, words="only letters")
+    # an answer refused for its question's ids (no list of names) is refused whole: never counted
+    late = rooms.join(code, "", "1.2.3.5")[1]
+    for ids in ({"a": 1}, ["a"], "abcd"):
+        refused(rooms.answer, code, late.sid, "stop 7", 1, 2, ids, words="options")
+    assert "stop 7" not in room.for_teacher()["tallies"] and room.for_student(late.sid)["mine"] == {}
 
 
 def test_a_shown_view_reaches_every_follower_and_a_student_exploring_alone_is_not_moved():

@@ -664,17 +664,19 @@ class Rooms:
             raise RoomError(t("class.err.options", n=MAX_OPTIONS))
         if not isinstance(option, int) or isinstance(option, bool) or not 0 <= option < options:
             raise RoomError(t("class.err.answer", last=options - 1))
+        # every check before any change: a refused answer (ids that are no list of names) is never counted
+        question = option_ids(ids, options) if ids is not None else None
         asked = room.questions.get(name)
         if asked is not None:  # the teacher's question: only an answer to it counts
-            if ids is None or options != len(asked["options"]) or option_ids(ids, options) != asked.get("ids", asked["options"]):
+            if question is None or options != len(asked["options"]) or question != asked.get("ids", asked["options"]):
                 raise RoomError(t("class.err.other_question"), 409)
         else:  # no teacher's question there (yet): no answer refuses another; the tally is as long as the longest
             room.options[name] = max(room.options.get(name, 0), options)
         votes = room.answers.setdefault(name, {})
         if sid not in votes:  # a later answer changes nothing, so it wakes nobody
             votes[sid] = option
-            if asked is None and ids is not None:  # which question it answers: kept if the teacher asks the same
-                room.early.setdefault(name, {})[sid] = option_ids(ids, options)
+            if asked is None and question is not None:  # which question it answers: kept if the teacher asks the same
+                room.early.setdefault(name, {})[sid] = question
             room.bump(follower=name in room.revealed)
         return room
 
