@@ -434,9 +434,9 @@
       // brought back, or following again: the teacher's view and the teacher's stop of the lesson, both taken anew
       // (a student whose own Next had moved their lesson stayed at their stop under the teacher's view)
       if (d.back !== room.back) {
-        Object.assign(room, { back: d.back, following: true, last: null, editNote: false, lessonSeen: null });
+        Object.assign(room, { back: d.back, following: true, last: null, editNote: false, lessonSeen: null, rejoin: true });
       } else if (!room.editedAt || Date.now() - room.editedAt > 5000) {
-        if (d.following && !room.following) Object.assign(room, { last: null, lessonSeen: null });  // follow again (this page or another of mine)
+        if (d.following && !room.following) Object.assign(room, { last: null, lessonSeen: null, rejoin: true });  // follow again (this page or another of mine)
         room.following = d.following;
       }
       banner();
@@ -449,8 +449,10 @@
       else if (d.run !== room.run) { room.run = d.run; if (AE.lesson && AE.lesson.newRun) AE.lesson.newRun(); }  // started anew
       if (room.following && d.lesson >= 0 && d.lesson !== room.lessonSeen && AE.lesson && AE.lesson.at) {
         room.lessonSeen = d.lesson;
-        AE.lesson.at(d.lesson);
+        // brought back: the stop shown anew (unfolded, its view in sight), even the one this page is at already
+        if (room.rejoin && AE.lesson.rejoin) AE.lesson.rejoin(d.lesson); else AE.lesson.at(d.lesson);
       }
+      room.rejoin = false;
       if (AE.lesson && AE.lesson.refreshClass) AE.lesson.refreshClass();
     });
     es.onerror = async () => {

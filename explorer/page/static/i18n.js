@@ -119,8 +119,11 @@
   function follow(code) {
     code = known(code);
     if (!code) return false;
+    // the class's language last taken, per class: a tab that joins another class (a new lesson in the same browser
+    // tab) takes that class's language, even one this tab took before (it stayed English for a German teacher)
+    const room = AE.room && AE.room.state, key = "ae-room-lang-" + ((room && room.code) || "");
     let last = null;
-    try { last = sessionStorage.getItem("ae-room-lang"); sessionStorage.setItem("ae-room-lang", code); } catch (e) { last = null; }
+    try { last = sessionStorage.getItem(key); sessionStorage.setItem(key, code); } catch (e) { last = null; }
     if (code === last || code === lang) return false;
     setLang(code, false);
     return true;

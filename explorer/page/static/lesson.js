@@ -255,8 +255,12 @@
   function show(stop) {
     AE.showView(stop.view);
     aim(stop);
-    // the part the question is about, in sight: again once the tab settled (presentation mode puts the page at the tab
-    // bar after a tab switch, until 800 ms after it; a lazy view is drawn late)
+    inSight(stop);
+  }
+
+  // the part the question is about, in sight: again once the tab settled (presentation mode puts the page at the tab
+  // bar after a tab switch, until 800 ms after it; a lazy view is drawn late)
+  function inSight(stop) {
     [120, 1000].forEach((ms) => setTimeout(() => {
       if (lesson.stop < 0 || STOPS[lesson.stop] !== stop) return;
       const el = document.querySelector(stop.focus);
@@ -329,7 +333,8 @@
     if (lesson.stop >= 0 && lesson.stop < STOPS.length && body() && body().classList.contains("ae-docked")) {
       // a new analysis asks the stop again; the same one (a view's chain ending after the student answered) keeps
       // the answer and its feedback (views.js parses each analysis once: the same analysis is the same object)
-      if (!AE.current || AE.current() !== lesson.asked) { lesson.answered = null; aim(STOPS[lesson.stop]); }
+      // a new sentence: its question's view set, and brought into sight (the teacher typed it at the page's top)
+      if (!AE.current || AE.current() !== lesson.asked) { lesson.answered = null; aim(STOPS[lesson.stop]); inSight(STOPS[lesson.stop]); }
       render();
     }
   }
@@ -388,6 +393,16 @@
     render();
   }
 
+  // Brought back by the teacher (Bring everyone back, Follow again): the teacher's stop shown anew, unfolded, with
+  // its view in sight, even where this page's lesson is at that stop already (a student who had scrolled away)
+  function rejoin(stop) {
+    if (!body() || stop < 0) { at(stop); return; }
+    lesson.folded = null;
+    if (stop !== lesson.stop) { at(stop); return; }
+    if (lesson.stop < STOPS.length) show(STOPS[lesson.stop]);
+    render();
+  }
+
   // Following moved the page while a question is open: the question stays, and says so. -> whether it did (a
   // following page about to show ``tab`` with the lesson going to ``stop``)
   function moving(tab, stop) {
@@ -431,7 +446,7 @@
     if (stop !== null && /^\d+$/.test(stop) && lesson.stop < 0) at(Number(stop));
   }
 
-  AE.lesson = { start, go, answer, fold, cover, end, again, refresh, refreshClass, at, moving, values, resume, newRun, state: lesson, stops: STOPS.length,
+  AE.lesson = { start, go, answer, fold, cover, end, again, refresh, refreshClass, at, rejoin, moving, values, resume, newRun, state: lesson, stops: STOPS.length,
     title: (i) => (STOPS[i] ? STOPS[i].title : ""),
     // the part the running stop asks about, when it is on ``tab`` (sight.js brings it into a follower's sight)
     partOf: (tab) => (lesson.stop >= 0 && lesson.stop < STOPS.length && STOPS[lesson.stop].view.tab === tab ? STOPS[lesson.stop].focus : null) };

@@ -269,9 +269,22 @@
     }
     layout.coloraxis = { colorscale: BLUES, cmin: 0, cmax: 1, colorbar: { title: { text: t("views.weight") } } };
     const panel = long ? 260 : 210;
-    return plot(base({ data: data, layout: layout }, t("views.model.title", { kind: TITLE[kind] }) + " — " + caption(bank) + "<br><sup>" +
+    const out = base({ data: data, layout: layout }, t("views.model.title", { kind: TITLE[kind] }) + " — " + caption(bank) + "<br><sup>" +
       t("views.model.sub") + (Math.max(bank[q].length, bank[k].length) > PANEL_LABELS ? t("views.model.long") : "") +
-      "</sup>", panel * nL + 160, "screen"));
+      "</sup>", panel * nL + 160, "screen");
+    if (state.present) {  // the token words as large as a panel's rows and columns hold (1366x768: 13 px rows), or none
+      const rowPx = (out.layout.height - 330) * (1 - 0.06 * (nL - 1)) / nL / bank[q].length;
+      const colPx = (tabsWidth() - 260) * (1 - 0.02 * (nH - 1)) / nH / bank[k].length;
+      for (let i = 0; i < nL * nH; i++) {
+        const a = i === 0 ? "" : String(i + 1);
+        [["yaxis" + a, rowPx], ["xaxis" + a, colPx]].forEach(([axis, px]) => {
+          const size = Math.min(24, Math.floor(px) - 2);
+          if (size >= 10) out.layout[axis].tickfont = { size };
+          else Object.assign(out.layout[axis], { showticklabels: false, title: { text: "" } });  // the panels' titles still count the heads
+        });
+      }
+    }
+    return plot(out);
   }
 
   // Head statistics (viz/attention.py head_statistics_figure): the statistics that mean something for this kind,
