@@ -302,6 +302,8 @@ def test_positional_and_lens_are_drawn_in_the_browser_and_equal_the_model(page):
     table = h.model_for(MODEL).model.positional.table[: z.shape[0]].numpy()
     assert z.shape == table.shape and np.abs(z - table).max() < 1e-5
     sentence = page.locator("#sentence textarea").input_value()
+    page.locator("#pe-sentence").scroll_into_view_if_needed()  # a figure further down is drawn as it nears the screen
+    rendered_plot(page, "pe-sentence")
     norms = plot_data(page, "pe-sentence")
     a = h.analysis(Request.parse(sentence, MODEL))
     emb = a.cache["src_embed"][0]
@@ -314,6 +316,7 @@ def test_positional_and_lens_are_drawn_in_the_browser_and_equal_the_model(page):
     dims.fill("4, 5")
     page.wait_for_function("() => document.querySelector('#pe-waves .js-plotly-plot').data.length === 2", timeout=10_000)
     open_tab(page, "Experiments")
+    page.locator("#lens-plot").scroll_into_view_if_needed()
     rendered_plot(page, "lens-plot")
     lens = plot_data(page, "lens-plot")[0]
     top, p = lens_top(a.lens_layers, a.unembed, a.blocked_ids)
@@ -858,6 +861,9 @@ def test_a_new_sentence_at_the_step_stop_shows_the_step_its_new_question_asks_ab
     page.wait_for_function("(n) => document.querySelector('#step-plot .js-plotly-plot')?.layout.title.text"
                            ".startsWith('Decoding step ' + n + ':')", arg=asked, timeout=20_000)
     assert step.input_value() == str(asked)
+    # and the figure is in sight again (the sentence was typed at the page's top)
+    page.wait_for_function("() => { const r = document.querySelector('#step-plot').getBoundingClientRect();"
+                           " return r.height > 0 && r.top >= -2 && r.top < innerHeight / 2; }", timeout=10_000)
     assert page.errors == []
 
 

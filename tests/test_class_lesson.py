@@ -168,6 +168,17 @@ def test_the_teacher_paces_the_lesson_and_the_tally_names_the_options(browser, s
         teacher.locator("#class-panel button", has_text="Bring everyone back").first.click()
         banner(a, "Following the teacher")
         at_stop(a, 3)
+        # a student at the teacher's stop who looked elsewhere (explored, scrolled to the page's top): brought back,
+        # the stop's view (Inside a head's figure) is in sight again, not only the banner changed
+        b.locator("#class-banner button", has_text="Explore on my own").click()
+        banner(b, "Exploring on your own")
+        b.mouse.wheel(0, -20_000)
+        b.wait_for_function("() => scrollY === 0", timeout=5_000)
+        teacher.locator("#class-panel button", has_text="Bring everyone back").first.click()
+        banner(b, "Following the teacher")
+        b.wait_for_function("() => { const r = document.querySelector('#inside-plot').getBoundingClientRect();"
+                            " return r.height > 0 && r.top >= -2 && r.top < innerHeight / 2; }", timeout=10_000)
+        at_stop(b, 3, 1000)
 
         # following moves no one away from an open question without saying so
         open_tab(teacher, "Compare")
@@ -203,10 +214,18 @@ def test_a_student_whose_link_holds_a_sentence_of_its_own_joins_on_the_teachers(
         assert "children" in student.locator("#status").inner_text()
 
 
+# pairs of labels (the selector's elements, top to bottom) whose boxes run into each other by more than 2 px
+OVERLAPS = """(s) => { const r = [...document.querySelectorAll(s)].filter((e) => e.textContent)
+  .map((e) => [e.textContent, e.getBoundingClientRect()]).sort((a, b) => a[1].top - b[1].top);
+  return r.slice(1).filter((x, i) => x[1].top < r[i][1].bottom - 2 && x[1].left < r[i][1].right &&
+    r[i][1].left < x[1].right).map((x, i) => [r[i][0], x[0]]); }"""
+
+
 def test_stop_6_is_readable_on_a_short_projector_beside_the_class_panel_in_german(browser, server):  # noqa: F811
-    """1366x768 in presentation mode, the class panel beside the page, in German (the longest labels): at stop 6
-    the cross-attention heatmap is wholly on the screen with its row words at least 18 px (the wrapped controls had
-    left it 400 px tall, its words 14 px), and the head control shows its whole value."""
+    """1366x768 in presentation mode, the class panel beside the page, in German (the longest labels): at stop 4
+    the model view's token words do not run into each other; at stop 6 the cross-attention heatmap is wholly on the
+    screen with its row words at least 18 px (the wrapped controls had left it 400 px tall, its words 14 px), and
+    the head control shows its whole value."""
     with ExitStack() as stack:
         teacher = stack.enter_context(opened(browser, f"{server}?lang=de", viewport={"width": 1366, "height": 768}))
         settled(teacher)
@@ -218,6 +237,12 @@ def test_stop_6_is_readable_on_a_short_projector_beside_the_class_panel_in_germa
         for n in range(2, 7):
             teacher.locator("#class-next").click()
             panel(teacher, f"(Station {n} von 8)")
+            if n == 4:  # the model view: its token words never written over each other (24 px words in 13 px rows)
+                teacher.wait_for_function("() => !!document.querySelector('#model-view .js-plotly-plot')?.layout",
+                                          timeout=10_000)
+                teacher.wait_for_timeout(1_000)
+                over = teacher.evaluate(OVERLAPS, "#model-view .ytick text")
+                assert over == [], over
         teacher.wait_for_function("() => document.querySelector('#kind input:checked')?.value === 'Cross-attention' && "
                                   "document.querySelector('#layer input[type=number]')?.value === '2'", timeout=10_000)
         teacher.wait_for_timeout(1_500)  # the stop's scroll (at 120 ms and 1 s) and the heatmap drawn at its size

@@ -5,8 +5,8 @@
 // script reading the page never finds it gone) and then draws only into elements still on the page, the newest figure
 // of each: the thrown-away drawing is never made. A resize asked for before that drawing is left to it.
 //
-// And only near the screen: a figure more than a screen below the window or above it (a phone's model view and head
-// statistics, a laptop's head statistics), or not laid out at all (a closed tab, a view presentation mode hides), is
+// And only near the screen: a figure (but a tab's main view) more than a screen below the window or above it (a
+// phone's model view and head statistics, a laptop's head statistics), or not laid out at all (a closed tab, a view presentation mode hides), is
 // parked and drawn when it comes within that distance (an IntersectionObserver): a Translate on a phone draws the
 // heatmap it shows, not the two figures two screens further down.
 (function () {
@@ -31,8 +31,12 @@
       counts.ms[id] = (counts.ms[id] || 0) + performance.now() - t0;
       return done;
     }
+    // each tab's main view (sight.js VIEWS): drawn wherever it is, as soon as it is laid out (a 320 px phone's
+    // heatmap lies more than two screens below the sentence box; a student looks for it right after Translate)
+    const MAIN = new Set(["heatmap", "step-plot", "pe-table", "inside-plot", "compare-view"]);
     function near(gd) {
       if (!gd.getClientRects().length) return false;  // not laid out: a closed tab or panel
+      if (MAIN.has(((gd.closest && gd.closest("[id]")) || {}).id)) return true;
       const r = gd.getBoundingClientRect(), h = window.innerHeight || 800;
       return r.bottom >= -h && r.top <= 2 * h;  // as MARGIN says
     }
