@@ -221,6 +221,11 @@ OVERLAPS = """(s) => { const r = [...document.querySelectorAll(s)].filter((e) =>
     r[i][1].left < x[1].right).map((x, i) => [r[i][0], x[0]]); }"""
 
 
+PANEL_PLACES = """() => { const b = (s) => document.querySelector(s).getBoundingClientRect();
+  return { answered: b('#class-now .ae-class-answered').bottom, actions: b('.ae-class-actions').top,
+           bottom: b('#class-bring-back').bottom }; }"""
+
+
 def test_stop_6_is_readable_on_a_short_projector_beside_the_class_panel_in_german(browser, server):  # noqa: F811
     """1366x768 in presentation mode, the class panel beside the page, in German (the longest labels): at stop 4
     the model view's token words do not run into each other; at stop 6 the cross-attention heatmap is wholly on the
@@ -240,9 +245,11 @@ def test_stop_6_is_readable_on_a_short_projector_beside_the_class_panel_in_germa
             if n == 4:  # the model view: its token words never written over each other (24 px words in 13 px rows)
                 teacher.wait_for_function("() => !!document.querySelector('#model-view .js-plotly-plot')?.layout",
                                           timeout=10_000)
-                teacher.wait_for_timeout(1_000)
-                over = teacher.evaluate(OVERLAPS, "#model-view .ytick text")
-                assert over == [], over
+                try:  # (its last drawing: the stop's own view settles within a few seconds)
+                    teacher.wait_for_function(f"() => ({OVERLAPS})('#model-view .ytick text').length === 0",
+                                              timeout=8_000)
+                except Exception:
+                    raise AssertionError(teacher.evaluate(OVERLAPS, "#model-view .ytick text")) from None
         teacher.wait_for_function("() => document.querySelector('#kind input:checked')?.value === 'Cross-attention' && "
                                   "document.querySelector('#layer input[type=number]')?.value === '2'", timeout=10_000)
         teacher.wait_for_timeout(1_500)  # the stop's scroll (at 120 ms and 1 s) and the heatmap drawn at its size
@@ -255,3 +262,9 @@ def test_stop_6_is_readable_on_a_short_projector_beside_the_class_panel_in_germa
         assert got["rows"] >= 8 and got["least"] >= 18, got
         assert got["top"] >= 0 and got["bottom"] <= 768, got
         assert not got["cut"], got
+        # the panel: after Reveal (the model's answer marked: a line more) the options and the count of answers stand
+        # above Back / Reveal / Next / Bring everyone back, not under them
+        teacher.locator("#class-reveal").click()
+        teacher.locator("#class-now-tally li.ae-right").wait_for(timeout=10_000)
+        place = teacher.evaluate(PANEL_PLACES)
+        assert place["answered"] <= place["actions"] + 1 and place["bottom"] <= 768, place
