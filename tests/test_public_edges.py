@@ -39,6 +39,29 @@ def test_uploads_are_refused_and_nothing_is_stored(server):
     assert not {p for p in gradio_files() - before if p.name == "big.bin"}
 
 
+def test_recordings_are_refused_and_nothing_is_stored(server):
+    """Gradio's /gradio_api/process_recording took a file of any size and left it in the temp folder for good."""
+    url, _ = server
+    before = gradio_files()
+    r = httpx.post(url + "gradio_api/process_recording", files={"video": ("clip.webm", b"\0" * 2_000_000)},
+                   timeout=60)
+    assert r.status_code == 403 and "no file uploads" in r.json()["error"]
+    assert not {p for p in gradio_files() - before if p.stat().st_size >= 1_000_000}
+
+
+def test_a_body_over_a_megabyte_gets_413_before_it_is_read(server, capfd):
+    """A request body larger than any this app sends (a 2 MB JSON to the queue, as an attacker sent 200 MB ones that
+    Gradio read whole into memory) gets 413 and one log line; a Translate still answers."""
+    url, _ = server
+    body = b'{"data": ["' + b"a" * 2_000_000 + b'"], "fn_index": 0, "session_hash": "x"}'
+    r = httpx.post(url + "gradio_api/queue/join", content=body, headers={"content-type": "application/json"},
+                   timeout=60)
+    assert r.status_code == 413 and "at most 1,000,000" in r.json()["error"]
+    assert "Traceback" not in capfd.readouterr().err
+    event, _ = call(url, "translate", [SENTENCE])
+    assert event == "complete"
+
+
 def test_an_over_long_url_gets_414_with_a_short_message_and_no_traceback(server, capfd):
     url, _ = server
     capfd.readouterr()

@@ -3,7 +3,11 @@
 Plain ASGI, outside Gradio's routes (app.serve puts it in the middleware list):
 
 - uploads are refused (403): the app has no upload component and no endpoint takes a file, yet Gradio's
-  ``/gradio_api/upload`` would store whatever is posted to it (20 MB a file) in its temp folder for good;
+  ``/gradio_api/upload`` would store whatever is posted to it (20 MB a file) in its temp folder for good, and
+  ``/gradio_api/process_recording`` any size (an attacker left 1,060 MB in /tmp with 6 posts);
+- a request body over MAX_BODY bytes gets 413 (by its Content-Length; one sent in chunks is cut off there): the
+  app's requests carry a sentence and a few numbers, yet Gradio read 200 MB JSON bodies whole into memory (RSS
+  +400 MB each, a 3.6 GB peak with four at once);
 - a URL longer than MAX_URL characters gets 414 (a link of this app is at most a few KB: the sentence is at
   most 300 characters, 3.6 KB percent-encoded at the worst), where Gradio answered a 65 KB one with a 500 and
   a 90-line traceback in the log;
@@ -27,7 +31,8 @@ from explorer.serving.listeners import CALL_PREFIX
 log = logging.getLogger("attention-explorer")
 
 MAX_URL = 16_384  # characters of path + query string
-UPLOAD_PATHS = ("/gradio_api/upload", "/upload")
+MAX_BODY = 1_000_000  # bytes of a request body (a Translate's is well under 4 KB; a class route's at most 16 KB)
+UPLOAD_PATHS = ("/gradio_api/upload", "/upload", "/gradio_api/process_recording", "/process_recording")
 
 
 async def answer(send, status: int, message: str) -> None:
@@ -37,18 +42,49 @@ async def answer(send, status: int, message: str) -> None:
     await send({"type": "http.response.body", "body": body})
 
 
-def refusal(method: str, path: str, query: bytes, names: frozenset[str]) -> tuple[int, str] | None:
+def declared_length(headers: Iterable[tuple[bytes, bytes]]) -> int | None:
+    """The Content-Length a request declares (None without one, or one that is no number)."""
+    for name, value in headers:
+        if name.lower() == b"content-length":
+            try:
+                return int(value)
+            except ValueError:
+                return None
+    return None
+
+
+def refusal(method: str, path: str, query: bytes, names: frozenset[str],
+            length: int | None = None) -> tuple[int, str] | None:
     """-> (status, message) for a request this app never needs, else None (Gradio answers it)."""
     if len(path) + len(query) > MAX_URL:
         return 414, f"This address is {len(path) + len(query):,} characters long; links of this app are at most {MAX_URL:,}."
     if method == "POST" and path.rstrip("/") in UPLOAD_PATHS:
         return 403, "This app takes no file uploads."
+    if length is not None and length > MAX_BODY:
+        return 413, f"This request's body is {length:,} bytes; this app's requests are at most {MAX_BODY:,}."
     if path.startswith(CALL_PREFIX):
         name = path[len(CALL_PREFIX):].split("/", 1)[0]
         if name not in names:
             shown = name if len(name) <= 40 else name[:40] + "…"
             return 404, f"No endpoint named {shown!r}. Endpoints: {', '.join(sorted(names))}."
     return None
+
+
+def capped(receive):
+    """``receive`` that ends a request as if its client had gone once its body passed MAX_BODY bytes (Gradio stops
+    reading it and answers nobody; one log line says so)."""
+    seen = 0
+
+    async def wrapped() -> dict[str, Any]:
+        nonlocal seen
+        message = await receive()
+        if message.get("type") == "http.request":
+            seen += len(message.get("body", b""))
+            if seen > MAX_BODY:
+                log.warning("cut off a request body at %s bytes (at most %s)", f"{seen:,}", f"{MAX_BODY:,}")
+                return {"type": "http.disconnect"}
+        return message
+    return wrapped
 
 
 class Edges:
@@ -61,12 +97,13 @@ class Edges:
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
         method, path, query = scope.get("method", ""), scope.get("path", ""), scope.get("query_string", b"")
-        why = refusal(method, path, query, self.names)
+        why = refusal(method, path, query, self.names, declared_length(scope.get("headers", ())))
         if why is not None:
             self.refused += 1
             status, message = why
             log.warning("refused %s %s: %s", method, path[:80], message[:120])
             return await answer(send, status, message)
+        receive = capped(receive)  # a body sent in chunks, without a length: cut off at MAX_BODY
         key = listeners.stream_key(method, path, query)
         if key is None:
             return await self.app(scope, receive, send)
