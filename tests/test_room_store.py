@@ -59,3 +59,19 @@ def test_ended_and_expired_rooms_are_deleted_and_the_store_is_bounded(tmp_path, 
 def test_memory_only_when_asked(monkeypatch):
     monkeypatch.setenv("ATTENTION_EXPLORER_ROOMS", "memory")
     assert RoomStore.from_env() is None
+
+
+def test_the_rooms_file_is_readable_by_its_owner_only(tmp_path):
+    """It holds student ids (whoever holds one answers as that student): 0600, its WAL file too, and a file made
+    readable to all before is made private again."""
+    import os
+    import stat
+
+    path = tmp_path / "rooms.sqlite3"
+    path.touch(mode=0o644)
+    os.chmod(path, 0o644)
+    rooms = Rooms(RoomStore(str(path)))
+    code, _ = rooms.open()
+    rooms.join(code, "Ana")
+    for f in (path, tmp_path / "rooms.sqlite3-wal"):
+        assert f.exists() and stat.S_IMODE(f.stat().st_mode) == 0o600, (f, oct(f.stat().st_mode))
