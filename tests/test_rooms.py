@@ -280,3 +280,15 @@ def test_a_lesson_started_anew_counts_its_answers_afresh_and_survives_a_restart(
     version = room.version
     rooms.lesson_at(code, key, 0, ["6", "7", "8", "9"], 2, fresh="yes")  # only true starts anew
     assert room.version == version and room.run == 1
+
+
+def test_a_student_is_told_which_question_their_answers_answer():
+    """The question the teacher asked at a stop goes to each student with their answers (its ids, no answer): a page
+    that already shows a new question there (a view shown to everyone) can tell an answer to the old one apart."""
+    rooms = Rooms()
+    code, key = rooms.open()
+    _, s = rooms.join(code, "Ana")
+    rooms.lesson_at(code, key, 5, ["The (#0)", "dogs (#1)"], 1, True, ["The (#0)", "dogs (#1)"])
+    rooms.answer(code, s.sid, "stop 6", 1, 2, ["The (#0)", "dogs (#1)"])
+    mine = rooms.rooms[code].for_student(s.sid)
+    assert mine["mine"] == {"stop 6": 1} and mine["asked"] == {"stop 6": ["The (#0)", "dogs (#1)"]}

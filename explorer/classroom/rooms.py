@@ -256,6 +256,10 @@ class Room:
                 "ended_key": ended_key(self.ended) if self.ended else "",
                 "following": bool(me and me.following), "nick": me.nick if me else "",
                 "mine": {stop: votes[sid] for stop, votes in self.answers.items() if sid in votes},
+                # the question each stop's answers answer (the teacher's, in words no language changes): a page that
+                # shows another question there (a view shown to everyone, translated before the teacher's new
+                # question reached the room) takes no answer of the old one for it
+                "asked": {stop: q.get("ids", q["options"]) for stop, q in self.questions.items()},
                 "revealed": {stop: self.tally(stop) for stop in sorted(self.revealed)},
                 "shown": self.shown, "back": self.back, "lesson": self.stop, "run": self.run}
 
