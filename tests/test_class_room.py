@@ -83,6 +83,7 @@ def test_a_teacher_and_two_students(browser, server):  # noqa: F811
         a.locator("#class-banner button", has_text="Send my view").click()
         teacher.locator("#class-shares", has_text="<b>look</b> at the cat").wait_for(timeout=10_000)
         assert teacher.locator("#class-shares b", has_text="look").count() == 0  # shown as text, not markup
+        assert "A cat sleeps on the sofa." in teacher.locator("#class-shares q").first.inner_text()  # its sentence
         teacher.locator("#class-shares button", has_text="Show to everyone").first.click()
         shows(b, "A cat sleeps on the sofa.")
 

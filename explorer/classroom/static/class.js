@@ -358,7 +358,10 @@
       AE.t("class.answered_count", { n: n.answered }) + tallyLine(n) + (d.revealed.includes(n.stop) ?
         " <i>" + AE.t("class.revealed") + "</i>" : " <button onclick='AE.room.reveal(" + attr(n.stop) + ")'>" + AE.t("class.reveal") +
         "</button>") + "</li>").join("");
+    // each view sent in says its sentence (what Show to everyone would put on every screen), not only who and a note
+    const sentence = (s) => { try { return new URLSearchParams(s.state || "").get("text") || ""; } catch (e) { return ""; } };
     const shares = d.shares.slice().reverse().map((s) => "<li><b>" + esc(s.nick) + "</b>" + (s.note ? ": " + esc(s.note) : "") +
+      (sentence(s) ? " <q lang='en'>" + esc(sentence(s).slice(0, 80)) + (sentence(s).length > 80 ? "…" : "") + "</q>" : "") +
       " <button onclick='AE.room.show(" + attr(s.id) + ")'>" + AE.t("class.show") + "</button>" +
       " <button onclick='AE.room.remove(" + attr(s.id) + ")'>" + AE.t("class.remove") + "</button></li>").join("");
     const counts = { n: d.students, following: d.following, exploring: d.exploring };
@@ -587,6 +590,12 @@
     return room.role === "student" && d && d.mine && Number.isInteger(d.mine[stop]) ? d.mine[stop] : null;
   }
 
+  // the question the room holds this student's answers at a stop for (its ids), or null where the teacher asked none
+  function asked(stop) {
+    const d = room.data;
+    return room.role === "student" && d && d.asked && Array.isArray(d.asked[stop]) ? d.asked[stop] : null;
+  }
+
   function revealed(stop) {
     const d = room.data;
     return room.role === "student" && d && d.revealed ? d.revealed[stop] || null : null;
@@ -638,7 +647,7 @@
   // a reload or a closed tab closes the stream too: that is no end of the class (the key stays for the reload)
   ["pagehide", "beforeunload"].forEach((type) => window.addEventListener(type, () => { room.leaving = true; close(); }));
 
-  AE.room = { teach, push, lessonAt, joinCode, share, shareView, answer, revealed, told, mine, leave, start, state: room,
+  AE.room = { teach, push, lessonAt, joinCode, share, shareView, answer, revealed, told, mine, asked, leave, start, state: room,
     reveal: (stop) => send("reveal", { stop }), show: (id) => send("show", { share: id }),
     remove: (id) => send("remove", { share: id }), lesson: lessonMove,
     qr: () => { room.qrOpen = !room.qrOpen; render(); const b = document.getElementById("class-qr-toggle"); if (b) b.focus(); },
