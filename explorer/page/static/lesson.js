@@ -45,7 +45,9 @@
 
   const STOPS = [
     { title: "lesson.s1.title", look: "lesson.s1.look", recap: "lesson.s1.recap",
-      view: { tab: "attend" }, focus: "#pieces",
+      // (on the projector the heatmap, whose columns the class counts: the pieces above it and the heatmap do not
+      // both fit a screen, and the pieces are covered until the question is answered)
+      view: { tab: "attend" }, focus: "#pieces", present: "#heatmap",
       ask: (b) => {
         const n = b.src.length;
         return Object.assign(options(number(n), [n - 1, n + 1, n + 2].map(number)), {
@@ -158,8 +160,12 @@
     // sentence) is theirs still: taken from the room once for each analysis of the room's sentence (a page that first
     // showed another sentence, its own example or a view of its own, asked another question: it marked that one)
     const heard = roomSentence(b);
-    const kept = heard && lesson.restored[stopKey()] !== b ? AE.room.mine(stopKey()) : null;
-    if (heard) lesson.restored[stopKey()] = b;
+    // (and only an answer to this question: a view shown to everyone is a new one, whose answers start afresh, and
+    // this page may have it before the room does: then the room's answer is to the old one, and no answer here)
+    const room = heard && AE.room.asked ? AE.room.asked(stopKey()) : null;
+    const same = !room || !q.ids || JSON.stringify(room) === JSON.stringify(q.ids);
+    const kept = heard && same && lesson.restored[stopKey()] !== b ? AE.room.mine(stopKey()) : null;
+    if (heard && same) lesson.restored[stopKey()] = b;
     if (lesson.answered === null && kept !== null && kept < q.options.length) {
       lesson.answered = kept;
       if (lesson.first[lesson.stop] === undefined) lesson.first[lesson.stop] = kept === q.answer;
@@ -258,13 +264,19 @@
     inSight(stop);
   }
 
-  // the part the question is about, in sight: again once the tab settled (presentation mode puts the page at the tab
-  // bar after a tab switch, until 800 ms after it; a lazy view is drawn late)
+  const focusOf = (stop) => (AE.state && AE.state.present && stop.present) || stop.focus;
+
+  // the part the question is about, in sight (below a student's class banner: sight.js bring), and again while the
+  // page settles (presentation mode puts the page at the tab bar after a tab switch, until 800 ms after it; a lazy
+  // view is drawn late; text above it changes height), until the person's own hand scrolls or taps
   function inSight(stop) {
-    [120, 1000].forEach((ms) => setTimeout(() => {
+    const since = Date.now();
+    [120, 1000, 2500].forEach((ms) => setTimeout(() => {
       if (lesson.stop < 0 || STOPS[lesson.stop] !== stop) return;
-      const el = document.querySelector(stop.focus);
-      if (el && el.scrollIntoView) el.scrollIntoView({ behavior: ms > 500 ? "instant" : "smooth", block: "start" });
+      if (AE.sight && AE.sight.touchedSince && AE.sight.touchedSince(since + 300)) return;  // (not the key or tap that moved it)
+      const el = document.querySelector(focusOf(stop));
+      if (!el) return;
+      if (AE.sight && AE.sight.bring) AE.sight.bring(el); else if (el.scrollIntoView) el.scrollIntoView({ block: "start" });
     }, ms));
   }
 
@@ -449,5 +461,5 @@
   AE.lesson = { start, go, answer, fold, cover, end, again, refresh, refreshClass, at, rejoin, moving, values, resume, newRun, state: lesson, stops: STOPS.length,
     title: (i) => (STOPS[i] ? STOPS[i].title : ""),
     // the part the running stop asks about, when it is on ``tab`` (sight.js brings it into a follower's sight)
-    partOf: (tab) => (lesson.stop >= 0 && lesson.stop < STOPS.length && STOPS[lesson.stop].view.tab === tab ? STOPS[lesson.stop].focus : null) };
+    partOf: (tab) => (lesson.stop >= 0 && lesson.stop < STOPS.length && STOPS[lesson.stop].view.tab === tab ? focusOf(STOPS[lesson.stop]) : null) };
 })();

@@ -199,7 +199,10 @@
       const out = fitted(g, t, 2 * Math.min(mid - box.left, box.right - mid) - 8);
       if (out) update[k + ".title.text"] = out;
     });
-    if (added > 0) update["margin.t"] = ((L.margin || {}).t || 80) + added * 24;  // a line of title text and a little more
+    // a line of title text and a little more (the title's own size: 30 px on the projector, where 24 px a line let
+    // a three-line title run into the first row)
+    const line = Math.ceil((((L.title || {}).font || {}).size || 17) * 1.3) + 2;
+    if (added > 0) update["margin.t"] = ((L.margin || {}).t || 80) + added * Math.max(24, line);
     // once the titles fit (presentation mode lays out its own larger figures: only their titles are fitted there, and
     // given the room they need above the panels)
     if (!Object.keys(update).length) Object.assign(update, untangled(el, L, !!AE.state.present));
@@ -221,5 +224,5 @@
   }
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start); else start();
 
-  AE.sight = { inSight, bring, viewOf, fitAll };
+  AE.sight = { inSight, bring, viewOf, fitAll, touchedSince: (t) => touched > t };
 })();
