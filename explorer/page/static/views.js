@@ -370,6 +370,12 @@
       data[0].text.push(fixed(st.chosen_p, 3)); data[0].customdata.push(t("views.step.chosen_outside", { token: st.chosen, top: bars.length }));
       layout.xaxis.tickvals = bars.concat([bars.length]); layout.xaxis.ticktext = st.top.concat([t("views.step.chosen", { token: st.chosen })]);
     }
+    if (state.present) {  // the projector: the token words of the two strips at 18 px (24 px, slanted, ran into the
+      // row below's title on a 1366x768 screen), and no probability axis title (the row's own title says it)
+      layout.xaxis2.tickfont = { size: 18 };
+      layout.xaxis3.tickfont = { size: 18 };
+      layout.yaxis.title = { text: "" };
+    }
     const words = prefix.join(" ");
     return plot(base({ data: data, layout: layout }, t("views.step.title", { step: n, words: words, token: st.chosen }) + " — " + caption(bank), 760, "step-plot",
       700));  // (on a 768 px projector at least 700 px: its three rows squeezed into 500 ran into each other, stop 7)
@@ -467,8 +473,17 @@
     if (!shown || state.done[name] === shown) return;
     // a link's (or a followed view's) other inputs are still to be set (links.js linkExtras): the part is run once
     // they are (linkRun), with them, not now with the values the page had (Inside a head's query token)
-    if (name === "inside" && AE.link && AE.link.extrasPending && Date.now() - (AE.link.extrasSince || 0) < 20000) {
+    const waited = Date.now() - ((AE.link && AE.link.extrasSince) || 0);
+    if (name === "inside" && AE.link && AE.link.extrasPending && waited < 20000) {
       state.deferred = name;
+      // and run then at the latest, if those inputs never come (their chain broken off: a restart mid-way), with
+      // the analysis shown then, while the tab is still open
+      setTimeout(() => {
+        if (state.deferred !== name || state.tab !== name) return;
+        state.deferred = null;
+        AE.link.extrasPending = false;
+        run(name, shown);  // (its event reads the shown request the page holds then)
+      }, 20000 - waited + 50);
       return;
     }
     const button = document.getElementById("ae-run-" + name);
