@@ -12,7 +12,6 @@
 (function () {
   const pending = new Map();  // element -> [data, layout, config, resolve] of its newest figure
   const parked = new Map();  // element -> [data, layout, config] of its newest figure, drawn when it nears the screen
-  const later = new Map();  // element -> its job, drawn in a task after the main view's (drawSoon)
   const MARGIN = "100% 0px 100% 0px";  // "near": within a window's height above or below the window
   let watcher = null;
   // what it did, for the tests that count a Translate's work (tests/test_page_work.py): drawings made, and skipped
@@ -35,10 +34,9 @@
     // each tab's main view (sight.js VIEWS): drawn wherever it is, as soon as it is laid out (a 320 px phone's
     // heatmap lies more than two screens below the sentence box; a student looks for it right after Translate)
     const MAIN = new Set(["heatmap", "step-plot", "pe-table", "inside-plot", "compare-view"]);
-    const isMain = (gd) => MAIN.has(((gd.closest && gd.closest("[id]")) || {}).id);
     function near(gd) {
       if (!gd.getClientRects().length) return false;  // not laid out: a closed tab or panel
-      if (isMain(gd)) return true;
+      if (MAIN.has(((gd.closest && gd.closest("[id]")) || {}).id)) return true;
       const r = gd.getBoundingClientRect(), h = window.innerHeight || 800;
       return r.bottom >= -h && r.top <= 2 * h;  // as MARGIN says
     }
@@ -56,31 +54,15 @@
       }
       watcher.observe(gd);
     }
-    // the main view first, in this task; the other figures near the screen each in a task of its own after it, so
-    // that the browser paints the heatmap before it draws the model view and head statistics under it (a laptop's
-    // Translate drew all three, ~190 ms, before the first could be seen)
-    function drawNow(gd, data, layout, config, resolve) {
-      Promise.resolve(draw(gd, data, layout, config)).then(() => resolve(gd), () => resolve(gd));
-    }
-    function drawSoon(gd, job) {
-      later.set(gd, job);
-      setTimeout(() => {
-        if (later.get(gd) !== job) return;  // a newer figure came meanwhile: drawn by its own turn
-        later.delete(gd);
-        if (gd.isConnected) drawNow(gd, ...job); else { counts.skipped++; job[3](gd); }
-      }, 0);
-    }
     function flush() {
       timer = false;
       const jobs = [...pending];
       pending.clear();
-      jobs.forEach(([gd, job]) => {
-        const [data, layout, config, resolve] = job, waiting = later.get(gd);
-        if (waiting) { waiting[3](gd); later.delete(gd); }  // superseded before its turn came
+      jobs.forEach(([gd, [data, layout, config, resolve]]) => {
         if (!gd.isConnected) { counts.skipped++; resolve(gd); return; }  // thrown away before it was drawn
         if (!window.IntersectionObserver || near(gd)) {
           parked.delete(gd);
-          if (isMain(gd) || !window.setTimeout) drawNow(gd, data, layout, config, resolve); else drawSoon(gd, job);
+          Promise.resolve(draw(gd, data, layout, config)).then(() => resolve(gd), () => resolve(gd));
         } else {
           park(gd, [data, layout, config]);  // its newest figure, drawn when it nears the screen
           resolve(gd);
@@ -96,7 +78,7 @@
         if (!timer) { timer = true; queueMicrotask(flush); }
       });
     };
-    if (resize) P.Plots.resize = (gd) => (pending.has(gd) || parked.has(gd) || later.has(gd) ? Promise.resolve(gd) : resize(gd));
+    if (resize) P.Plots.resize = (gd) => (pending.has(gd) || parked.has(gd) ? Promise.resolve(gd) : resize(gd));
   }
 
   // Gradio's Plotly module sets window.Plotly when the first figure loads it: wrapped as it arrives
