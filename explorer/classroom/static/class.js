@@ -360,8 +360,9 @@
         "</button>") + "</li>").join("");
     // each view sent in says its sentence (what Show to everyone would put on every screen), not only who and a note
     const sentence = (s) => { try { return new URLSearchParams(s.state || "").get("text") || ""; } catch (e) { return ""; } };
+    const quoted = (text) => (text ? " <q lang='en'>" + esc(text.slice(0, 80)) + (text.length > 80 ? "…" : "") + "</q>" : "");
     const shares = d.shares.slice().reverse().map((s) => "<li><b>" + esc(s.nick) + "</b>" + (s.note ? ": " + esc(s.note) : "") +
-      (sentence(s) ? " <q lang='en'>" + esc(sentence(s).slice(0, 80)) + (sentence(s).length > 80 ? "…" : "") + "</q>" : "") +
+      quoted(sentence(s)) +
       " <button onclick='AE.room.show(" + attr(s.id) + ")'>" + AE.t("class.show") + "</button>" +
       " <button onclick='AE.room.remove(" + attr(s.id) + ")'>" + AE.t("class.remove") + "</button></li>").join("");
     const counts = { n: d.students, following: d.following, exploring: d.exploring };

@@ -23,8 +23,9 @@
     if (!P || P.__aeOnce) return;
     P.__aeOnce = true;
     const react = P.react.bind(P), resize = P.Plots && P.Plots.resize ? P.Plots.resize.bind(P.Plots) : null;
+    const idOf = (gd) => ((gd.closest && gd.closest("[id]")) || {}).id || "?";  // its block's id
     function draw(gd, data, layout, config) {
-      const id = (gd.closest && gd.closest("[id]") || {}).id || "?";
+      const id = idOf(gd);
       counts.drawn++;
       counts.by[id] = (counts.by[id] || 0) + 1;
       const t0 = performance.now(), done = react(gd, data, layout, config);
@@ -36,7 +37,7 @@
     const MAIN = new Set(["heatmap", "step-plot", "pe-table", "inside-plot", "compare-view"]);
     function near(gd) {
       if (!gd.getClientRects().length) return false;  // not laid out: a closed tab or panel
-      if (MAIN.has(((gd.closest && gd.closest("[id]")) || {}).id)) return true;
+      if (MAIN.has(idOf(gd))) return true;
       const r = gd.getBoundingClientRect(), h = window.innerHeight || 800;
       return r.bottom >= -h && r.top <= 2 * h;  // as MARGIN says
     }
