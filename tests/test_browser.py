@@ -6,6 +6,7 @@ bertviz's CDN addresses are routed to local copies installed from npm (tests/bro
 import json
 import os
 import shutil
+import time
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -88,8 +89,22 @@ def open_tab(pg, name: str) -> None:
 
 
 def rendered_plot(pg, elem_id, timeout=60_000):
-    pg.locator(f"#{elem_id} .js-plotly-plot .main-svg").first.wait_for(timeout=timeout)
-    return pg.locator(f"#{elem_id} .js-plotly-plot")
+    """Wait until the figure in block `elem_id` is drawn. A figure more than a screen from the window is drawn only
+    when it comes near (draw_once.js parks it), so a figure not drawn within 2 s is scrolled to, as a person looking
+    for it would: where the layout leaves it (fonts, a phone's width) is not the test's business."""
+    drawn = pg.locator(f"#{elem_id} .js-plotly-plot .main-svg").first
+    deadline = time.monotonic() + timeout / 1000
+    while True:
+        try:
+            drawn.wait_for(timeout=2_000)
+            return pg.locator(f"#{elem_id} .js-plotly-plot")
+        except pw.TimeoutError:
+            if time.monotonic() > deadline:
+                raise
+        try:
+            pg.locator(f"#{elem_id}").first.scroll_into_view_if_needed(timeout=2_000)
+        except pw.TimeoutError:  # the block is not shown (yet): nothing to scroll to
+            pass
 
 
 def translation(pg) -> str:

@@ -11,7 +11,7 @@ from contextlib import ExitStack
 import i18n_scan
 import pytest
 from app_server import MODEL
-from test_browser import browser, idle, server, settled  # noqa: F401
+from test_browser import browser, idle, rendered_plot, server, settled  # noqa: F401
 from test_every_screen import LAPTOP, PHONE, opened
 
 from explorer import i18n
@@ -114,10 +114,10 @@ def translate(pg, text: str) -> None:
 
 
 def run(pg, button: str, output: str) -> None:
-    """Press a tab's button and wait for its output."""
+    """Press a tab's button and wait for its output figure (in block `output`), scrolled to if it lies far below."""
     pg.locator(f"#{button}").scroll_into_view_if_needed()
     pg.locator(f"#{button}").click()
-    pg.locator(output).first.wait_for(timeout=60_000)
+    rendered_plot(pg, output)
     idle(pg)
 
 
@@ -132,12 +132,12 @@ def test_a_german_browser_sees_no_english_in_any_tab(browser, server, screen):  
             tab(pg, name)
             idle(pg)
             if name == "steps":
-                run(pg, "run-beam", "#beam-plot .js-plotly-plot")
+                run(pg, "run-beam", "beam-plot")
             if name == "experiments":
-                run(pg, "run-ablation", "#ablation-effect .js-plotly-plot")
+                run(pg, "run-ablation", "ablation-effect")
             if name == "compare":
                 pg.locator("#sentence-b textarea").fill(SECOND)
-                run(pg, "run-compare", "#compare-view .js-plotly-plot")
+                run(pg, "run-compare", "compare-view")
             pg.evaluate("document.querySelectorAll('details:not([open]) > summary').forEach((s) => s.click())")
             pg.wait_for_timeout(300)
             left[name] = english_left(seen(pg))

@@ -8,7 +8,7 @@ from contextlib import ExitStack
 
 import pytest
 from app_server import MODEL
-from test_browser import TABS, browser, idle, open_tab, server, settled  # noqa: F401
+from test_browser import TABS, browser, idle, open_tab, rendered_plot, server, settled  # noqa: F401
 from test_every_screen import LAPTOP, in_sight, opened, wait_tab
 
 PROJECTOR = dict(viewport={"width": 1920, "height": 1080})
@@ -238,7 +238,7 @@ def test_defaults_that_teach_one_word_changed_and_a_named_group_of_heads(browser
         pg.locator("#run-ablation").click()
         pg.wait_for_function("() => document.querySelector('#ablation-text textarea').value.includes('Original')",
                              timeout=60_000)
-        pg.locator("#ablation-effect .js-plotly-plot .main-svg").first.wait_for(timeout=30_000)
+        rendered_plot(pg, "ablation-effect", timeout=30_000)
         title = pg.evaluate("() => [...document.querySelectorAll('.tabitem .js-plotly-plot')].filter((p) => p.offsetParent)"
                             "[1].layout.title.text")
         assert "4 of 4 heads off" in title.replace("<br>", " "), title
