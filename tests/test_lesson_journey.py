@@ -100,6 +100,13 @@ READABLE = """(s) => { const e = document.querySelector(s); if (!e) return false
   if (r.top < 0 || y > window.innerHeight || x < 0 || x > window.innerWidth) return false;
   const hit = document.elementFromPoint(x, y); return !!hit && (hit === e || e.contains(hit)); }"""
 
+# the options of the stop not wholly on the screen, or whose top or bottom edge is under something else (Back / Next)
+OPTIONS_HIDDEN = """() => [...document.querySelectorAll('#ae-lesson .ae-answer')].filter((e) => {
+  const r = e.getBoundingClientRect(), mine = (y) => { const hit = document.elementFromPoint(r.left + r.width / 2, y);
+    return !!hit && (hit === e || e.contains(hit)); };
+  return !r.height || r.top < 0 || r.bottom > window.innerHeight || !mine(r.top + 3) || !mine(r.bottom - 3);
+}).map((e) => e.innerText)"""
+
 IN_SIGHT = """(s) => { const e = document.querySelector(s); if (!e) return false;
   const r = e.getBoundingClientRect(); if (!r.width || !r.height || getComputedStyle(e).visibility === 'hidden')
   return false; return r.top >= -2 && r.top < window.innerHeight; }"""  # visible, its top on the screen
@@ -282,8 +289,9 @@ def test_a_whole_lesson_on_a_projector_and_two_phones_through_a_restart(browser,
         settled(b)
         joined = False
         if control(b, "#ae-join-code", "the field to type a class code into"):
-            check(in_view(b, "#ae-join-code") and in_view(b, "#ae-join-go"),
-                  "phone B's fresh page: the Join a class field or its button is not on the screen")
+            check(waited(b, IN_VIEW, "#ae-join-code", 3_000) and waited(b, IN_VIEW, "#ae-join-go", 3_000),
+                  "phone B's fresh page: the Join a class field or its button is not on the screen: "
+                  f"{place(b, '#ae-join-code')}; {place(b, '#ae-join-go')}")
             b.locator("#ae-join-code").press_sequentially(code.lower())
             press(b, "#ae-join-go", "the button that joins the typed code")
             joined = check(says(b, "#class-banner", EN["class.following"], 30_000),
@@ -337,6 +345,8 @@ def test_a_whole_lesson_on_a_projector_and_two_phones_through_a_restart(browser,
                     check(at_stop(pg, n), f"stop {n}: {name}'s lesson is at {text(pg, '#ae-lesson h3')!r}")
             right = {}
             for name, pg, option in (("phone A", a, 0), ("phone B", b, 1)):
+                hidden = pg.evaluate(OPTIONS_HIDDEN)  # all of them in sight, none under Back / Next, unscrolled
+                check(not hidden, f"stop {n}: {name} cannot see or tap options {hidden} without scrolling")
                 pg.locator("#ae-lesson .ae-answer").nth(option).tap()
                 pg.locator("#ae-lesson .ae-reveal").wait_for(timeout=10_000)
                 check(pg.locator(f"#ae-lesson .ae-answer.ae-chosen[data-i='{option}']").count() == 1 and

@@ -151,7 +151,8 @@
     const folded = lesson.folded === lesson.stop;
     el.classList.toggle("ae-folded", folded);
     const fold = "<button class='ae-fold' onclick='AE.lesson.fold()' aria-expanded='" + !folded + "'" +
-      (folded ? "" : " aria-label='" + AE.esc(AE.t("lesson.fold_label")) + "'") + ">" + AE.t(folded ? "lesson.unfold" : "lesson.fold") + "</button>";
+      (folded ? "" : " aria-label='" + AE.esc(AE.t("lesson.fold_label")) + "'") + ">" + (folded ? AE.t("lesson.unfold") :
+      foldWords(AE.t("lesson.fold"))) + "</button>";
     if (!b || !b.att) { el.innerHTML = close + "<p>" + AE.t("lesson.translate_first") + "</p>"; return; }
     if (lesson.stop >= STOPS.length) { el.classList.remove("ae-folded"); el.innerHTML = close + ending(); led(); return; }
     const stop = STOPS[lesson.stop], q = stop.ask(b);
@@ -199,7 +200,7 @@
     const moved = lesson.moved ? "<p class='ae-status ae-stale ae-class-moved'>" + AE.esc(lesson.moved) + "</p>" : "";
     el.innerHTML = close + fold + "<div class='ae-stop'><h3>" + stop.title + " <small>" + AE.t("lesson.of", { n: lesson.stop + 1,
       total: STOPS.length }) + "</small></h3>" + moved + "<p>" + stop.look + "</p><p>" + AE.t("lesson.predict") + " " + q.prompt +
-      "</p><div>" + buttons + "</div>" + reveal + "<p class='ae-nav'><button onclick='AE.lesson.go(-1)'" +
+      "</p><div class='ae-options'>" + buttons + "</div>" + reveal + "<p class='ae-nav'><button onclick='AE.lesson.go(-1)'" +
       (lesson.stop ? "" : " disabled") + ">" + AE.t("lesson.back") + "</button> <button onclick='AE.lesson.go(1)'>" +
       (lesson.stop === STOPS.length - 1 ? AE.t("lesson.finish") : AE.t("lesson.next")) + "</button>" + keys + "</p></div>";
     if (lesson.tallied === "new") {  // the class's answers just revealed: in sight inside the sheet (a phone's is short)
@@ -207,6 +208,13 @@
       const t = el.querySelector(".ae-class-tally");
       if (t && t.scrollIntoView) t.scrollIntoView({ block: "nearest" });
     }
+  }
+
+  // "▾ Hide": on a phone only its arrow shows (style.css), so the stop's title keeps the sheet's width (a German
+  // title broke into four lines beside the whole word, pushing the last option under Back / Next)
+  function foldWords(text) {
+    const cut = text.indexOf(" ");
+    return cut < 0 ? text : text.slice(0, cut) + "<span class='ae-fold-word'>" + text.slice(cut) + "</span>";
   }
 
   // A question not answered yet (nor revealed to the class): what would give its answer away stays covered (stop 1:
