@@ -117,9 +117,18 @@ CLIPPED = """() => [...document.querySelectorAll('.js-plotly-plot')].filter((p) 
                                                                                            r.left - b.left))]);
 })"""
 
+# every shown figure's title lines that hold one word alone under a line of three or more (a wrap that filled each
+# line leaves the last word by itself): [figure, the line above, the word]
+ORPHANS = """() => [...document.querySelectorAll('.js-plotly-plot')].filter((p) => p.offsetParent).flatMap((p) =>
+  [...p.querySelectorAll('.gtitle')].flatMap((t) => {
+    const l = [...t.querySelectorAll('tspan.line')].map((s) => s.textContent.trim());
+    return l.length > 1 && !l[l.length - 1].includes(' ') && l[l.length - 2].split(' ').length >= 3 ?
+      [[p.closest('[id]')?.id, l[l.length - 2], l[l.length - 1]]] : [];
+  }))"""
+
 
 @pytest.mark.parametrize("phone", list(PHONES))
-def test_no_figure_title_is_clipped_on_a_phone(browser, server, phone):  # noqa: F811
+def test_no_figure_title_is_clipped_or_leaves_a_word_alone_on_a_phone(browser, server, phone):  # noqa: F811
     with opened(browser, server, **PHONES[phone]) as pg:
         settled(pg)
         for tab in TABS:
@@ -131,6 +140,7 @@ def test_no_figure_title_is_clipped_on_a_phone(browser, server, phone):  # noqa:
             idle(pg)
             pg.wait_for_timeout(800)  # titles are fitted 0.25 s after a figure is drawn (sight.js)
             assert pg.evaluate(CLIPPED) == [], (phone, tab)
+            assert pg.evaluate(ORPHANS) == [], (phone, tab)
         assert pg.errors == []
 
 

@@ -72,15 +72,26 @@
     });
   }
 
-  function wrapLine(line, n) {  // broken at spaces into lines of at most n visible characters
-    const out = [];
-    let cur = "", seen = 0;
-    line.split(" ").forEach((word) => {
-      const len = visible(word).length;
-      if (seen && seen + 1 + len > n) { out.push(cur); cur = word; seen = len; } else { cur = seen ? cur + " " + word : word; seen += (seen ? 1 : 0) + len; }
-    });
-    out.push(cur);
-    return out.join("<br>");
+  // broken at spaces into lines of at most n visible characters, as many lines as filling each would take but
+  // balanced: the narrowest width that needs no more lines (a filled first line left one word alone on the last)
+  function wrapLine(line, n) {
+    const words = line.split(" "), lens = words.map((w) => visible(w).length);
+    const greedy = (m) => {
+      const out = [];
+      let cur = "", seen = 0;
+      words.forEach((word, i) => {
+        if (seen && seen + 1 + lens[i] > m) { out.push(cur); cur = word; seen = lens[i]; } else { cur = seen ? cur + " " + word : word; seen += (seen ? 1 : 0) + lens[i]; }
+      });
+      out.push(cur);
+      return out;
+    };
+    let best = greedy(n);
+    for (let m = n - 1; m >= Math.max(...lens, 1); m--) {
+      const tried = greedy(m);
+      if (tried.length > best.length) break;
+      best = tried;
+    }
+    return best.join("<br>");
   }
 
   // -> the text rewrapped to fit ``room`` px, or null when it fits (or cannot be made to). Each line is measured as
