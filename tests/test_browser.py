@@ -884,6 +884,27 @@ def test_a_new_sentence_at_the_step_stop_shows_the_step_its_new_question_asks_ab
     assert page.errors == []
 
 
+def test_heads_switched_off_at_the_lens_stop_show_their_figures(page):
+    """Stop 8 hides the head-ablation figures no run has filled (empty boxes above the lens); a run there fills and
+    shows them (a figure waiting to be drawn was taken for an empty box and hidden for ever)."""
+    settled(page)
+    page.get_by_text("Guided lesson").click()
+    page.locator("#ae-lesson-start").click()
+    for _ in range(7):
+        page.keyboard.press("ArrowRight")
+    page.wait_for_function("() => document.querySelector('#ae-lesson')?.innerText.includes('stop 8 of 8')",
+                           timeout=10_000)
+    rendered_plot(page, "lens-plot")
+    idle(page)
+    assert page.locator("#ablation-before").is_hidden()  # nothing run yet: no empty box above the lens
+    page.locator("#run-ablation").click()
+    titles = [rendered_plot(page, block).first.evaluate("(p) => p.layout.title.text.replaceAll('<br>', ' ')")
+              for block in ("ablation-before", "ablation-after", "ablation-effect")]
+    assert ["heads off" in t for t in titles] == [False, True, True], titles  # intact, then with the heads off
+    assert page.locator("#ablation-before").is_visible() and page.locator("#ablation-effect").is_visible()
+    assert page.errors == []
+
+
 def test_presentation_mode_at_1920_by_1080_is_large_one_view_and_arrow_keys_move_the_step(browser, server):
     ctx = browser.new_context(viewport={"width": 1920, "height": 1080})
     pg = ctx.new_page()

@@ -44,12 +44,14 @@
     function park(gd, job) {
       counts.parked++;
       parked.set(gd, job);
+      gd.classList.add("ae-parked");  // a figure waiting to be drawn is not an empty box (style.css hides those)
       if (!watcher) {
         watcher = new IntersectionObserver((entries) => entries.forEach((e) => {
           const job = parked.get(e.target);
           if (!e.isIntersecting || !job) return;
           parked.delete(e.target);
           watcher.unobserve(e.target);
+          e.target.classList.remove("ae-parked");
           if (e.target.isConnected) draw(e.target, ...job); else counts.skipped++;
         }), { rootMargin: MARGIN });
       }
@@ -63,6 +65,7 @@
         if (!gd.isConnected) { counts.skipped++; resolve(gd); return; }  // thrown away before it was drawn
         if (!window.IntersectionObserver || near(gd)) {
           parked.delete(gd);
+          gd.classList.remove("ae-parked");
           Promise.resolve(draw(gd, data, layout, config)).then(() => resolve(gd), () => resolve(gd));
         } else {
           park(gd, [data, layout, config]);  // its newest figure, drawn when it nears the screen
