@@ -850,16 +850,21 @@ STEP_ASKED = r"""() => { const m = /At step (\d+) the decoder/.exec(document.que
   return m ? Number(m[1]) : null; }"""
 
 
-def test_a_new_sentence_at_the_step_stop_shows_the_step_its_new_question_asks_about(page):
-    """Stop 7 asks about one decoding step and shows it; a student who moved the step by hand and then translates
-    another sentence is asked again, about the new sentence, and shown the step that question names."""
+def lesson_at(page, stop: int) -> None:
+    """The page settled, the guided lesson started and walked with the arrow key to ``stop`` (of 8)."""
     settled(page)
     page.get_by_text("Guided lesson").click()
     page.locator("#ae-lesson-start").click()
-    for _ in range(6):
+    for _ in range(stop - 1):
         page.keyboard.press("ArrowRight")
-    page.wait_for_function("() => document.querySelector('#ae-lesson')?.innerText.includes('stop 7 of 8')",
-                           timeout=10_000)
+    page.wait_for_function("(n) => document.querySelector('#ae-lesson')?.innerText.includes('stop ' + n + ' of 8')",
+                           arg=stop, timeout=10_000)
+
+
+def test_a_new_sentence_at_the_step_stop_shows_the_step_its_new_question_asks_about(page):
+    """Stop 7 asks about one decoding step and shows it; a student who moved the step by hand and then translates
+    another sentence is asked again, about the new sentence, and shown the step that question names."""
+    lesson_at(page, 7)
     asked = page.evaluate(STEP_ASKED)
     assert asked is not None
     step = page.locator("#step input[type=number]")
@@ -887,13 +892,7 @@ def test_a_new_sentence_at_the_step_stop_shows_the_step_its_new_question_asks_ab
 def test_heads_switched_off_at_the_lens_stop_show_their_figures(page):
     """Stop 8 hides the head-ablation figures no run has filled (empty boxes above the lens); a run there fills and
     shows them (a figure waiting to be drawn was taken for an empty box and hidden for ever)."""
-    settled(page)
-    page.get_by_text("Guided lesson").click()
-    page.locator("#ae-lesson-start").click()
-    for _ in range(7):
-        page.keyboard.press("ArrowRight")
-    page.wait_for_function("() => document.querySelector('#ae-lesson')?.innerText.includes('stop 8 of 8')",
-                           timeout=10_000)
+    lesson_at(page, 8)
     rendered_plot(page, "lens-plot")
     idle(page)
     assert page.locator("#ablation-before").is_hidden()  # nothing run yet: no empty box above the lens
