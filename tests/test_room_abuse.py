@@ -256,14 +256,30 @@ def test_wrong_codes_keys_and_ids_get_one_answer_and_a_limit_per_address():
         real = httpx.get(f"{url}/class/{code}/teacher", params={"key": "nope"}, headers=as_("10.0.0.2"))
         none = httpx.get(f"{url}/class/{other}/teacher", params={"key": "nope"}, headers=as_("10.0.0.2"))
         assert real.status_code == none.status_code == 404
-        # one address guessing: past MISSES_PER_MIN wrong ones, every code route waits, a right code too
+        # one address guessing: past MISSES_PER_MIN wrong ones, a code route waits: a join, a QR code, a guess (a
+        # right code with a wrong key or id too), and that wait is no further miss
         for i in range(r.MISSES_PER_MIN):
             post(url, f"/class/ZZZ{i:03d}/check", {"key": "x"}, headers=as_("10.0.0.3"))
-        for path in (f"/class/{code}/join", f"/class/{code}/check", "/class/ZZZZZZ/state"):
-            late = post(url, path, {"key": key, "sid": sid}, headers=as_("10.0.0.3"))
-            assert late.status_code == 429 and "wrong class codes" in late.json()["error"]
+        for path, body in ((f"/class/{code}/join", {}), (f"/class/{code}/check", {"key": "x"}),
+                           (f"/class/{code}/answer", {"sid": "x", "stop": "stop 1", "option": 0, "options": 4}),
+                           ("/class/ZZZZZZ/state", {"key": key})):
+            late = post(url, path, body, headers=as_("10.0.0.3"))
+            assert late.status_code == 429 and "wrong class codes" in late.json()["error"], (path, late.text)
             assert late.headers.get("connection") == "close"  # a flood's refusals do not hold a connection open
         assert httpx.get(f"{url}/class/{code}/qr.svg", headers=as_("10.0.0.3")).status_code == 429
+        assert httpx.get(f"{url}/class/{code}/teacher", params={"key": "x"}, headers=as_("10.0.0.3")).status_code == 429
+        # ... but the room's own teacher and students behind that address (a school's NAT, a Space's proxy) go on:
+        # one guesser among them shuts nobody out
+        assert post(url, f"/class/{code}/check", {"key": key}, headers=as_("10.0.0.3")).json()["open"] is True
+        assert post(url, f"/class/{code}/check", {"sid": sid}, headers=as_("10.0.0.3")).json()["open"] is True
+        assert post(url, f"/class/{code}/state", {"key": key, "state": "tab=steps"},
+                    headers=as_("10.0.0.3")).status_code == 200
+        answered = post(url, f"/class/{code}/answer", {"sid": sid, "stop": "stop 1", "option": 1, "options": 4},
+                        headers=as_("10.0.0.3"))
+        assert answered.status_code == 200 and rooms.rooms[code].answers["stop 1"][sid] == 1
+        with httpx.stream("GET", f"{url}/class/{code}/events", params={"sid": sid}, headers=as_("10.0.0.3"),
+                          timeout=10) as events:
+            assert events.status_code == 200 and next(events.iter_lines()).startswith("event: room")
         # other addresses (a class behind its own) are not held back
         assert post(url, f"/class/{code}/check", {"key": key}, headers=as_("10.0.0.4")).status_code == 200
         assert post(url, f"/class/{code}/check", {"sid": sid}, headers=as_("10.0.0.4")).json()["open"] is True
@@ -319,6 +335,11 @@ def test_trusted_proxy_setting_and_address_rules(monkeypatch):
     from explorer.classroom.routes import address, trusted_proxies
 
     monkeypatch.delenv("ATTENTION_EXPLORER_TRUSTED_PROXY", raising=False)
+    monkeypatch.delenv("SPACE_ID", raising=False)
+    assert trusted_proxies() == 0
+    monkeypatch.setenv("SPACE_ID", "someone/attention-explorer")  # a Space: its one proxy is trusted by default
+    assert trusted_proxies() == 1
+    monkeypatch.setenv("ATTENTION_EXPLORER_TRUSTED_PROXY", "0")  # ... unless the host says otherwise
     assert trusted_proxies() == 0
     monkeypatch.setenv("ATTENTION_EXPLORER_TRUSTED_PROXY", "1")
     assert trusted_proxies() == 1

@@ -15,7 +15,8 @@ in rooms.py and escaped wherever the page shows it. A POST must be ``application
 carries an ``Origin`` header that origin must be this server's own (403): a page elsewhere cannot post to a class.
 A POST without ``Origin`` comes from no browser (curl, the benchmarks) and is taken. A code that is no room, a key
 not the room's and an id not in it get one answer (rooms.NoRoom, 404) and count as misses of the client's address;
-past rooms.MISSES_PER_MIN in a minute every route that takes a code answers 429. The client's address is the TCP
+past rooms.MISSES_PER_MIN in a minute a route that takes a code answers 429, unless the request carries the room's
+key or one of its students' ids (a class behind one address is not shut out by one guesser among it). The client's address is the TCP
 peer, or with ``ATTENTION_EXPLORER_TRUSTED_PROXY=N`` (N proxies in front, each appending to X-Forwarded-For) the N-th
 address of X-Forwarded-For from the right; without it, every request that carries X-Forwarded-For counts as one
 address ("forwarded"), so a forged header buys nothing.
@@ -102,9 +103,12 @@ def language(scope) -> str | None:
 
 
 def trusted_proxies() -> int:
-    """``ATTENTION_EXPLORER_TRUSTED_PROXY``: the number of proxies in front of the server (0, unset: none trusted)."""
+    """``ATTENTION_EXPLORER_TRUSTED_PROXY``: the number of proxies in front of the server (0: none trusted). Unset,
+    1 on a Hugging Face Space (it sets ``SPACE_ID``; every visitor comes through its one proxy, which appends the
+    address it saw), else 0."""
+    default = "1" if os.environ.get("SPACE_ID") else "0"
     try:
-        return max(0, int(os.environ.get(TRUSTED_PROXY_ENV, "0") or 0))
+        return max(0, int(os.environ.get(TRUSTED_PROXY_ENV, default) or 0))
     except ValueError:
         return 0
 
@@ -246,9 +250,17 @@ class ClassRoutes:
         if len(parts) != 2:
             raise RoomError(t("class.err.no_address"), 404)
         code, action = parts
-        rooms.guard(client)  # every route that takes a code: past MISSES_PER_MIN wrong ones, a wait
+        # past MISSES_PER_MIN wrong codes, keys or ids from this address: only a request carrying this room's key or
+        # one of its students' ids goes on (rooms.admit); a join, a QR code or a guess waits
+        held = rooms.held(client)
+
+        def admitted(key=None, sid=None) -> None:
+            if held:
+                rooms.admit(code, key, sid)
+
         if method == "GET" and action == "events":
             sid = query(scope).get("sid", "")
+            admitted(sid=sid)
             room = rooms.room(code)
             rooms.student(room, sid, charge=False)
             def mine() -> dict:  # a student the teacher removed hears it once, and their stream ends
@@ -259,10 +271,13 @@ class ClassRoutes:
             with rooms.streaming(room, "s:" + sid):
                 return await stream(receive, send, room, mine, lambda: room.version)
         if method == "GET" and action == "teacher":
+            admitted(key=query(scope).get("key", ""))
             room = rooms.teacher(code, query(scope).get("key"), charge=False)  # a reload is no change
             with rooms.streaming(room, "t:" + room.code):
                 return await stream(receive, send, room, room.for_teacher, lambda: room.teacher_version)
         if method == "GET" and action == "qr.svg":
+            if held:
+                raise RoomError(t("class.err.misses"), 429)
             room = rooms.room(code)
             return await reply(send, 200, qr_svg(join_url(scope, query(scope).get("origin", ""), room.code)),
                                b"image/svg+xml")
@@ -270,6 +285,9 @@ class ClassRoutes:
             raise RoomError(t("class.err.no_address"), 404)
         data = await read_json(receive)
         data["code"] = code
+        if held and action == "join":  # a join carries no key or id
+            raise RoomError(t("class.err.misses"), 429)
+        admitted(key=data.get("key"), sid=data.get("sid"))
         if action == "join":
             room, student = rooms.join(code, data.get("nick"), client)
             return await reply(send, 200, {"sid": student.sid} | room.for_student(student.sid))
