@@ -16,10 +16,10 @@ carries an ``Origin`` header that origin must be this server's own (403): a page
 A POST without ``Origin`` comes from no browser (curl, the benchmarks) and is taken. A code that is no room, a key
 not the room's and an id not in it get one answer (rooms.NoRoom, 404) and count as misses of the client's address;
 past rooms.MISSES_PER_MIN in a minute a route that takes a code answers 429, unless the request carries the room's
-key or one of its students' ids (a class behind one address is not shut out by one guesser among it). The client's address is the TCP
-peer, or with ``ATTENTION_EXPLORER_TRUSTED_PROXY=N`` (N proxies in front, each appending to X-Forwarded-For) the N-th
-address of X-Forwarded-For from the right; without it, every request that carries X-Forwarded-For counts as one
-address ("forwarded"), so a forged header buys nothing.
+key or one of its students' ids (a class behind one address is not shut out by one guesser among it). The client's
+address is the TCP peer, or with ``ATTENTION_EXPLORER_TRUSTED_PROXY=N`` (N proxies in front, each appending to
+X-Forwarded-For; 1 by default on a Hugging Face Space) the N-th address of X-Forwarded-For from the right; without it,
+every request that carries X-Forwarded-For counts as one address ("forwarded"), so a forged header buys nothing.
 """
 
 from __future__ import annotations
