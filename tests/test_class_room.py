@@ -101,3 +101,51 @@ def test_a_teacher_and_two_students(browser, server):  # noqa: F811
         unknown.locator("#class-banner", has_text="There is no class with the code").wait_for(timeout=30_000)
         for pg in (teacher, *students, unknown):
             assert pg.errors == []
+
+
+def says(pg, words: str, timeout: int = 20_000) -> None:
+    pg.wait_for_function("(t) => document.body.innerText.includes(t)", arg=words, timeout=timeout)
+
+
+def test_the_teacher_removes_any_student_for_good_and_locks_the_class(browser, server):  # noqa: F811
+    """A student who never sent a view (a fake filling the room) is removed from the panel's roster: their page says
+    so and does not join again by its link; locked, the class refuses a newcomer in words and keeps its students
+    following; unlocked, the newcomer gets in."""
+    with ExitStack() as stack:
+        teacher = stack.enter_context(opened(browser, server, **LAPTOP))
+        settled(teacher)
+        teacher.locator("#teach").click()
+        code = teacher.locator("#class-code").inner_text(timeout=10_000)
+        link = f"{server}?class={code}"
+        honest, fake = (stack.enter_context(opened(browser, link, **PHONE)) for _ in range(2))
+        for s in (honest, fake):
+            s.locator("#class-banner", has_text="Following the teacher").wait_for(timeout=30_000)
+        teacher.locator("#class-panel", has_text="2 students").wait_for(timeout=10_000)
+        teacher.locator("#class-roster summary").click()
+        rows = teacher.locator("#class-roster-list li")
+        assert rows.count() == 2 and all("following" in r for r in rows.all_inner_texts())
+        rows.nth(1).get_by_role("button", name="Remove").click()  # the second to join: the fake (asked, accepted)
+        says(fake, "The teacher removed you from the class.")
+        teacher.locator("#class-panel", has_text="1 student").wait_for(timeout=10_000)
+        assert rows.count() == 1  # the roster stays open through the panel's redrawing
+        fake.goto(link, wait_until="domcontentloaded")  # their link again: this browser does not rejoin
+        says(fake, "The teacher removed you from the class.", 60_000)
+        fake.wait_for_timeout(2_000)
+        assert "1 student" in teacher.locator("#class-panel").inner_text()
+        # locked: a newcomer is refused in words; the class in the room goes on following
+        teacher.locator("#class-lock").click()
+        teacher.locator("#class-roster summary", has_text="Locked").wait_for(timeout=10_000)
+        assert teacher.evaluate("() => document.activeElement?.id") == "class-lock"  # the focus stays on the button
+        assert teacher.locator("#class-lock").get_attribute("aria-pressed") == "true"
+        newcomer = stack.enter_context(opened(browser, link, **PHONE))
+        says(newcomer, "This class is locked", 60_000)
+        open_tab(teacher, "Step by step")
+        wait_tab(honest, "Step by step")
+        assert "1 student" in teacher.locator("#class-panel").inner_text()
+        # unlocked: the newcomer gets in
+        teacher.locator("#class-lock").click()
+        teacher.locator("#class-lock", has_text="Lock the class").wait_for(timeout=10_000)
+        newcomer.goto(link, wait_until="domcontentloaded")
+        newcomer.locator("#class-banner", has_text="Following the teacher").wait_for(timeout=60_000)
+        teacher.locator("#class-panel", has_text="2 students").wait_for(timeout=10_000)
+        assert teacher.errors == [] and honest.errors == [] and fake.errors == []

@@ -383,6 +383,42 @@ def test_a_teacher_removes_a_student_who_sent_a_view():
         assert post(url, f"/class/{code}/remove", {"key": sids[0], "share": "x"}).status_code == 404
 
 
+def test_the_teacher_removes_any_student_by_the_roster_and_locks_the_room(tmp_path):
+    """Fakes that never sent a view are removed by their roster name (no key: the roster never holds an id); a
+    locked room refuses joins in words, keeps its students answering, and stays locked across a restart."""
+    from explorer.classroom.store import RoomStore
+
+    rooms = Rooms(RoomStore(tmp_path / "rooms.sqlite3"))
+    with served(rooms) as url:
+        room = post(url, "/class/new").json()
+        code, key = room["code"], room["key"]
+        sids = [post(url, f"/class/{code}/join", {"nick": n}).json()["sid"] for n in ("Ana", "Fake 1", "Fake 2")]
+        panel = post(url, f"/class/{code}/back", {"key": key}).json()
+        assert [s["nick"] for s in panel["roster"]] == ["Ana", "Fake 1", "Fake 2"]
+        assert not any(sid in json.dumps(panel) for sid in sids)  # the panel never sees a student's id
+        for row in panel["roster"][1:]:
+            assert post(url, f"/class/{code}/remove", {"key": sids[0], "student": row["id"]}).status_code == 404
+            panel = post(url, f"/class/{code}/remove", {"key": key, "student": row["id"]}).json()
+        assert [s["nick"] for s in panel["roster"]] == ["Ana"] and panel["students"] == 1
+        gone = post(url, f"/class/{code}/remove", {"key": key, "student": "nobody"})
+        assert gone.status_code == 404 and "no longer in the class" in gone.json()["error"]
+        assert post(url, f"/class/{code}/answer", {"sid": sids[1], "stop": "stop 1", "option": 0,
+                                                  "options": 4}).status_code == 404  # removed: no more answers
+        # locked: nobody new, in words; the class goes on
+        assert post(url, f"/class/{code}/lock", {"key": key, "locked": "yes"}).status_code == 400
+        assert post(url, f"/class/{code}/lock", {"key": key, "locked": True}).json()["locked"] is True
+        refused = post(url, f"/class/{code}/join", {"nick": "Late"})
+        assert refused.status_code == 403 and "locked" in refused.json()["error"]
+        assert post(url, f"/class/{code}/answer", {"sid": sids[0], "stop": "stop 1", "option": 2,
+                                                  "options": 4}).status_code == 200
+    again = Rooms(RoomStore(tmp_path / "rooms.sqlite3"))  # a restart keeps the lock and the roster
+    with served(again) as url:
+        assert post(url, f"/class/{code}/join", {"nick": "Late"}).status_code == 403
+        assert post(url, f"/class/{code}/lock", {"key": key, "locked": False}).json()["locked"] is False
+        assert post(url, f"/class/{code}/join", {"nick": "Late"}).status_code == 200
+        assert [s["nick"] for s in post(url, f"/class/{code}/back", {"key": key}).json()["roster"]] == ["Ana", "Late"]
+
+
 # -- hygiene: one address cannot fill a room in a moment, while a class behind one address still joins at once --------
 def test_one_address_fills_a_room_only_slowly(monkeypatch):
     assert 30 <= r.ROOM_JOINS_PER_MIN < r.MAX_STUDENTS  # a class at once; a room of MAX_STUDENTS not in a minute

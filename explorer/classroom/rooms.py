@@ -216,6 +216,7 @@ class Room:
     early: dict[str, dict[str, list]] = field(default_factory=dict)
     back: int = 0  # how many times the teacher brought everyone back: a page that sees it change follows at once
     run: int = 0  # how many times the teacher started the lesson anew: each run's answers are counted afresh
+    locked: bool = False  # the teacher let nobody new join
     _changed: asyncio.Event | None = None
     _save: object = None  # Rooms' writer to its store (store.py), called at every change
 
@@ -272,7 +273,12 @@ class Room:
                 "revealed": sorted(self.revealed), "shown": self.shown, "lesson": self.stop, "run": self.run,
                 "questions": {stop: {"options": q["options"], "answer": q["answer"] if stop in self.revealed else None}
                               for stop, q in self.questions.items()},
-                "shares": [{k: v for k, v in share.items() if k != "sid"} for share in self.shares[-20:]]}
+                "shares": [{k: v for k, v in share.items() if k != "sid"} for share in self.shares[-20:]],
+                # every student, for the teacher to remove any of them: by a name for their id that is no key (the id
+                # itself lets its holder answer as that student)
+                "roster": [{"id": public_id(s.sid), "nick": s.nick, "following": s.following}
+                           for s in self.students.values()],
+                "locked": self.locked}
 
 
     # -- kept between restarts (store.py): everything but the push channel's waiters and the open streams
@@ -282,7 +288,7 @@ class Room:
                 "students": [[s.sid, s.nick, s.following] for s in self.students.values()],
                 "answers": self.answers, "options": self.options, "revealed": sorted(self.revealed),
                 "shares": self.shares, "shown": self.shown, "stop": self.stop, "questions": self.questions,
-                "run": self.run, "early": self.early}
+                "run": self.run, "early": self.early, "locked": self.locked}
 
     def apply(self, data: dict) -> bool:
         """Another process's change (redis_store.py): this copy becomes ``data``, its waiters woken. -> changed"""
@@ -291,7 +297,7 @@ class Room:
             return False
         other = Room.load(data, 0)
         for name in ("state", "back", "students", "answers", "options", "revealed", "shares", "shown", "stop",
-                     "questions", "run", "early"):
+                     "questions", "run", "early", "locked"):
             setattr(self, name, getattr(other, name))
         self.version += 1
         self.teacher_version += 1
@@ -306,8 +312,14 @@ class Room:
                    students={sid: Student(sid, nick, following) for sid, nick, following in data["students"]},
                    answers=data["answers"], options=data["options"], revealed=set(data["revealed"]),
                    shares=data["shares"], shown=data["shown"], stop=data.get("stop", -1),
-                   questions=data.get("questions", {}), run=data.get("run", 0), early=data.get("early", {}))
+                   questions=data.get("questions", {}), run=data.get("run", 0), early=data.get("early", {}),
+                   locked=bool(data.get("locked", False)))
         return room
+
+
+def public_id(sid: str) -> str:
+    """A student's name in the teacher's roster: derived from their id, and no way back to it."""
+    return hashlib.sha256(("roster:" + sid).encode()).hexdigest()[:12]
 
 
 def shared(method):
@@ -609,22 +621,42 @@ class Rooms:
         return room
 
     @shared
-    def remove(self, code: object, key: object, share_id: object) -> Room:
-        """The student who sent a view leaves the class: their answers, their views and their place go; their page is
-        told (its stream ends). They may join again with the code, as anyone may."""
+    def remove(self, code: object, key: object, share_id: object = None, student: object = None) -> Room:
+        """A student leaves the class, named by a view they sent (``share_id``) or by their place in the roster
+        (``student``, public_id): their answers, their views and their place go; their page is told (its stream ends)
+        and does not join this class again by itself. A fresh join with the code is a new student, unless the teacher
+        locked the room (lock)."""
         room = self.teacher(code, key)
-        share = next((s for s in room.shares if s["id"] == share_id), None)
-        if share is None:
-            raise RoomError(t("class.err.no_share"), 404)
-        sid = share["sid"]
+        if student is not None:
+            sid = next((s for s in room.students if public_id(s) == student), None)
+            if sid is None:
+                raise RoomError(t("class.err.no_student"), 404)
+            share_id = None
+        else:
+            share = next((s for s in room.shares if s["id"] == share_id), None)
+            if share is None:
+                raise RoomError(t("class.err.no_share"), 404)
+            sid = share["sid"]
         room.students.pop(sid, None)
         for votes in (*room.answers.values(), *room.early.values()):
             votes.pop(sid, None)
+        gone = {s["id"] for s in room.shares if s["sid"] == sid}
         room.shares = [s for s in room.shares if s["sid"] != sid]
-        if room.shown and room.shown["id"] == share_id:
+        if room.shown and (room.shown["id"] == share_id or room.shown["id"] in gone):
             room.shown = None
         self.messages.forget(sid)
         room.bump()
+        return room
+
+    @shared
+    def lock(self, code: object, key: object, locked: object) -> Room:
+        """The teacher lets nobody new join (``locked`` true) or lets them again; the students in the room stay."""
+        room = self.teacher(code, key)
+        if not isinstance(locked, bool):
+            raise RoomError(t("class.err.locked_value"))
+        if room.locked != locked:
+            room.locked = locked
+            room.bump(follower=False)
         return room
 
     @shared
@@ -646,6 +678,8 @@ class Rooms:
     def join(self, code: object, nick: object = "", address: str = "") -> tuple[Room, Student]:
         self.joins.take("a:" + address, t("class.err.joins"))
         room = self.room(code)
+        if room.locked:
+            raise RoomError(t("class.err.locked"), 403)
         if len(room.students) >= MAX_STUDENTS:
             raise RoomError(t("class.err.full", n=MAX_STUDENTS), 403)
         self.room_joins.take(f"{room.code}:{address}", t("class.err.room_joins", n=ROOM_JOINS_PER_MIN))

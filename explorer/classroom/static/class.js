@@ -366,6 +366,18 @@
       " <button onclick='AE.room.show(" + attr(s.id) + ")'>" + AE.t("class.show") + "</button>" +
       " <button onclick='AE.room.remove(" + attr(s.id) + ")'>" + AE.t("class.remove") + "</button></li>").join("");
     const counts = { n: d.students, following: d.following, exploring: d.exploring };
+    // every student, each removable (a fake, a nickname that should not be there), and the lock against new joins:
+    // folded until the teacher opens it
+    const roster = (d.roster || []).map((s) => "<li><b>" + esc(s.nick) + "</b> <small>" +
+      AE.t(s.following ? "class.mark_following" : "class.mark_exploring") + "</small> <button class='ae-roster-remove' " +
+      "aria-label='" + esc(AE.t("class.remove_label", { nick: s.nick })) + "' onclick='AE.room.removeStudent(" + attr(s.id) + ", " +
+      attr(s.nick) + ")'>" + AE.t("class.remove_student") + "</button></li>").join("");
+    const students = "<details id='class-roster'" + (room.rosterOpen ? " open" : "") + " ontoggle='AE.room.rosterOpen(this.open)'>" +
+      "<summary>" + AE.t("class.roster", { n: d.students }) + (d.locked ? " · " + AE.t("class.locked_note") : "") + "</summary>" +
+      "<p><button id='class-lock' aria-pressed='" + !!d.locked + "' onclick='AE.room.lock()'>" +
+      AE.t(d.locked ? "class.unlock" : "class.lock") + "</button></p>" +
+      (roster ? "<ul id='class-roster-list'>" + roster + "</ul>" : "<p class='ae-join'>" + AE.t("class.roster_empty") + "</p>") +
+      "</details>";
     const present = !!(AE.state && AE.state.present);
     const retry = el.querySelector(".ae-class-retry");
     el.classList.toggle("ae-qr-open", !!room.qrOpen);
@@ -387,8 +399,14 @@
       (stops ? "<details id='class-earlier'" + (present && L.stop < AE.lesson.stops && current ? "" : " open") + "><summary>" + AE.t(current ? "class.answers_other" : "class.answers") +
         " (" + others.length + ")</summary><ul id='class-tally'>" + stops + "</ul></details>" :
         current ? "" : "<p class='ae-join'>" + AE.t("class.answers_empty") + "</p>") +
+      students +
       "<p class='ae-class-end'><button id='class-end' onclick='AE.room.end()'>" + AE.t("class.end") + "</button></p>";
     if (retry) el.prepend(retry);
+    if (room.refocus) {  // a button the teacher pressed is drawn anew: the focus stays on it (not the page's body)
+      const again = document.getElementById(room.refocus);
+      room.refocus = null;
+      if (again) again.focus();
+    }
     unsentNote();
   }
 
@@ -404,16 +422,39 @@
     else AE.lesson.go(delta);
   }
 
+  // the teacher removes a student (from the roster) or locks the class against new joins
+  function removeStudent(id, nick) {
+    if (window.confirm && !window.confirm(AE.t("class.remove_confirm", { nick }))) return null;
+    return send("remove", { student: id }).then((d) => { if (d) { room.data = d; room.refocus = "class-lock"; render(); } });
+  }
+  function lock() {
+    return send("lock", { locked: !(room.data && room.data.locked) }).then((d) => {
+      if (d) { room.data = d; room.refocus = "class-lock"; render(); }
+    });
+  }
+
   function endClass() {
     if (window.confirm && !window.confirm(AE.t("class.end_confirm"))) return null;
     return send("end").then((r) => { if (r) ended(AE.t("class.you_ended")); });
   }
 
   // -- students ------------------------------------------------------------------------------------------------
+  // a student the teacher removed: this browser does not join that class again by itself (its link, a reload, the
+  // code typed) for REMOVED_MS; the teacher's lock keeps out anyone else
+  const REMOVED_MS = 6 * 3600 * 1000;
+  function removedFrom(code, mark) {
+    const name = "ae-removed-" + String(code).toUpperCase();
+    try {
+      if (mark) { localStorage.setItem(name, String(Date.now())); return true; }
+      return Date.now() - Number(localStorage.getItem(name) || 0) < REMOVED_MS;
+    } catch (e) { return false; }
+  }
+
   async function join(code) {
     room.role = "student";
     const saved = sessionStorage.getItem("ae-class-" + code);  // a reload keeps the same place in the class
     if (saved) { Object.assign(room, { code, sid: saved }); listenStudent(true); return; }
+    if (removedFrom(code)) { say(AE.t("class.ended.removed")); return; }
     try {
       const nick = window.prompt ? window.prompt(AE.t("class.nick_prompt"), "") : "";
       const r = await api(encodeURIComponent(code) + "/join", { nick: nick || "" });
@@ -432,7 +473,11 @@
       const d = JSON.parse(e.data);
       room.data = d;
       room.answering = "";  // the room's news says which answers it holds (mine)
-      if (d.ended) { ended(why(d)); return; }
+      if (d.ended) {
+        if (d.ended_key === "class.ended.removed") removedFrom(d.code || room.code, true);
+        ended(why(d));
+        return;
+      }
       nameRoom(d.code);
       if (room.back === undefined) room.back = d.back;
       // brought back, or following again: the teacher's view and the teacher's stop of the lesson, both taken anew
@@ -650,7 +695,8 @@
 
   AE.room = { teach, push, lessonAt, joinCode, share, shareView, answer, revealed, told, mine, asked, leave, start, state: room,
     reveal: (stop) => send("reveal", { stop }), show: (id) => send("show", { share: id }),
-    remove: (id) => send("remove", { share: id }), lesson: lessonMove,
+    remove: (id) => send("remove", { share: id }), lesson: lessonMove, removeStudent, lock,
+    rosterOpen: (open) => { room.rosterOpen = open; },
     qr: () => { room.qrOpen = !room.qrOpen; render(); const b = document.getElementById("class-qr-toggle"); if (b) b.focus(); },
     back: () => send("back"), end: endClass,
     explore: () => setFollowing(false), followAgain: () => setFollowing(true),
