@@ -419,6 +419,55 @@ def test_the_teacher_removes_any_student_by_the_roster_and_locks_the_room(tmp_pa
         assert [s["nick"] for s in post(url, f"/class/{code}/back", {"key": key}).json()["roster"]] == ["Ana", "Late"]
 
 
+def test_one_address_holds_a_share_of_the_streams_and_empty_rooms_are_freed(monkeypatch):
+    """One visitor's own rooms full of their own students take at most STREAMS_PER_ADDRESS of the process's streams
+    (the next is refused in words while another address still streams); a room nobody joined, whose teacher's page
+    is closed, frees its place after EMPTY_S, while one with a student or an open teacher's page stays."""
+    monkeypatch.setattr(r, "STREAMS_PER_ADDRESS", 4)
+    rooms = Rooms()
+    with served(rooms, trusted=1) as url:
+        def as_(ip):
+            return {"x-forwarded-for": ip}
+        codes = [post(url, "/class/new", headers=as_("10.0.0.9")).json()["code"] for _ in range(2)]
+        sids = [post(url, f"/class/{code}/join", {}, headers=as_("10.0.0.9")).json()["sid"]
+                for code in codes for _ in range(3)]
+        hold: list = []
+
+        async def run() -> list[int]:
+            async with httpx.AsyncClient(timeout=10) as client:
+                async def one(code, sid, ip):
+                    request = client.build_request("GET", f"{url}/class/{code}/events", params={"sid": sid},
+                                                   headers=as_(ip))
+                    response = await client.send(request, stream=True)
+                    hold.append(response)
+                    return response.status_code
+                mine = [await one(codes[i // 3], sid, "10.0.0.9") for i, sid in enumerate(sids)]
+                other = post(url, f"/class/{codes[0]}/join", {}, headers=as_("10.0.0.10")).json()["sid"]
+                theirs = await one(codes[0], other, "10.0.0.10")
+                refused = [json.loads(await h.aread()) for h in hold if h.status_code != 200]
+                for h in hold:
+                    await h.aclose()
+                return mine + [theirs], refused
+        statuses, refused = asyncio.run(run())
+        assert statuses == [200] * 4 + [429] * 2 + [200], statuses
+        assert all("from your address" in x["error"] for x in refused)
+        for _ in range(40):  # each closed stream gives its place back (the address's too)
+            if rooms.streams == {}:
+                break
+            time.sleep(0.05)
+        assert rooms.streams == {} and rooms.open_streams == 0
+    # empty rooms: freed after EMPTY_S unless a student is in or the teacher's page is open
+    rooms = Rooms()
+    empty, taken, watched = (rooms.open("10.0.0.1")[0] for _ in range(3))
+    rooms.join(taken, "Ana", "10.0.0.2")
+    now = time.monotonic() + r.EMPTY_S + 1
+    with rooms.streaming(rooms.rooms[watched], "t:" + watched, "10.0.0.1"):
+        rooms.sweep(now)
+    assert set(rooms.rooms) == {taken, watched}
+    rooms.sweep(now)
+    assert set(rooms.rooms) == {taken}
+
+
 # -- hygiene: one address cannot fill a room in a moment, while a class behind one address still joins at once --------
 def test_one_address_fills_a_room_only_slowly(monkeypatch):
     assert 30 <= r.ROOM_JOINS_PER_MIN < r.MAX_STUDENTS  # a class at once; a room of MAX_STUDENTS not in a minute

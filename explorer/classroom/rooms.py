@@ -34,6 +34,7 @@ CODE_LEN = 6
 MAX_ROOMS = 50  # rooms open at once in this process
 MAX_STUDENTS = 150  # students in one room
 IDLE_S = 3 * 3600  # a room nobody used for this long ends
+EMPTY_S = 10 * 60  # a room with no student and no teacher's page open ends after this long (one process's store)
 NICK_CHARS = 24
 NOTE_CHARS = 140
 STATE_CHARS = 8_000  # a view: a link's query string (links.js), as long as a long link
@@ -62,6 +63,9 @@ STREAMS_PER_STUDENT = 3
 STREAMS_PER_TEACHER = 4
 ROOM_STREAMS = 2 * MAX_STUDENTS  # students' streams in one room (the teacher's are not counted here)
 MAX_STREAMS = max(64, min(3_000, resource.getrlimit(resource.RLIMIT_NOFILE)[0] // 4))
+# streams from one address (all its rooms' students and teachers): a school's few classes behind one address fit;
+# one visitor's own rooms full of fake students take at most this share of the process's
+STREAMS_PER_ADDRESS = max(32, MAX_STREAMS // 5)
 
 
 class RoomError(Exception):
@@ -96,7 +100,8 @@ def field_name(name: str) -> str:
 
 
 # why a room ended: kept (and sent) as its English text, with its catalogue key beside it for each page's language
-ENDED_KEYS = ("class.ended.teacher", "class.ended.idle", "class.ended.gone", "class.ended.removed")
+ENDED_KEYS = ("class.ended.teacher", "class.ended.idle", "class.ended.gone", "class.ended.removed",
+              "class.ended.empty")
 
 
 def english(key: str, **values) -> str:
@@ -438,10 +443,11 @@ class Rooms:
 
     # -- push streams ----------------------------------------------------------------------------------------------
     @contextmanager
-    def streaming(self, room: Room, who: str) -> Iterator[None]:
-        """One push stream of ``who`` ("s:<sid>" or "t:<code>") in ``room`` while the block runs, or a refusal in
-        words when one more would pass a cap (``who``'s, the room's, the process's)."""
+    def streaming(self, room: Room, who: str, address: str = "") -> Iterator[None]:
+        """One push stream of ``who`` ("s:<sid>" or "t:<code>") in ``room`` from ``address`` while the block runs,
+        or a refusal in words when one more would pass a cap (``who``'s, the address's, the room's, the process's)."""
         mine = self.streams.get(who, 0)
+        theirs = self.streams.get("a:" + address, 0)
         if who.startswith("t:") and mine >= STREAMS_PER_TEACHER:
             raise RoomError(t("class.err.teacher_streams", n=STREAMS_PER_TEACHER), 429)
         if who.startswith("s:") and mine >= STREAMS_PER_STUDENT:
@@ -449,9 +455,12 @@ class Rooms:
         student = who.startswith("s:")  # the room's cap is its students' pages: the teacher's panel always opens
         if student and room.streams >= ROOM_STREAMS:
             raise RoomError(t("class.err.room_streams", n=ROOM_STREAMS), 503)
+        if theirs >= STREAMS_PER_ADDRESS:
+            raise RoomError(t("class.err.address_streams", n=STREAMS_PER_ADDRESS), 429)
         if self.open_streams >= MAX_STREAMS:
             raise RoomError(t("class.err.max_streams"), 503)
         self.streams[who] = mine + 1
+        self.streams["a:" + address] = theirs + 1
         room.streams += student
         self.open_streams += 1
         try:
@@ -459,18 +468,22 @@ class Rooms:
         finally:
             self.open_streams -= 1
             room.streams -= student
-            left = self.streams.get(who, 1) - 1
-            if left > 0:
-                self.streams[who] = left
-            else:
-                self.streams.pop(who, None)
+            for name in (who, "a:" + address):
+                left = self.streams.get(name, 1) - 1
+                if left > 0:
+                    self.streams[name] = left
+                else:
+                    self.streams.pop(name, None)
 
     # -- finding, sweeping ---------------------------------------------------------------------------------
     def sweep(self, now: float | None = None) -> None:
         now = time.monotonic() if now is None else now
+        alone = not getattr(self.store, "shared", False)  # (several processes: a teacher's page may be on another)
         for room in list(self.rooms.values()):
             if now - room.touched > IDLE_S:
                 self.close(room, english("class.ended.idle"))
+            elif alone and now - room.touched > EMPTY_S and not room.students and not self.streams.get("t:" + room.code):
+                self.close(room, english("class.ended.empty"))  # opened and left: its place goes to another class
 
     def close(self, room: Room, why: str) -> None:
         room.ended = why

@@ -269,12 +269,12 @@ class ClassRoutes:
                                                 {"ended": english("class.ended.removed"),
                                                  "ended_key": "class.ended.removed"})
 
-            with rooms.streaming(room, "s:" + sid):
+            with rooms.streaming(room, "s:" + sid, client):
                 return await stream(receive, send, room, mine, lambda: room.version)
         if method == "GET" and action == "teacher":
             admitted(key=query(scope).get("key", ""))
             room = rooms.teacher(code, query(scope).get("key"), charge=False)  # a reload is no change
-            with rooms.streaming(room, "t:" + room.code):
+            with rooms.streaming(room, "t:" + room.code, client):
                 return await stream(receive, send, room, room.for_teacher, lambda: room.teacher_version)
         if method == "GET" and action == "qr.svg":
             if held:
