@@ -190,6 +190,45 @@ def test_the_teacher_paces_the_lesson_and_the_tally_names_the_options(browser, s
             assert pg.errors == []
 
 
+def test_a_new_sentence_at_a_stop_is_a_new_question_for_the_whole_class(browser, server):  # noqa: F811
+    """Stop 8 asks "after which layer" about a word of the sentence: its options read the same on another sentence.
+    The teacher translates another sentence there after the class answered and saw its answers: the panel counts
+    from nobody, nothing revealed, and no phone shows its old answer as one to the new question."""
+    with ExitStack() as stack:
+        teacher, code, (a, b) = start_class(stack, browser, server)
+        teacher.get_by_text("Guided lesson").first.click()
+        teacher.locator("#ae-lesson-start").click()
+        for _ in range(7):
+            teacher.locator("#ae-lesson .ae-nav button", has_text="Next").click()
+        for s in (a, b):
+            at_stop(s, 8)
+        old = a.locator("#ae-lesson .ae-stop > p").nth(1).inner_text()
+        a.locator("#ae-lesson .ae-answer").nth(0).click()
+        b.locator("#ae-lesson .ae-answer").nth(1).click()
+        teacher.wait_for_function("() => document.querySelector('#class-now')?.innerText.includes('2 answered')",
+                                  timeout=20_000)
+        teacher.locator("#class-reveal").click()
+        for s in (a, b):
+            s.locator(".ae-class-tally", has_text="2 answered").wait_for(timeout=20_000)
+        translate(teacher, "My brother reads a book in the garden.")
+        for s in (a, b):
+            shows(s, "My brother reads a book in the garden.")
+            s.wait_for_function("(t) => document.querySelector('#ae-lesson .ae-stop > p:nth-of-type(2)')?.innerText"
+                                " !== t", arg=old, timeout=20_000)  # the question about the new sentence
+        teacher.wait_for_function("() => document.querySelector('#class-now')?.innerText.includes('0 answered')",
+                                  timeout=20_000)
+        assert not teacher.locator("#class-reveal").is_disabled()  # nothing revealed of the new question
+        for s in (a, b):
+            s.wait_for_timeout(1_000)
+            assert s.locator("#ae-lesson .ae-answer.ae-chosen").count() == 0
+            assert s.locator("#ae-lesson .ae-reveal").count() == 0 and s.locator(".ae-class-tally").count() == 0
+        a.locator("#ae-lesson .ae-answer").nth(2).click()  # and each answers anew, counted
+        teacher.wait_for_function("() => document.querySelector('#class-now')?.innerText.includes('1 answered')",
+                                  timeout=20_000)
+        for pg in (teacher, a, b):
+            assert pg.errors == []
+
+
 def test_a_student_whose_link_holds_a_sentence_of_its_own_joins_on_the_teachers(browser, server):  # noqa: F811
     """A link with both a sentence and a class code (a student's own link, the code added): the page starts to
     translate its own sentence, the class's view arrives meanwhile, and the page ends on the teacher's sentence and

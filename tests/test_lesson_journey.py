@@ -100,10 +100,11 @@ READABLE = """(s) => { const e = document.querySelector(s); if (!e) return false
   if (r.top < 0 || y > window.innerHeight || x < 0 || x > window.innerWidth) return false;
   const hit = document.elementFromPoint(x, y); return !!hit && (hit === e || e.contains(hit)); }"""
 
-# the options of the stop not wholly on the screen, or whose top or bottom edge is under something else (Back / Next)
-OPTIONS_HIDDEN = """() => [...document.querySelectorAll('#ae-lesson .ae-answer')].filter((e) => {
-  const r = e.getBoundingClientRect(), mine = (y) => { const hit = document.elementFromPoint(r.left + r.width / 2, y);
-    return !!hit && (hit === e || e.contains(hit)); };
+# the elements (the stop's options, the class's answers) not wholly on the screen, or whose top or bottom edge is
+# under something else (Back / Next): their texts
+LINES_HIDDEN = """(s) => [...document.querySelectorAll(s)].filter((e) => {
+  const r = e.getBoundingClientRect(), x = r.left + Math.min(r.width / 2, 40), mine = (y) => {
+    const hit = document.elementFromPoint(x, y); return !!hit && (hit === e || e.contains(hit)); };
   return !r.height || r.top < 0 || r.bottom > window.innerHeight || !mine(r.top + 3) || !mine(r.bottom - 3);
 }).map((e) => e.innerText)"""
 
@@ -345,7 +346,7 @@ def test_a_whole_lesson_on_a_projector_and_two_phones_through_a_restart(browser,
                     check(at_stop(pg, n), f"stop {n}: {name}'s lesson is at {text(pg, '#ae-lesson h3')!r}")
             right = {}
             for name, pg, option in (("phone A", a, 0), ("phone B", b, 1)):
-                hidden = pg.evaluate(OPTIONS_HIDDEN)  # all of them in sight, none under Back / Next, unscrolled
+                hidden = pg.evaluate(LINES_HIDDEN, "#ae-lesson .ae-answer")  # all in sight, none under Back / Next
                 check(not hidden, f"stop {n}: {name} cannot see or tap options {hidden} without scrolling")
                 pg.locator("#ae-lesson .ae-answer").nth(option).tap()
                 pg.locator("#ae-lesson .ae-reveal").wait_for(timeout=10_000)
@@ -385,6 +386,13 @@ def test_a_whole_lesson_on_a_projector_and_two_phones_through_a_restart(browser,
             for name, pg in (("phone A", a), ("phone B", b)):
                 check(EN["class.following"] in text(pg, "#class-banner"),
                       f"stop {n}: {name}'s banner says {text(pg, '#class-banner')!r}")
+                # the class's answers, revealed: every line on the phone's screen, none under Back / Next
+                if waited(pg, "() => document.querySelectorAll('#ae-lesson .ae-class-tally li').length > 0", timeout=10_000):
+                    pg.wait_for_timeout(300)
+                    hidden = pg.evaluate(LINES_HIDDEN, "#ae-lesson .ae-class-tally li")
+                    check(not hidden, f"stop {n}: {name} cannot see the class's answers {hidden} without scrolling")
+                else:
+                    check(False, f"stop {n}: {name} was not shown the class's answers after Reveal")
             # what the stop opens
             if n == 4:
                 check(waited(teacher, VISIBLE, "#model-view", 5_000),

@@ -155,7 +155,7 @@
       foldWords(AE.t("lesson.fold"))) + "</button>";
     if (!b || !b.att) { el.innerHTML = close + "<p>" + AE.t("lesson.translate_first") + "</p>"; return; }
     if (lesson.stop >= STOPS.length) { el.classList.remove("ae-folded"); el.innerHTML = close + ending(); led(); return; }
-    const stop = STOPS[lesson.stop], q = stop.ask(b);
+    const stop = STOPS[lesson.stop], q = about(stop.ask(b), b);
     lesson.q = q;
     // in a class, an answer this student gave before a reload (or a language switch, or a new analysis of the same
     // sentence) is theirs still: taken from the room once for each analysis of the room's sentence (a page that first
@@ -252,6 +252,19 @@
       rows + "</ol><p class='ae-nav'><button onclick='AE.lesson.go(-1)'>" + AE.t("lesson.back") + "</button> " +
       "<button onclick='AE.lesson.again()'>" + AE.t("lesson.again") + "</button> <button onclick='AE.lesson.start()'>" +
       AE.t("lesson.restart") + "</button></p></div>";
+  }
+
+  // A question's options as a class room tells them apart: their ids (words no language changes) marked with the
+  // sentence it is asked about. A stop asked again on another sentence is a new question, its count started from
+  // nobody (docs/teaching.md), even where its options read the same (stop 8: "after layer 0, 1, 2" about another
+  // word kept the old answers, shown to each student as their answer to the new question); the same sentence in
+  // another language is the same question.
+  function about(q, b) {
+    if (!q || !q.ids) return q;
+    const text = String((b && b.text) || "");
+    let h = 5381;
+    for (let i = 0; i < text.length; i++) h = ((h * 33) ^ text.charCodeAt(i)) >>> 0;
+    return Object.assign({}, q, { ids: q.ids.map((id) => h.toString(36) + "|" + id) });
   }
 
   // The values the stop's question is about in the shown analysis (stop 7's decoding step, stop 6's layer), set by
@@ -401,7 +414,9 @@
   function at(stop, tries) {
     if (!body()) {  // Gradio draws the fold's content when it opens: open it, then go on
       const fold = document.querySelector("#lesson-box .label-wrap, #lesson-box > button");
-      if (fold && !tries) fold.click();
+      // (open already: the teacher's quick Next, Next sent a second stop before the first was drawn, and a second
+      // click closed the fold: the student's lesson went on at the right stop, hidden)
+      if (fold && !tries && !fold.classList.contains("open")) fold.click();
       if ((tries || 0) < 50) setTimeout(() => at(stop, (tries || 0) + 1), 100);
       return;
     }

@@ -126,13 +126,15 @@
     range.dispatchEvent(new PointerEvent("pointerup", { bubbles: true }));
   }
 
+  // (caught before the tab bar hears it: a focused tab button's arrow also switched the tab, taking the class along)
   document.addEventListener("keydown", (e) => {
     if (!AE.state.present || AE.state.tab !== "steps") return;
+    if (e.key !== "ArrowRight" && e.key !== "ArrowLeft") return;
     const target = e.target || {};
     if (["INPUT", "TEXTAREA", "SELECT"].includes(target.tagName) || target.isContentEditable) return;
-    if (e.key === "ArrowRight") stepBy(1);
-    else if (e.key === "ArrowLeft") stepBy(-1);
-  });
+    if (target.getAttribute && target.getAttribute("role") === "tab") { e.preventDefault(); e.stopPropagation(); }
+    stepBy(e.key === "ArrowRight" ? 1 : -1);
+  }, true);
 
   AE.present = { toggle, resume, stepBy, sizes: () => SIZES[!!AE.state.present] };
 })();
