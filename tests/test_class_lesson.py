@@ -229,6 +229,40 @@ def test_a_new_sentence_at_a_stop_is_a_new_question_for_the_whole_class(browser,
             assert pg.errors == []
 
 
+STEP = "() => document.querySelector('#step input[type=number]')?.value"
+
+
+def test_the_teachers_reload_keeps_the_step_the_class_is_on(browser, server):  # noqa: F811
+    """At stop 7 (a decoding step's question) the teacher moves the step on; the phones follow. The teacher's reload
+    brings back the lesson at stop 7 with the room's view: the step the class is on, not the question's own."""
+    with ExitStack() as stack:
+        teacher, code, (a, b) = start_class(stack, browser, server)
+        teacher.get_by_text("Guided lesson").first.click()
+        teacher.locator("#ae-lesson-start").click()
+        for n in range(2, 8):
+            teacher.locator("#ae-lesson .ae-nav button", has_text="Next").click()
+            at_stop(teacher, n)
+        for s in (a, b):
+            at_stop(s, 7)
+            wait_tab(s, "Step by step")
+        teacher.wait_for_timeout(2_000)  # the stop's own step set
+        moved = str(int(teacher.evaluate(STEP)) + 1)
+        step = teacher.locator("#step input[type=number]")
+        step.fill(moved)
+        step.press("Enter")
+        for s in (a, b):
+            s.wait_for_function(f"() => ({STEP})() === {moved!r}", timeout=20_000)
+        teacher.reload(wait_until="domcontentloaded")
+        teacher.locator("#class-code", has_text=code).wait_for(state="attached", timeout=60_000)
+        at_stop(teacher, 7, 60_000)
+        teacher.wait_for_timeout(4_000)  # the reloaded page's own example translated, the room's view taken
+        assert teacher.evaluate(STEP) == moved
+        for s in (a, b):
+            assert s.evaluate(STEP) == moved
+        for pg in (teacher, a, b):
+            assert pg.errors == []
+
+
 def test_a_student_whose_link_holds_a_sentence_of_its_own_joins_on_the_teachers(browser, server):  # noqa: F811
     """A link with both a sentence and a class code (a student's own link, the code added): the page starts to
     translate its own sentence, the class's view arrives meanwhile, and the page ends on the teacher's sentence and

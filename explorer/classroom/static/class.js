@@ -187,7 +187,10 @@
       else if (!room.restored || (shownId && shownId !== room.shownId)) {  // a reload, or Show to everyone
         if (room.data.state && (shownId || !room.pushed)) adopt(room.data.state, !room.restored);
       }
-      if (!room.restored && room.data.lesson >= 0 && AE.lesson && AE.lesson.state.stop < 0) AE.lesson.at(room.data.lesson);
+      // (the lesson's stop comes back with the room's view, adopted above: not set again to the question's own)
+      if (!room.restored && room.data.lesson >= 0 && AE.lesson && AE.lesson.state.stop < 0) {
+        AE.lesson.at(room.data.lesson, 0, !!room.data.state);
+      }
       room.restored = true;
       room.shownId = shownId;
       render();

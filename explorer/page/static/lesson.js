@@ -67,7 +67,9 @@
       ask: (b) => Object.assign(options(number(b.heads), [b.heads * 2, 1, b.heads + 2].map(number)), {
         prompt: AE.t("lesson.s4.prompt"), explain: AE.t("lesson.s4.explain", { n: b.heads }) }) },
     { title: "lesson.s5.title", look: "lesson.s5.look", recap: "lesson.s5.recap",
-      view: { tab: "attend" }, focus: "#tabs",
+      // (the heatmap: attention, which mixes positions, beside the question on what the feed-forward network does;
+      // the tab bar it showed before left a phone's sheet over everything but the tabs)
+      view: { tab: "attend" }, focus: "#heatmap",
       ask: () => Object.assign(options(said("lesson.s5.each"), [said("lesson.s5.all"), said("lesson.s5.first"), said("lesson.s5.last")]), {
         prompt: AE.t("lesson.s5.prompt"), explain: AE.t("lesson.s5.explain") }) },
     { title: "lesson.s6.title", look: "lesson.s6.look", recap: "lesson.s6.recap",
@@ -367,7 +369,14 @@
       // a new analysis asks the stop again; the same one (a view's chain ending after the student answered) keeps
       // the answer and its feedback (views.js parses each analysis once: the same analysis is the same object)
       // a new sentence: its question's view set, and brought into sight (the teacher typed it at the page's top)
-      if (!AE.current || AE.current() !== lesson.asked) { lesson.answered = null; aim(STOPS[lesson.stop]); inSight(STOPS[lesson.stop]); }
+      if (!AE.current || AE.current() !== lesson.asked) {
+        lesson.answered = null;
+        // (a stop that came back with the room's view, at a teacher's reload: the page's own example and then the
+        // room's sentence are analysed anew, and the view stays the room's; a sentence typed after that is aimed)
+        const b = AE.current && AE.current();
+        if (lesson.kept === lesson.stop) { if (roomSentence(b)) lesson.kept = null; } else aim(STOPS[lesson.stop]);
+        inSight(STOPS[lesson.stop]);
+      }
       render();
     }
   }
@@ -411,20 +420,24 @@
     refreshClass();
   }
 
-  function at(stop, tries) {
+  // ``kept``: the page's view is the room's already (a teacher's reload took it from the room): the stop comes back
+  // without setting its view again (stop 7's step would go back to the question's, while the class stays on the
+  // step the teacher had moved to)
+  function at(stop, tries, kept) {
     if (!body()) {  // Gradio draws the fold's content when it opens: open it, then go on
       const fold = document.querySelector("#lesson-box .label-wrap, #lesson-box > button");
       // (open already: the teacher's quick Next, Next sent a second stop before the first was drawn, and a second
       // click closed the fold: the student's lesson went on at the right stop, hidden)
       if (fold && !tries && !fold.classList.contains("open")) fold.click();
-      if ((tries || 0) < 50) setTimeout(() => at(stop, (tries || 0) + 1), 100);
+      if ((tries || 0) < 50) setTimeout(() => at(stop, (tries || 0) + 1, kept), 100);
       return;
     }
     if (stop < 0 || stop === lesson.stop) return;
     lesson.stop = Math.min(stop, STOPS.length);
     lesson.answered = null;
     lesson.moved = "";
-    if (lesson.stop < STOPS.length) show(STOPS[lesson.stop]);
+    lesson.kept = kept ? lesson.stop : null;
+    if (lesson.stop < STOPS.length) { if (kept) inSight(STOPS[lesson.stop]); else show(STOPS[lesson.stop]); }
     render();
   }
 
