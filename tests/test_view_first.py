@@ -126,6 +126,16 @@ ORPHANS = """() => [...document.querySelectorAll('.js-plotly-plot')].filter((p) 
       [[p.closest('[id]')?.id, l[l.length - 2], l[l.length - 1]]] : [];
   }))"""
 
+# in every shown figure of several panels, the axis words (tick labels) drawn over a panel: [figure, word]
+OVER_PANELS = """() => [...document.querySelectorAll('.js-plotly-plot')].filter((p) => p.offsetParent).flatMap((p) => {
+  const panels = [...p.querySelectorAll('.nsewdrag')].map((d) => d.getBoundingClientRect());
+  if (panels.length < 2) return [];
+  return [...p.querySelectorAll('.yaxislayer-above text, .xaxislayer-above text')].filter((t) => t.textContent)
+    .filter((t) => { const b = t.getBoundingClientRect(); return b.width && panels.some((a) =>
+      b.left < a.right - 2 && a.left < b.right - 2 && b.top < a.bottom - 2 && a.top < b.bottom - 2); })
+    .map((t) => [p.closest('[id]')?.id, t.textContent]).slice(0, 4);
+})"""
+
 
 @pytest.mark.parametrize("phone", list(PHONES))
 def test_no_figure_title_is_clipped_or_leaves_a_word_alone_on_a_phone(browser, server, phone):  # noqa: F811
@@ -141,6 +151,7 @@ def test_no_figure_title_is_clipped_or_leaves_a_word_alone_on_a_phone(browser, s
             pg.wait_for_timeout(800)  # titles are fitted 0.25 s after a figure is drawn (sight.js)
             assert pg.evaluate(CLIPPED) == [], (phone, tab)
             assert pg.evaluate(ORPHANS) == [], (phone, tab)
+            assert pg.evaluate(OVER_PANELS) == [], (phone, tab)
         assert pg.errors == []
 
 

@@ -131,6 +131,12 @@
           if (smaller < size) update[k + ".title.font.size"] = smaller;
         }
       }
+      // a y axis's words that run into the panel beside theirs (a phone's Inside a head: the keys' tokens over the
+      // query strip): left out, the panel's title says what its rows are and a tap on a row names it
+      if (id[0] === "y" && panels.length > 1 && axis.showticklabels !== false) {
+        const words = [...el.querySelectorAll("g." + id + "tick text")].filter((t) => t.textContent).map(box);
+        if (words.some((w) => panels.some((p) => meets(w, p)))) update[k + ".showticklabels"] = false;
+      }
       // (only a figure of several panels side by side: a single axis's own ticks are plotly's to space, and every
       // token of the heatmap is named, whatever the width)
       if (id[0] !== "x" || Object.keys(L).filter((a) => /^xaxis\d*$/.test(a)).length < 2) return;
