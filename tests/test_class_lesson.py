@@ -225,6 +225,13 @@ def test_a_new_sentence_at_a_stop_is_a_new_question_for_the_whole_class(browser,
         a.locator("#ae-lesson .ae-answer").nth(2).click()  # and each answers anew, counted
         teacher.wait_for_function("() => document.querySelector('#class-now')?.innerText.includes('1 answered')",
                                   timeout=20_000)
+        teacher.locator("#class-reveal").click()
+        a.locator(".ae-class-tally", has_text="1 answered").wait_for(timeout=20_000)
+        # the class ends: its answers are deleted (End says so), and leave the phones' sheets too
+        teacher.locator("#class-end").click()
+        for s in (a, b):
+            s.wait_for_function("() => document.body.innerText.includes('The teacher ended the class')", timeout=20_000)
+            s.wait_for_function("() => !document.querySelector('.ae-class-tally')", timeout=10_000)
         for pg in (teacher, a, b):
             assert pg.errors == []
 

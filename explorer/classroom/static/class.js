@@ -479,6 +479,7 @@
       if (d.ended) {
         if (d.ended_key === "class.ended.removed") removedFrom(d.code || room.code, true);
         ended(why(d));
+        if (AE.lesson && AE.lesson.refreshClass) AE.lesson.refreshClass();  // the class's answers leave the sheet
         return;
       }
       nameRoom(d.code);
@@ -645,9 +646,9 @@
     return room.role === "student" && d && d.asked && Array.isArray(d.asked[stop]) ? d.asked[stop] : null;
   }
 
-  function revealed(stop) {
+  function revealed(stop) {  // (none once the class ended: its answers are deleted, as End says)
     const d = room.data;
-    return room.role === "student" && d && d.revealed ? d.revealed[stop] || null : null;
+    return room.role === "student" && d && !d.ended && d.revealed ? d.revealed[stop] || null : null;
   }
 
   // whether the class has been shown a stop's answers, on either page (the teacher's holds the names revealed)

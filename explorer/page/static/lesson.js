@@ -371,6 +371,7 @@
       // a new sentence: its question's view set, and brought into sight (the teacher typed it at the page's top)
       if (!AE.current || AE.current() !== lesson.asked) {
         lesson.answered = null;
+        lesson.moved = "";  // (a sentence of the student's own: "the teacher moved the class" is old news)
         // (a stop that came back with the room's view, at a teacher's reload: the page's own example and then the
         // room's sentence are analysed anew, and the view stays the room's; a sentence typed after that is aimed)
         const b = AE.current && AE.current();
