@@ -148,6 +148,18 @@ def clean(value: object, name: str, limit: int, empty: str | None = None) -> str
     return text or (empty or "")
 
 
+# letters of other scripts that look like Latin ones (Cyrillic, Greek): a nickname's look, for telling names apart
+LOOKALIKE = str.maketrans("аеорсухіјѕԁһкмтвнԛԝαεορτυικνχ", "aeopcyxijsdhkmtbhqwaeoptuikvx")
+
+
+def looks(name: str) -> str:
+    """How a nickname looks, for telling names apart: width forms folded (NFKC), case folded, look-alike letters of
+    other scripts read as Latin, and only letters and digits kept ("Tеacher" in Cyrillic, "Ｔｅａｃｈｅｒ" and
+    "T e a c h e r" all look like "teacher"; a name of dots and spaces looks like nothing)."""
+    folded = unicodedata.normalize("NFKC", name).casefold().translate(LOOKALIKE)
+    return "".join(ch for ch in folded if ch.isalnum())
+
+
 def option_ids(ids: object, n: int) -> list[str]:
     """A question's ``n`` options in words no language changes (a lesson's ids: tokens, numbers, English text)."""
     if not isinstance(ids, list) or len(ids) != n:
@@ -696,9 +708,14 @@ class Rooms:
         if len(room.students) >= MAX_STUDENTS:
             raise RoomError(t("class.err.full", n=MAX_STUDENTS), 403)
         self.room_joins.take(f"{room.code}:{address}", t("class.err.room_joins", n=ROOM_JOINS_PER_MIN))
-        name = clean(nick, "nickname", NICK_CHARS, empty=t("class.student_nick", n=len(room.students) + 1))
-        if " ".join(name.casefold().split()).strip(".:!-_ ") in NOT_TEACHER_NICKS:
+        name = clean(nick, "nickname", NICK_CHARS, empty="")
+        if looks(name) in {looks(n) for n in NOT_TEACHER_NICKS}:
             raise RoomError(t("class.err.teacher_nick"))
+        if not looks(name):  # blank-looking (dots, spaces, marks): a name of the room's own
+            name = t("class.student_nick", n=len(room.students) + 1)
+        taken = {looks(s.nick) for s in room.students.values()}
+        if looks(name) in taken:  # one that looks like another's: told apart by a number
+            name = next(f"{name} ({i})" for i in range(2, MAX_STUDENTS + 2) if looks(f"{name} ({i})") not in taken)
         student = Student(secrets.token_urlsafe(12), name)
         room.students[student.sid] = student
         room.bump(follower=False)
