@@ -132,6 +132,28 @@ def test_a_flood_from_one_client_is_capped_and_translate_answers_while_it_runs(s
 
 
 @pytest.mark.skipif(MODEL != "en-de", reason="English sentences")
+def test_a_fresh_session_per_call_does_not_escape_the_cap_of_its_address(server, monkeypatch):
+    """A flooder who opens a new session for every call is a new client each time; its address holds at most
+    LONG_PER_ADDRESS long requests at once (here 2 of 4 separate clients' attributions), the rest refused in words."""
+    from gradio_client import Client
+
+    monkeypatch.setattr(limits, "MAX_IG_WORK", 10**6)
+    monkeypatch.setattr(limits, "LONG_PER_ADDRESS", 2)
+    store.STORE.clear()
+    jobs = [Client(server, verbose=False).submit(*attribute_args(f"{LONG_TEXT} Session {i}.", 64),
+                                                 api_name="/attribute") for i in range(4)]
+    outcomes = []
+    for job in jobs:
+        try:
+            job.result(timeout=300)
+            outcomes.append("complete")
+        except Exception as e:  # noqa: BLE001 - the refusal arrives as the client's exception
+            outcomes.append(str(e))
+    assert outcomes.count("complete") == 2, outcomes
+    assert sum("from your address" in o for o in outcomes) == 2, outcomes
+
+
+@pytest.mark.skipif(MODEL != "en-de", reason="English sentences")
 def test_long_work_nobody_listens_for_is_dropped_before_it_runs(server, monkeypatch):
     """Four attributions posted over plain HTTP and never read once burned 30 CPU-seconds."""
     from explorer.api import beyond

@@ -490,3 +490,13 @@ def test_one_address_fills_a_room_only_slowly(monkeypatch):
     monkeypatch.setattr(r.time, "monotonic", lambda: later)
     rooms.join(code, "", "6.6.6.6")
     assert len(rooms.rooms[code].students) == 7
+
+
+def test_the_qr_code_is_drawn_once_per_link():
+    """Drawing a QR code costs 7-21 ms of CPU on the event loop: a projector reloading, or a visitor asking again and
+    again, gets the drawing made the first time."""
+    from explorer.classroom.routes import qr_svg
+
+    first = qr_svg("http://127.0.0.1:7860/?class=ABCDEF")
+    assert first.startswith(b"<svg") and qr_svg("http://127.0.0.1:7860/?class=ABCDEF") is first
+    assert qr_svg("http://127.0.0.1:7860/?class=ABCDEG") != first

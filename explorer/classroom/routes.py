@@ -25,6 +25,7 @@ every request that carries X-Forwarded-For counts as one address ("forwarded"), 
 from __future__ import annotations
 
 import asyncio
+import functools
 import io
 import json
 import logging
@@ -145,7 +146,9 @@ def check_post(scope) -> None:
         raise RoomError(t("class.err.origin"), 403)
 
 
+@functools.lru_cache(maxsize=64)
 def qr_svg(url: str) -> bytes:
+    """The join link as a QR code: drawn once per room's link (7-21 ms of CPU on the event loop each time before)."""
     import segno
 
     out = io.BytesIO()

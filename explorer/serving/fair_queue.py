@@ -51,12 +51,15 @@ def language_of(request: Any) -> str | None:
     return known(cookies.get(COOKIE)) or from_accept(headers.get("accept-language"))
 
 
+def address_of(request: Any) -> str:
+    return "address:" + str(getattr(getattr(request, "client", None), "host", None))
+
+
 def client_of(body: Any, request: Any) -> str:
     """A page or gradio_client by its session; a plain HTTP call without one by its address."""
     if getattr(body, "session_hash", None):
         return "session:" + str(body.session_hash)
-    host = getattr(getattr(request, "client", None), "host", None)
-    return "address:" + str(host)
+    return address_of(request)
 
 
 class FairQueue(Queue):
@@ -75,14 +78,18 @@ class FairQueue(Queue):
                 fn = None
         if fn is None or fn.concurrency_id != LONG:
             return await super().push(body, request, username)
-        client = client_of(body, request)
-        mine = [e for e in self._long_events() if getattr(e, "ae_client", None) == client]
+        client, address = client_of(body, request), address_of(request)
+        long = self._long_events()
+        mine = [e for e in long if getattr(e, "ae_client", None) == client]
+        theirs = sum(getattr(e, "ae_address", None) == address for e in long)
         waiting = self.event_queue_per_concurrency_id.get(LONG)
         refusal = None
         # a toast on the page: in its language (the page's cookie; this runs before the event has a request context)
         with speaking(language_of(request)):
             if len(mine) >= limits.LONG_PER_CLIENT:
                 refusal = t("server.error.long_mine", n=len(mine))
+            elif theirs >= limits.LONG_PER_ADDRESS:
+                refusal = t("server.error.long_address", n=theirs)
             elif waiting is not None and len(waiting.queue) >= limits.LONG_QUEUE:
                 refusal = t("server.error.long_queue", n=len(waiting.queue))
         ok, event_id, state = await super().push(body, request, username)
@@ -92,7 +99,7 @@ class FairQueue(Queue):
         if event is None:
             return ok, event_id, state
         if refusal is None:
-            event.ae_client = client
+            event.ae_client, event.ae_address = client, address
             return ok, event_id, state
         # taken and answered at once with the refusal, as an error of this event: a page shows it as a toast and a
         # client raises it with the message (a refused join would reach them as a bare "400 Bad Request")

@@ -29,6 +29,9 @@ SESSION_CAPACITY = 16  # Gradio keeps each session's last output values in memor
 # (explorer/serving/fair_queue.py); its model work yields to short work between chunks (explorer/serving/store.py).
 LONG_SLOTS = MODEL_SLOTS
 LONG_PER_CLIENT = 3  # long requests one client may have waiting or running
+# ... and one address (every session it opens: a fresh session_hash per call made each a new client); a class behind
+# one school address pressing Attribute together fits, one visitor's flood does not take the whole queue
+LONG_PER_ADDRESS = 24
 LONG_QUEUE = 240  # long requests waiting in all (a class of 60 pressing Attribute twice fits)
 MAX_IG_WORK = 150_000  # integrated gradients: steps x German pieces x all pieces (explorer/api/beyond.check_work)
 UNHEARD_GRACE_S = 5.0  # a long request posted over plain HTTP whose result nobody opened after this is dropped
