@@ -337,7 +337,7 @@ def test_a_forged_forwarded_for_buys_no_rooms_and_a_trusted_proxy_is_read(monkey
 
 
 def test_trusted_proxy_setting_and_address_rules(monkeypatch):
-    from explorer.classroom.routes import address, trusted_proxies
+    from explorer.serving.addresses import address, trusted_proxies
 
     monkeypatch.delenv("ATTENTION_EXPLORER_TRUSTED_PROXY", raising=False)
     monkeypatch.delenv("SPACE_ID", raising=False)

@@ -27,6 +27,7 @@ from gradio.utils import error_payload
 
 from explorer.i18n import COOKIE, from_accept, known, speaking, t
 from explorer.serving import limits, listeners
+from explorer.serving.addresses import address
 
 log = logging.getLogger("attention-explorer")
 LONG = "long"  # the concurrency id of long work
@@ -52,6 +53,10 @@ def language_of(request: Any) -> str | None:
 
 
 def address_of(request: Any) -> str:
+    """The request's address as the per-address limits read it (behind a Space's proxy: the visitor's)."""
+    scope = getattr(request, "scope", None)
+    if isinstance(scope, dict):
+        return "address:" + address(scope)
     return "address:" + str(getattr(getattr(request, "client", None), "host", None))
 
 

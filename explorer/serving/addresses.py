@@ -1,0 +1,35 @@
+"""The address a request comes from, for the per-address limits (class rooms, long work): the TCP peer, or behind
+trusted proxies the address they appended to X-Forwarded-For (docs/deploy.md)."""
+
+from __future__ import annotations
+
+import os
+
+TRUSTED_PROXY_ENV = "ATTENTION_EXPLORER_TRUSTED_PROXY"  # how many proxies in front append to X-Forwarded-For
+
+
+def trusted_proxies() -> int:
+    """``ATTENTION_EXPLORER_TRUSTED_PROXY``: the number of proxies in front of the server (0: none trusted). Unset,
+    1 on a Hugging Face Space (it sets ``SPACE_ID``; every visitor comes through its one proxy, which appends the
+    address it saw), else 0."""
+    default = "1" if os.environ.get("SPACE_ID") else "0"
+    try:
+        return max(0, int(os.environ.get(TRUSTED_PROXY_ENV, default) or 0))
+    except ValueError:
+        return 0
+
+
+def address(scope, trusted: int | None = None) -> str:
+    """The client's address, for the per-address limits. With ``trusted`` proxies in front (each appends the
+    address it saw to X-Forwarded-For), the ``trusted``-th entry from the right; with none, the TCP peer, except that
+    a request carrying X-Forwarded-For counts as the one address "forwarded" (uvicorn rewrites the peer from that
+    header for a loopback peer, so the peer cannot be told from a forged header)."""
+    trusted = trusted_proxies() if trusted is None else trusted
+    forwarded = [h.strip() for k, v in scope.get("headers", []) if k.lower() == b"x-forwarded-for"
+                 for h in v.decode("latin-1").split(",") if h.strip()]
+    if trusted and forwarded:
+        return forwarded[-min(trusted, len(forwarded))][:64]
+    if forwarded:
+        return "forwarded"
+    client = scope.get("client") or ("", 0)
+    return str(client[0])
