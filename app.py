@@ -25,7 +25,6 @@ from starlette.middleware import Middleware  # noqa: E402
 from explorer.api import endpoints  # noqa: E402
 from explorer.api.handlers import ablation_presets, examples_for, head_names, learned_tables, model_for, model_page  # noqa: E402
 from explorer.classroom.routes import ClassRoutes  # noqa: E402
-from explorer.i18n import gradio_i18n, page_catalogues  # noqa: E402
 from explorer.page import ui  # noqa: E402
 from explorer.page.tabs import attend, beyond, compare, experiments, inside, positional, steps, top  # noqa: E402
 from explorer.page.tabs import model as model_tab  # noqa: E402
@@ -37,6 +36,7 @@ from explorer.serving.fair_queue import FairQueue  # noqa: E402
 from explorer.serving.request import Request, UserError, default_model  # noqa: E402
 from explorer.serving.static_cache import StaticCache  # noqa: E402
 from explorer.serving.store import STORE  # noqa: E402
+from i18n import gradio_i18n, page_catalogues  # noqa: E402
 from model.translator import available  # noqa: E402
 
 torch.set_num_threads(int(os.environ.get("TORCH_THREADS", "1")))  # one request per core, one thread each

@@ -1,4 +1,4 @@
-"""Finds English a person would read that is written in the sources instead of the catalogues (explorer/i18n/).
+"""Finds English a person would read that is written in the sources instead of the catalogues (i18n/).
 
     python tests/i18n_scan.py            # every finding, file:line: text
 

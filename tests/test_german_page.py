@@ -14,7 +14,7 @@ from app_server import MODEL
 from test_browser import browser, idle, rendered_plot, server, settled  # noqa: F401
 from test_every_screen import LAPTOP, PHONE, opened
 
-from explorer import i18n
+import i18n
 
 try:  # axe-core through axe-playwright-python, as tests/test_accessibility.py runs it
     from test_accessibility import violations

@@ -1,4 +1,4 @@
-"""The catalogues (explorer/i18n/): every key in every language with the same placeholders, every key the code asks
+"""The catalogues (i18n/): every key in every language with the same placeholders, every key the code asks
 for present, no English a person reads written outside them (tests/i18n_scan.py), German that is German, numbers
 written as each language writes them, and the language taken from the page's cookie, then the browser's."""
 
@@ -11,7 +11,7 @@ from types import SimpleNamespace
 import i18n_scan
 import pytest
 
-from explorer import i18n
+import i18n
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -56,10 +56,10 @@ def test_every_key_is_in_every_language_with_the_same_placeholders():
 
 
 def test_the_catalogues_are_valid_json_in_one_file_per_language():
-    files = sorted(p.name for p in (ROOT / "explorer" / "i18n").glob("*.json"))
+    files = sorted(p.name for p in (ROOT / "i18n").glob("*.json"))
     assert files == [f"{code}.json" for code in sorted(i18n.LANGUAGES)]
     for name in files:
-        json.loads((ROOT / "explorer" / "i18n" / name).read_text(encoding="utf-8"))
+        json.loads((ROOT / "i18n" / name).read_text(encoding="utf-8"))
 
 
 KEY_USE = re.compile(r"""(?:\bt|\blabel|AE\.t|\bt_)\(\s*["']([a-z_]+\.[A-Za-z0-9_.\-]+)["']""")
@@ -156,7 +156,7 @@ def test_a_third_language_is_one_more_file(tmp_path, monkeypatch):
     """Adding a language is adding its file: the loader takes every catalogue beside it, and a key the new file
     lacks falls back to English on the page and in t() (the parity test above names it)."""
     for name in ("en.json", "de.json"):
-        (tmp_path / name).write_text((ROOT / "explorer" / "i18n" / name).read_text(encoding="utf-8"), encoding="utf-8")
+        (tmp_path / name).write_text((ROOT / "i18n" / name).read_text(encoding="utf-8"), encoding="utf-8")
     (tmp_path / "fr.json").write_text(json.dumps({"_meta.name": "Français", "_meta.decimal": ",",
                                                   "_meta.percent": "{n} %", "lang.switch": "Langue"}), encoding="utf-8")
     monkeypatch.setattr(i18n, "HERE", tmp_path)

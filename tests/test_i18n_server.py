@@ -1,4 +1,4 @@
-"""The server's words in the reader's language (explorer/i18n, the "server" section): a warning, a figure and a user
+"""The server's words in the reader's language (i18n, the "server" section): a warning, a figure and a user
 error come out in German with German numbers under ``speaking("de")``, and exactly as before in English otherwise;
 what is cached per model holds the language in its key; the shipped models' task cards are translated by model,
 a changed card keeps its own words."""
@@ -8,9 +8,9 @@ import pytest
 from explorer.api import beyond, task_words
 from explorer.api import handlers as h
 from explorer.api.advice import advice, may_be_wrong
-from explorer.i18n import speaking
 from explorer.serving import limits
 from explorer.serving.request import Request, UserError, number
+from i18n import speaking
 from model.translator import available
 
 needs_en_de = pytest.mark.skipif("en-de" not in available(), reason="needs the shipped en-de checkpoint")

@@ -1,4 +1,5 @@
-"""explorer/ in five parts, imports pointing down only (explorer/__init__.py is the map), and app.py wires only.
+"""explorer/ in four parts, imports pointing down only (explorer/__init__.py is the map), i18n/ below explorer and
+viz, and app.py wires only.
 
 Read from the source with ast, nothing imported: every import of every module under explorer/, also those inside
 functions, is checked against the parts its own part may use.
@@ -13,8 +14,7 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 EXPLORER = ROOT / "explorer"
 # what each part may import from explorer (besides itself)
-ALLOWED = {"i18n": set(), "serving": {"i18n"}, "classroom": {"serving", "i18n"}, "api": {"serving", "i18n"},
-           "page": {"api", "serving", "i18n"}}
+ALLOWED = {"serving": set(), "classroom": {"serving"}, "api": {"serving"}, "page": {"api", "serving"}}
 # a CSS rule: a selector's last character, then { property: value ... }
 CSS_RULE = re.compile(r"[\w\])*#.-]\s*\{\s*-*[a-z][\w-]*\s*:[^{}]*\}")
 
@@ -66,6 +66,15 @@ def wrong_imports(root: Path = ROOT) -> list[str]:
 def test_each_part_imports_only_the_parts_below_it():
     bad = wrong_imports()
     assert not bad, "upward imports:\n" + "\n".join(bad)
+
+
+def test_the_words_live_below_explorer_and_viz():
+    """i18n/ (the catalogues and t) is imported by explorer's parts and by viz, and imports none of them, nor model."""
+    above = [f"{path.relative_to(ROOT)}:{line} imports {name}" for path in sorted((ROOT / "i18n").rglob("*.py"))
+             for line, name in imported(path) if name.split(".")[0] in {"explorer", "viz", "model", "training"}]
+    assert not above, above
+    assert not (EXPLORER / "i18n").exists()
+    assert any(name.split(".")[0] == "i18n" for path in (ROOT / "viz").glob("*.py") for _, name in imported(path))
 
 
 def test_the_check_sees_imports_of_every_form(tmp_path):

@@ -26,7 +26,7 @@ from test_every_screen import PHONE
 
 pytestmark = pytest.mark.skipif(MODEL != "en-de", reason="English sentences on the shipped en-de model")
 
-CATALOGUES = Path(__file__).resolve().parent.parent / "explorer" / "i18n"
+CATALOGUES = Path(__file__).resolve().parent.parent / "i18n"
 EN = json.loads((CATALOGUES / "en.json").read_text())
 DE = json.loads((CATALOGUES / "de.json").read_text())
 PROJECTOR = dict(viewport={"width": 1920, "height": 1080})

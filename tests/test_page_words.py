@@ -11,9 +11,9 @@ import pytest
 from gradio.i18n import I18nData
 
 from explorer.api import handlers as h
-from explorer.i18n import CATALOGUES, RENDERED, speaking
 from explorer.page import ui
 from explorer.serving import limits
+from i18n import CATALOGUES, RENDERED, speaking
 from model.translator import available
 
 MARK = "__i18n__"

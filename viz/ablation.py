@@ -7,7 +7,7 @@ import html
 import numpy as np
 import plotly.graph_objects as go
 
-from explorer.i18n import num, t
+from i18n import num, t
 from viz.style import DIVERGING_SCALE, axis_id, base_layout, grid, signed, token_axis
 from viz.tokens import readable
 

@@ -8,7 +8,7 @@ import math
 import numpy as np
 import plotly.graph_objects as go
 
-from explorer.i18n import t
+from i18n import t
 from viz.arrays import as_array
 from viz.style import ATTENTION_SCALE, MASKED, axis_id, base_layout, cell_numbers, grid, masked_hover, token_axis
 from viz.tokens import hover_labels, readable

@@ -7,7 +7,7 @@ import html
 import numpy as np
 import plotly.graph_objects as go
 
-from explorer.i18n import t
+from i18n import t
 from viz.attention import causal, masked_trace, weight_hover
 from viz.style import ATTENTION_SCALE, DIVERGING_SCALE, axis_id, base_layout, grid, signed, token_axis
 from viz.tokens import readable

@@ -12,7 +12,7 @@ import json
 
 import torch
 
-from explorer.i18n import t
+from i18n import t
 from viz.arrays import as_array
 from viz.tokens import readable
 

@@ -9,7 +9,7 @@ from typing import Any
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from explorer.i18n import num, t
+from i18n import num, t
 from viz.arrays import as_array
 from viz.attention import which_heads
 from viz.style import ATTENTION_SCALE, base_layout, token_axis

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import plotly.graph_objects as go
 
-from explorer.i18n import num, t
+from i18n import num, t
 from viz.arrays import as_array
 from viz.style import DIVERGING_SCALE, MASKED, axis_id, base_layout, masked_hover, token_axis
 from viz.tokens import hover_labels, readable

@@ -7,7 +7,7 @@ import html
 import numpy as np
 import plotly.graph_objects as go
 
-from explorer.i18n import t
+from i18n import t
 from viz.arrays import as_array
 from viz.style import base_layout, token_axis
 from viz.tokens import readable

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from explorer.i18n import t
+from i18n import t
 from viz.arrays import as_array
 from viz.style import DIVERGING_SCALE, base_layout, token_axis
 from viz.tokens import hover_labels

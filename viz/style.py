@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from explorer.i18n import num, t
+from i18n import num, t
 from viz.tokens import axis_labels
 
 ATTENTION_SCALE = "Blues"

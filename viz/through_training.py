@@ -12,7 +12,7 @@ import html
 
 import plotly.graph_objects as go
 
-from explorer.i18n import num, t
+from i18n import num, t
 from viz.arrays import as_array
 from viz.attention import cell_hover, thinned, weight_hover, which_heads
 from viz.style import ATTENTION_SCALE, base_layout, token_axis

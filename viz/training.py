@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import plotly.graph_objects as go
 
-from explorer.i18n import t
+from i18n import t
 from viz.style import base_layout
 
 

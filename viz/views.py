@@ -9,7 +9,7 @@ from typing import Any
 
 import plotly.graph_objects as go
 
-from explorer.i18n import t
+from i18n import t
 from viz import arrays
 from viz.attention import attention_heatmap, head_statistics_figure, model_view
 from viz.bertviz_view import bertviz_page

@@ -8,7 +8,7 @@ import html
 import numpy as np
 import plotly.graph_objects as go
 
-from explorer.i18n import t
+from i18n import t
 from viz.ablation import probability_bars
 from viz.attention import weight_hover
 from viz.style import ATTENTION_SCALE, base_layout, token_axis

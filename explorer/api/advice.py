@@ -18,7 +18,7 @@ import html
 import math
 
 from explorer.api.task_words import by_text
-from explorer.i18n import num, pct, t
+from i18n import num, pct, t
 from model.calibration import mean_logprob as calibrated_mean
 from model.loops import find_loop, is_punctuation
 from model.quality import Estimate, estimate, unsure_words, word_spans

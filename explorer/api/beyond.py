@@ -11,10 +11,10 @@ from typing import Any
 import numpy as np
 
 from explorer.api.task_words import languages
-from explorer.i18n import num, pct, t
 from explorer.serving import limits
 from explorer.serving.request import Request, UserError, clean_text, number, translator
 from explorer.serving.store import analysis, long, require_words, run_model
+from i18n import num, pct, t
 from model.attribution import METHODS
 from model.names import act_name
 from viz.ablation import effect_summary

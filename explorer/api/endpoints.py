@@ -16,9 +16,9 @@ import gradio as gr
 
 from explorer.api import beyond, through_training
 from explorer.api import handlers as h
-from explorer.i18n import t
 from explorer.serving import exports, limits, memory
 from explorer.serving.request import Request, UserError
+from i18n import t
 from viz.compact import plot_value
 
 log = logging.getLogger("attention-explorer")

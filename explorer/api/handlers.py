@@ -19,10 +19,10 @@ import numpy as np
 from explorer.api.advice import CHIP_SHADES, SOURCE, advice, confidence_chips, may_be_wrong, unsure
 from explorer.api.examples import EXAMPLES
 from explorer.api.task_words import credit_text, languages, task_keys
-from explorer.i18n import lang, num, t
 from explorer.serving import limits
 from explorer.serving.request import Request, UserError, number, translator
 from explorer.serving.store import analysis, note_text, require_words, run_model
+from i18n import lang, num, t
 from model.names import act_name
 from model.schedule import lr_at
 from model.translator import Analysis, Translator, resolve
@@ -165,8 +165,8 @@ def examples_for(model: str) -> list[str]:
 
 
 def spoken(prefix: str, text: str) -> str:
-    """``text`` in the language being spoken, by its catalogue entry under ``prefix`` (explorer/i18n.from_english)."""
-    from explorer.i18n import from_english
+    """``text`` in the language being spoken, by its catalogue entry under ``prefix`` (i18n.from_english)."""
+    from i18n import from_english
 
     return from_english(text, prefix)
 
@@ -184,7 +184,7 @@ def output_label(task) -> str:
 
 def input_info(task) -> str:
     """The line under the text box: what the model was trained on (what it translates well), and the length limit."""
-    from explorer.i18n import num, t
+    from i18n import num, t
 
     limit = t("page.task.limit", n=num(limits.MAX_CHARS, 0))
     return " ".join(p for p in (spoken("page.task.", task.hint), limit) if p) or t("page.task.type", input=task.input)

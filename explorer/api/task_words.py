@@ -2,15 +2,15 @@
 on (config.json's "task", model/task.py).
 
 A checkpoint's task card is English data, and the checkpoints are not edited: the shipped models' texts have
-catalogue keys ``server.task.<model>.<field>`` (explorer/i18n). A key is used only while its English text is still
+catalogue keys ``server.task.<model>.<field>`` (i18n). A key is used only while its English text is still
 the checkpoint's own, so a retrained model whose card says something new shows its own English rather than a stale
 translation; a model without keys shows its own text.
 """
 
 from __future__ import annotations
 
-from explorer.i18n import CATALOGUES, DEFAULT, from_english, t
 from explorer.serving.request import translator
+from i18n import CATALOGUES, DEFAULT, from_english, t
 
 FIELDS = ("source", "target", "input", "hint")
 

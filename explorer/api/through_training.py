@@ -13,10 +13,10 @@ import numpy as np
 
 from explorer.api.handlers import _head, _layer, _read_log
 from explorer.api.task_words import languages
-from explorer.i18n import num, t
 from explorer.serving import limits
 from explorer.serving.request import Request, UserError, translator
 from explorer.serving.store import long, run_model
+from i18n import num, t
 from model.checkpoint import CheckpointError
 from model.names import act_name
 from model.translator import available

@@ -26,8 +26,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from explorer.classroom.store import RoomStore
-from explorer.i18n import DEFAULT, t
-from explorer.i18n import speaking as _speaking
+from i18n import DEFAULT, t
+from i18n import speaking as _speaking
 
 ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"  # no look-alikes: no 0/O, 1/I/L
 CODE_LEN = 6

@@ -34,8 +34,8 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from explorer.classroom.rooms import ROOMS, NoRoom, Room, RoomError, Rooms, english
-from explorer.i18n import COOKIE, from_accept, known, num, speaking, t
 from explorer.serving.addresses import address, trusted_proxies
+from i18n import COOKIE, from_accept, known, num, speaking, t
 
 log = logging.getLogger("attention-explorer")
 PREFIX = "/class/"
@@ -92,7 +92,7 @@ def headers_of(scope) -> dict[str, str]:
 
 
 def language(scope) -> str | None:
-    """The language of the page that sent this request: its ``ae_lang`` cookie (explorer/i18n; i18n.js sets it), else
+    """The language of the page that sent this request: its ``ae_lang`` cookie (i18n; i18n.js sets it), else
     the browser's Accept-Language; None (English) for a client that sends neither."""
     headers = headers_of(scope)
     for part in headers.get("cookie", "").split(";"):

@@ -1,7 +1,7 @@
 """The words for a learner that open every tab (what is shown, the formula, one thing to try), by their catalogue key:
-the text itself, in every language, is in explorer/i18n/<language>.json (the page shows the one of its language)."""
+the text itself, in every language, is in i18n/<language>.json (the page shows the one of its language)."""
 
-from explorer.i18n import rendered, t
+from i18n import rendered, t
 
 INTRO = "page.intro"
 # each tab's longer text, one click away under its first line ("More": the formula, what to try)

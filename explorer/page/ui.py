@@ -21,9 +21,9 @@ from gradio.components.plot import PlotData
 from explorer.api import beyond, through_training
 from explorer.api import handlers as h
 from explorer.api.endpoints import endpoint
-from explorer.i18n import label, rendered, t
 from explorer.serving import exports, priority
 from explorer.serving.request import Request, UserError
+from i18n import label, rendered, t
 from viz.compact import plot_value as _plot_value
 
 

@@ -25,9 +25,9 @@ from gradio.queueing import Queue
 from gradio.server_messages import ProcessCompletedMessage
 from gradio.utils import error_payload
 
-from explorer.i18n import COOKIE, from_accept, known, speaking, t
 from explorer.serving import limits, listeners
 from explorer.serving.addresses import address
+from i18n import COOKIE, from_accept, known, speaking, t
 
 log = logging.getLogger("attention-explorer")
 LONG = "long"  # the concurrency id of long work

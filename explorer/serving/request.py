@@ -13,15 +13,15 @@ import unicodedata
 from dataclasses import asdict, dataclass, fields, replace
 from typing import Any
 
-from explorer.i18n import t
 from explorer.serving import limits
+from i18n import t
 from model.checkpoint import CheckpointError
 from model.translator import DecodeOptions, Translator, available, load_pretrained
 
 
 class UserError(ValueError):
     """A problem with what the user asked for; the message is shown to them as it is (so it is made in their
-    language, explorer.i18n.t)."""
+    language, i18n.t)."""
 
 
 def default_model() -> str:

@@ -19,10 +19,10 @@ from collections.abc import Callable
 from contextlib import contextmanager
 from typing import TypeVar
 
-from explorer.i18n import DEFAULT, speaking, t
 from explorer.serving import limits
 from explorer.serving.batcher import GreedyBatcher
 from explorer.serving.request import Request, UserError, translator
+from i18n import DEFAULT, speaking, t
 from model.pause import pausing
 from model.translator import Analysis
 

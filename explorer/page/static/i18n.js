@@ -1,8 +1,8 @@
-// The page's language: every word a person reads comes from one catalogue per language (explorer/i18n/*.json,
+// The page's language: every word a person reads comes from one catalogue per language (i18n/*.json,
 // inlined by app.py as window.AE_I18N), here as AE.t(key, values) for the page's own scripts, and for Gradio's
 // labels through its i18n (gr.I18n keys), whose locale is set to the same language.
 // Which language: a link's "lang", else the reader's own choice (the switch, kept in this browser), else the
-// browser's languages, else English. The server reads it from the ae_lang cookie (explorer/i18n/__init__.py).
+// browser's languages, else English. The server reads it from the ae_lang cookie (i18n/__init__.py).
 // Switching reloads the page with its whole state in the link (links.js), so every view, including those made on
 // the server, is drawn again in the new language; in a class the student keeps their place (?class=).
 // Loaded first: it creates window.AE.

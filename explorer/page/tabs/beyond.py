@@ -6,10 +6,10 @@ from __future__ import annotations
 import gradio as gr
 
 from explorer.api.beyond import METHOD_NAMES, suggested_corruption
-from explorer.i18n import choices, label
 from explorer.page import texts, ui
 from explorer.page.tabs.common import LONG_WORK, MODEL_WORK, PRIVATE, Page, opened, tab_intro
 from explorer.serving import limits
+from i18n import choices, label
 
 
 def build(p: Page, first_text: str) -> None:

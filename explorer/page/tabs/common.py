@@ -9,10 +9,10 @@ from types import SimpleNamespace
 import gradio as gr
 
 from explorer.api.handlers import KIND_LABELS
-from explorer.i18n import choices, rendered, t
 from explorer.page import texts
 from explorer.serving import limits
 from explorer.serving.fair_queue import LONG
+from i18n import choices, rendered, t
 
 # one limit for all model work (beam search, ablation, exports, what-if, the public API's model endpoints)
 MODEL_WORK = dict(concurrency_id="model", concurrency_limit=limits.MODEL_SLOTS)

@@ -7,10 +7,10 @@ import gradio as gr
 
 from explorer.api.beyond import suggested_corruption
 from explorer.api.handlers import AVERAGE
-from explorer.i18n import label
 from explorer.page import texts, ui
 from explorer.page.tabs.common import MODEL_WORK, PRIVATE, Page, kind_choices, opened, tab_intro
 from explorer.serving import limits
+from i18n import label
 
 
 def build(p: Page) -> None:

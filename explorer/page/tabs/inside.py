@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import gradio as gr
 
-from explorer.i18n import label
 from explorer.page import texts, ui
 from explorer.page.tabs.common import PRIVATE, VIEW_WORK, Page, kind_choices, opened, tab_intro
+from i18n import label
 
 
 def build(p: Page) -> None:

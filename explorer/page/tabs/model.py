@@ -6,9 +6,9 @@ from __future__ import annotations
 import gradio as gr
 
 from explorer.api.handlers import AVERAGE
-from explorer.i18n import label, rendered
 from explorer.page import texts, ui
 from explorer.page.tabs.common import LONG_WORK, PRIVATE, Page, opened, tab_intro
+from i18n import label, rendered
 
 # A page in another language than English asks once, when the tab first opens, for the figures in its language (the
 # card is made at start-up in every language; a figure's words cannot be, so those built at start-up are English).

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import gradio as gr
 
-from explorer.i18n import label
 from explorer.page import texts
 from explorer.page.tabs.common import PRIVATE, Page, opened, tab_intro
 from explorer.serving import limits
+from i18n import label
 
 
 def build(p: Page) -> None:

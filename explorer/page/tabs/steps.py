@@ -6,9 +6,9 @@ from __future__ import annotations
 import gradio as gr
 
 from explorer.api.handlers import AVERAGE
-from explorer.i18n import label
 from explorer.page import texts, ui
 from explorer.page.tabs.common import MODEL_WORK, PRIVATE, Page, opened, tab_intro
+from i18n import label
 
 
 def build(p: Page, first_steps: int) -> None:

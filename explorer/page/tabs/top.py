@@ -10,11 +10,11 @@ from __future__ import annotations
 import gradio as gr
 
 from explorer.api.handlers import analysis, input_info, input_label, output_label, tokens_html
-from explorer.i18n import choices, label, rendered
 from explorer.page import texts
 from explorer.page.tabs.common import PRIVATE, Page
 from explorer.serving import limits
 from explorer.serving.request import Request
+from i18n import choices, label, rendered
 from model.translator import available
 
 

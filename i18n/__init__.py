@@ -9,8 +9,8 @@ the browser's language) and which Gradio hands every event in its request; else 
 A template names its values (``"{n} pieces"``); numbers are formatted for the language by ``num`` and ``pct``
 (0.93 in English, 0,93 in German) before they go in.
 
-It imports nothing from the rest of explorer (every part may import it): the standard library, and gradio lazily
-(the event's request, ``I18nData``).
+It lives below explorer and viz, which both import it, and imports neither (nor model): the standard library, and
+gradio lazily (the event's request, ``I18nData``).
 """
 
 from __future__ import annotations
