@@ -20,7 +20,7 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 README_MAX_BYTES = 15_000
-PREFIXES = ("explorer", "model", "viz", "training", "bench", "scripts", "tests", "docs")
+PREFIXES = ("explorer", "i18n", "model", "viz", "training", "bench", "scripts", "tests", "docs")
 
 FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})[^\n]*\n.*?^ {0,3}\1[ \t]*$", re.S | re.M)
 CODE_SPAN = re.compile(r"(`+)(.+?)\1", re.S)
