@@ -14,6 +14,15 @@ from test_every_screen import LAPTOP, PHONE, opened, wait_tab
 pytestmark = pytest.mark.skipif(MODEL != "en-de", reason="English sentences on the shipped en-de model")
 
 
+# the elements (the stop's options, the class's answers) not wholly on the screen, or whose top or bottom edge is
+# under something else (Back / Next): their texts
+LINES_HIDDEN = """(s) => [...document.querySelectorAll(s)].filter((e) => {
+  const r = e.getBoundingClientRect(), x = r.left + Math.min(r.width / 2, 40), mine = (y) => {
+    const hit = document.elementFromPoint(x, y); return !!hit && (hit === e || e.contains(hit)); };
+  return !r.height || r.top < 0 || r.bottom > window.innerHeight || !mine(r.top + 3) || !mine(r.bottom - 3);
+}).map((e) => e.innerText)"""
+
+
 def banner(pg, text, timeout=20_000):
     pg.locator("#class-banner", has_text=text).wait_for(timeout=timeout)
 
@@ -227,6 +236,10 @@ def test_a_new_sentence_at_a_stop_is_a_new_question_for_the_whole_class(browser,
                                   timeout=20_000)
         teacher.locator("#class-reveal").click()
         a.locator(".ae-class-tally", has_text="1 answered").wait_for(timeout=20_000)
+        b.locator("#ae-lesson .ae-answer").nth(0).click()  # a late answer, after Reveal: its counts in sight too
+        b.locator(".ae-class-tally", has_text="2 answered").wait_for(timeout=20_000)
+        b.wait_for_timeout(500)
+        assert b.evaluate(LINES_HIDDEN, "#ae-lesson .ae-class-tally li") == []
         # the class ends: its answers are deleted (End says so), and leave the phones' sheets too
         teacher.locator("#class-end").click()
         for s in (a, b):

@@ -19,7 +19,7 @@ from app_server import MODEL, free_port
 from playwright.sync_api import Error as PlaywrightError
 from processes import kill_group
 from test_browser import browser, open_tab, settled  # noqa: F401
-from test_class_lesson import pick
+from test_class_lesson import LINES_HIDDEN, pick
 from test_class_restart import app_process
 from test_class_room import shows, translate
 from test_every_screen import PHONE
@@ -99,14 +99,6 @@ READABLE = """(s) => { const e = document.querySelector(s); if (!e) return false
   const y = r.top + Math.min(12, r.height / 2), x = r.left + Math.min(12, r.width / 2);
   if (r.top < 0 || y > window.innerHeight || x < 0 || x > window.innerWidth) return false;
   const hit = document.elementFromPoint(x, y); return !!hit && (hit === e || e.contains(hit)); }"""
-
-# the elements (the stop's options, the class's answers) not wholly on the screen, or whose top or bottom edge is
-# under something else (Back / Next): their texts
-LINES_HIDDEN = """(s) => [...document.querySelectorAll(s)].filter((e) => {
-  const r = e.getBoundingClientRect(), x = r.left + Math.min(r.width / 2, 40), mine = (y) => {
-    const hit = document.elementFromPoint(x, y); return !!hit && (hit === e || e.contains(hit)); };
-  return !r.height || r.top < 0 || r.bottom > window.innerHeight || !mine(r.top + 3) || !mine(r.bottom - 3);
-}).map((e) => e.innerText)"""
 
 IN_SIGHT = """(s) => { const e = document.querySelector(s); if (!e) return false;
   const r = e.getBoundingClientRect(); if (!r.width || !r.height || getComputedStyle(e).visibility === 'hidden')

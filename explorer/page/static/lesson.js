@@ -358,7 +358,9 @@
     if (AE.room && AE.room.mine(stopKey()) === null) AE.room.answer(stopKey(), i, lesson.q.options.length, lesson.q.ids);
     lesson.answered = i;
     render();
-    const el = body(), fb = el && el.querySelector(".ae-reveal");
+    // the feedback in sight, and the class's answers under it where the teacher revealed them already (a late answer:
+    // its counts lay behind Back / Next)
+    const el = body(), fb = el && (el.querySelector(".ae-class-tally") || el.querySelector(".ae-reveal"));
     if (fb && fb.scrollIntoView) fb.scrollIntoView({ block: "nearest" });
   }
 
