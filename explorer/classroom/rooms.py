@@ -711,8 +711,9 @@ class Rooms:
         name = clean(nick, "nickname", NICK_CHARS, empty="")
         if looks(name) in {looks(n) for n in NOT_TEACHER_NICKS}:
             raise RoomError(t("class.err.teacher_nick"))
-        if not looks(name):  # blank-looking (dots, spaces, marks): a name of the room's own
-            name = t("class.student_nick", n=len(room.students) + 1)
+        if not looks(name):  # blank-looking (dots, spaces, marks): a name of the room's own, kept in English and
+            # shown in each reader's language ("Student 3" is "Schüler·in 3" on a German page: class.js nickOf)
+            name = english("class.student_nick", n=len(room.students) + 1)
         taken = {looks(s.nick) for s in room.students.values()}
         if looks(name) in taken:  # one that looks like another's: told apart by a number
             name = next(f"{name} ({i})" for i in range(2, MAX_STUDENTS + 2) if looks(f"{name} ({i})") not in taken)

@@ -287,6 +287,11 @@
 
   // a value as a JS string literal inside a single-quoted onclick attribute: JSON, then every character HTML gives a
   // meaning there escaped (so that no entity can close the string or the attribute)
+  // a name the room gave (kept in English, "Student 3", or "Student 3 (2)" told apart): in this page's language
+  const nickOf = (nick) => {
+    const m = /^Student (\d+)( \(\d+\))?$/.exec(String(nick || ""));
+    return m ? AE.t("class.student_nick", { n: m[1] }) + (m[2] || "") : String(nick || "");
+  };
   const attr = (v) => esc(JSON.stringify(String(v))).replace(/'/g, "&#39;");
   const LETTERS = "ABCDEFGH";
 
@@ -381,17 +386,17 @@
     // each view sent in says its sentence (what Show to everyone would put on every screen), not only who and a note
     const sentence = (s) => { try { return new URLSearchParams(s.state || "").get("text") || ""; } catch (e) { return ""; } };
     const quoted = (text) => (text ? " <q lang='en'>" + esc(text.slice(0, 80)) + (text.length > 80 ? "…" : "") + "</q>" : "");
-    const shares = d.shares.slice().reverse().map((s) => "<li><b>" + esc(s.nick) + "</b>" + (s.note ? ": " + esc(s.note) : "") +
+    const shares = d.shares.slice().reverse().map((s) => "<li><b>" + esc(nickOf(s.nick)) + "</b>" + (s.note ? ": " + esc(s.note) : "") +
       quoted(sentence(s)) +
       " <button onclick='AE.room.show(" + attr(s.id) + ")'>" + AE.t("class.show") + "</button>" +
       " <button onclick='AE.room.remove(" + attr(s.id) + ")'>" + AE.t("class.remove") + "</button></li>").join("");
     const counts = { n: d.students, following: d.following, exploring: d.exploring };
     // every student, each removable (a fake, a nickname that should not be there), and the lock against new joins:
     // folded until the teacher opens it
-    const roster = (d.roster || []).map((s) => "<li><b>" + esc(s.nick) + "</b> <small>" +
+    const roster = (d.roster || []).map((s) => "<li><b>" + esc(nickOf(s.nick)) + "</b> <small>" +
       AE.t(s.following ? "class.mark_following" : "class.mark_exploring") + "</small> <button class='ae-roster-remove' " +
-      "aria-label='" + esc(AE.t("class.remove_label", { nick: s.nick })) + "' onclick='AE.room.removeStudent(" + attr(s.id) + ", " +
-      attr(s.nick) + ")'>" + AE.t("class.remove_student") + "</button></li>").join("");
+      "aria-label='" + esc(AE.t("class.remove_label", { nick: nickOf(s.nick) })) + "' onclick='AE.room.removeStudent(" + attr(s.id) + ", " +
+      attr(nickOf(s.nick)) + ")'>" + AE.t("class.remove_student") + "</button></li>").join("");
     const students = "<details id='class-roster'" + (room.rosterOpen ? " open" : "") + " ontoggle='AE.room.rosterOpen(this.open)'>" +
       "<summary>" + AE.t("class.roster", { n: d.students }) + (d.locked ? " · " + AE.t("class.locked_note") : "") + "</summary>" +
       "<p><button id='class-lock' aria-pressed='" + !!d.locked + "' onclick='AE.room.lock()'>" +
@@ -409,8 +414,8 @@
       "/qr.svg?origin=" + encodeURIComponent(origin) + "'><p class='ae-join'>" + AE.t("class.join_link") + " <a href='" + esc(join) +
       "' target='_blank'>" + esc(join) + "</a></p><p class='ae-join-code'>" + AE.t("class.join_by_code", { code: esc(d.code) }) + "</p></div>" +
       (d.shown ? "<p class='ae-shown' id='class-showing'>" + (d.shown.note ?
-        AE.t("class.everyone_sees_note", { nick: esc(d.shown.nick), note: esc(d.shown.note) }) :
-        AE.t("class.everyone_sees", { nick: esc(d.shown.nick) })) + "</p>" :
+        AE.t("class.everyone_sees_note", { nick: esc(nickOf(d.shown.nick)), note: esc(d.shown.note) }) :
+        AE.t("class.everyone_sees", { nick: esc(nickOf(d.shown.nick)) })) + "</p>" :
         "<p class='ae-join' id='class-showing'>" + AE.t("class.your_view") + "</p>") + backNote() +
       nowPart(d) +
       // views sent in: above the other stops' answers (open after the last stop, they pushed a new view off the screen)
@@ -558,7 +563,7 @@
     el.querySelector(".ae-class-follow").textContent = room.following ? AE.t("class.explore") : AE.t("class.follow_again");
     el.querySelectorAll(".ae-sent").forEach((sent) => sent.remove());  // "Sent." belongs to the state before
     el.querySelector(".ae-shown").textContent = d.shown ? (d.shown.note ?
-      AE.t("class.shown_note", { nick: d.shown.nick, note: d.shown.note }) : AE.t("class.shown", { nick: d.shown.nick })) : "";
+      AE.t("class.shown_note", { nick: nickOf(d.shown.nick), note: d.shown.note }) : AE.t("class.shown", { nick: nickOf(d.shown.nick) })) : "";
     // notes (edited while following, connected again): rewritten only when their words change, so nothing is re-read
     const notes = (room.editNote && !room.following ? "<span class='ae-class-edited'>" + AE.t("class.edited") + "</span>" : "") +
       backNote();
