@@ -309,6 +309,15 @@ def test_cross_site_and_non_json_posts_are_refused():
         assert form.status_code == 415 and rooms.rooms[code].students == {}
         evil_join = post(url, f"/class/{code}/join", {"nick": "x"}, headers={"origin": "https://evil.example"})
         assert evil_join.status_code == 403 and rooms.rooms[code].students == {}
+        # a page elsewhere that names its own host as the forwarded one (Gradio's CORS lets the header through), and
+        # any request the browser marks cross-site, are refused too
+        forged = post(url, f"/class/{code}/join", {"nick": "x"},
+                      headers={"origin": "https://evil.example", "x-forwarded-host": "evil.example"})
+        assert forged.status_code == 403 and rooms.rooms[code].students == {}
+        cross = post(url, f"/class/{code}/join", {"nick": "x"}, headers={"origin": url, "sec-fetch-site": "cross-site"})
+        assert cross.status_code == 403 and rooms.rooms[code].students == {}
+        same = post(url, f"/class/{code}/join", {"nick": "x"}, headers={"origin": url, "sec-fetch-site": "same-origin"})
+        assert same.status_code == 200
 
 
 # -- (7) addresses: X-Forwarded-For only from a trusted proxy; the tables bounded -------------------------------------

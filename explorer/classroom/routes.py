@@ -107,12 +107,18 @@ def check_post(scope) -> None:
     headers = headers_of(scope)
     if headers.get("content-type", "").split(";")[0].strip().lower() != "application/json":
         raise RoomError(t("class.err.content_type"), 415)
+    # a browser says where a request comes from in Sec-Fetch-Site, which no page can set: only this site's own pages
+    # may post (a page elsewhere that set X-Forwarded-Host to its own host passed the check below: Gradio's CORS
+    # answers the preflight for any origin)
+    site = headers.get("sec-fetch-site")
+    if site is not None and site != "same-origin":
+        raise RoomError(t("class.err.origin"), 403)
     origin = headers.get("origin")
     if origin is None:
         return  # no browser sends a POST without it: curl, a script
-    # the host the page was opened on: Host, or the proxy's X-Forwarded-Host (a page elsewhere cannot set that header
-    # without a CORS preflight, which nothing here answers; a client that is no browser can forge any header anyway)
-    hosts = {headers.get("host", ""), headers.get("x-forwarded-host", "")}
+    # the host the page was opened on: Host, or, behind a trusted proxy, the proxy's X-Forwarded-Host (a client that
+    # is no browser can forge any header anyway)
+    hosts = {headers.get("host", "")} | ({headers.get("x-forwarded-host", "")} if trusted_proxies() else set())
     m = re.fullmatch(r"https?://([^/\s?#]{1,200})", origin)
     if not m or m.group(1) not in hosts - {""}:
         raise RoomError(t("class.err.origin"), 403)
