@@ -92,8 +92,7 @@
   // this page shows a view that came from the room (a shown view on the teacher's page, or the teacher's own view
   // after a reload): the view is applied as a link opened now would be, and the teacher's page posts nothing until
   // it is (then what the page shows is the room's view, and only the teacher's next change is posted)
-  function adopt(state, reloaded, again) {
-    if (!again) room.healed = 0;  // (again: the same view taken again by healed)
+  function adopt(state, reloaded) {
     room.adopting = Date.now();
     room.adopted = false;
     room.adoptedLang = new URLSearchParams(state || "").get("lang");  // the class's language until the teacher's is sent
@@ -209,9 +208,7 @@
 
   function push(query) {
     if (room.lessonLater && showsRoomSentence()) lessonAt(...room.lessonLater);  // held while another sentence showed
-    if (room.role !== "teacher") return;
-    if (room.adopting && room.adopted && hand.started <= room.adopting) healed(query);  // (read every 0.4 s)
-    if (query === room.pushed) return;
+    if (room.role !== "teacher" || query === room.pushed) return;
     if (!room.restored) return;  // the room's view first: a reloaded page's defaults are no change of the teacher's
     if (room.adopting) {  // the room's view is being applied here: what the page shows then is no change of ours
       // until the teacher's own hand (a pointer or a key: events no script makes trusted) touches the page after the
@@ -226,20 +223,6 @@
     }
     room.pushed = query;
     send("state", { state: query }, "state");
-  }
-
-  // The room's view, applied on a busy machine, can be overtaken by the page's own first-load chain (a reload's own
-  // example finished after it: the step went back to 1 on the projector while the class stayed at 3): where the page
-  // then differs from the class's view in a value the page never changes by itself, that view is taken again (at
-  // most twice for each view taken, and only until the teacher's own hand touches the page)
-  const FIXED = ["text", "tab", "kind", "layer", "head", "step"];
-  function healed(query) {
-    const want = room.data && room.data.state;
-    if (!want || room.healed >= 2 || Date.now() - room.adopting < 3000) return;
-    const a = new URLSearchParams(want), b = new URLSearchParams(query);
-    if (FIXED.every((k) => (a.get(k) || "") === (b.get(k) || ""))) return;
-    room.healed += 1;
-    adopt(want, false, true);
   }
 
   // A teacher's change the server did not take because it could not be reached (a restart, a dropped network) is
@@ -448,14 +431,14 @@
   }
 
   // the teacher removes a student (from the roster) or locks the class against new joins
+  // the panel as the room answered the teacher's change, drawn at once, the focus kept in the roster
+  const answered = (d) => { if (d) { room.data = d; room.refocus = "class-lock"; render(); } };
   function removeStudent(id, nick) {
     if (window.confirm && !window.confirm(AE.t("class.remove_confirm", { nick }))) return null;
-    return send("remove", { student: id }).then((d) => { if (d) { room.data = d; room.refocus = "class-lock"; render(); } });
+    return send("remove", { student: id }).then(answered);
   }
   function lock() {
-    return send("lock", { locked: !(room.data && room.data.locked) }).then((d) => {
-      if (d) { room.data = d; room.refocus = "class-lock"; render(); }
-    });
+    return send("lock", { locked: !(room.data && room.data.locked) }).then(answered);
   }
 
   function endClass() {

@@ -494,7 +494,10 @@
   function resume() {
     let stop = null;
     try { stop = sessionStorage.getItem("ae-lesson"); } catch (e) { stop = null; }
-    if (stop !== null && /^\d+$/.test(stop) && lesson.stop < 0) at(Number(stop));
+    // a teacher's page in a class takes its view from the room (class.js adopts it): the stop comes back without
+    // setting its own view again (kept), whichever of the two arrives first
+    const r = AE.room && AE.room.state, teaching = !!(r && r.role === "teacher" && r.code);
+    if (stop !== null && /^\d+$/.test(stop) && lesson.stop < 0) at(Number(stop), 0, teaching);
   }
 
   AE.lesson = { start, go, answer, fold, cover, end, again, refresh, refreshClass, at, rejoin, moving, values, resume, newRun, state: lesson, stops: STOPS.length,
