@@ -37,8 +37,10 @@
   const BLUES = [[0, "rgb(247,251,255)"], [0.125, "rgb(222,235,247)"], [0.25, "rgb(198,219,239)"], [0.375, "rgb(158,202,225)"], [0.5, "rgb(107,174,214)"], [0.625, "rgb(66,146,198)"], [0.75, "rgb(33,113,181)"], [0.875, "rgb(8,81,156)"], [1, "rgb(8,48,107)"]];  // plotly.py's "Blues" (ColorBrewer); plotly.js names a different scale so
   const FONT = { family: "Inter, Helvetica, Arial, sans-serif", size: 12 };
   const AVERAGE = "all heads (mean)";
+  // ticklabeloverflow "allow": automargin already makes room for every label, and Plotly's default ("hide past div")
+  // measured each label once more to hide the ones past the edge (bBox: a forced layout each, 0.1 s a Translate)
   const AXIS = { automargin: true, gridcolor: "#EBF0F8", linecolor: "#EBF0F8", ticks: "", title: { standoff: 15 },
-    zerolinecolor: "#EBF0F8", zerolinewidth: 2 };
+    zerolinecolor: "#EBF0F8", zerolinewidth: 2, ticklabeloverflow: "allow" };
   const LEAN_WHITE = { layout: { font: { color: "#2a3f5f" }, paper_bgcolor: "white", plot_bgcolor: "white",  // viz/style.py
     hovermode: "closest", hoverlabel: { align: "left" }, xaxis: AXIS, yaxis: AXIS } };
 
