@@ -214,7 +214,10 @@ def build() -> gr.Blocks:
                     .then(None, [*extra_in, p.bank], extra_in, js="(...v) => AE.linkExtras(...v)", **PRIVATE)
                     .then(None, None, None, js="() => { AE.linkRun(); }", **PRIVATE))
 
-        translate = dict(fn=ui.translate, inputs=decode_in, outputs=decode_out, **TRANSLATE_WORK, **PRIVATE)
+        # its progress shown on the German box alone: on all 37 outputs, marking each pending was a 60 ms task of
+        # the browser's before the request even left
+        translate = dict(fn=ui.translate, inputs=decode_in, outputs=decode_out, show_progress_on=[p.translation],
+                         **TRANSLATE_WORK, **PRIVATE)
         # always_last: a Translate while one runs (a student joining a class while the page's own link translates,
         # a sentence retyped at once) runs after it with the newest sentence, instead of being dropped (Gradio's "once")
         after_translate(gr.on([p.go.click, p.text.submit], **translate, trigger_mode="always_last"))
