@@ -5,10 +5,13 @@
 // script reading the page never finds it gone) and then draws only into elements still on the page, the newest figure
 // of each: the thrown-away drawing is never made. A resize asked for before that drawing is left to it.
 //
-// And only near the screen: a figure (but a tab's main view) more than a screen below the window or above it (a
-// phone's model view and head statistics, a laptop's head statistics), or not laid out at all (a closed tab, a view presentation mode hides), is
-// parked and drawn when it comes within that distance (an IntersectionObserver): a Translate on a phone draws the
-// heatmap it shows, not the two figures two screens further down.
+// And the main view first, the rest only near the screen: a tab's main view is drawn at once, and so is a figure
+// within a window's height of the window when it changes alone (a Dimensions value typed). When a main view is
+// drawn with it (a Translate, a view changed), another figure is drawn at once only if a third of it is in the
+// window; the rest are parked and an IntersectionObserver draws each once it is that near: a task after the frame
+// that shows the main view (a laptop's model view, just in sight below its heatmap), or when the student scrolls to
+// it (a phone's model view and head statistics, two and three screens down), or never if nobody looks (a closed
+// tab, a view presentation mode hides).
 (function () {
   const pending = new Map();  // element -> [data, layout, config, resolve] of its newest figure
   const parked = new Map();  // element -> [data, layout, config] of its newest figure, drawn when it nears the screen
@@ -16,7 +19,8 @@
   let watcher = null;
   // what it did, for the tests that count a Translate's work (tests/test_page_work.py): drawings made, and skipped
   // and the main thread's time each figure's drawing took, in ms (bench/page_cost.py prints it)
-  const counts = (window.AE_DRAWS = { drawn: 0, skipped: 0, parked: 0, by: {}, ms: {} });
+  // (withMain: the figures drawn in the same task as the last main view, the main view included)
+  const counts = (window.AE_DRAWS = { drawn: 0, skipped: 0, parked: 0, by: {}, ms: {}, withMain: [] });
   let timer = false;
 
   function wrap(P) {
@@ -35,11 +39,23 @@
     // each tab's main view (sight.js VIEWS): drawn wherever it is, as soon as it is laid out (a 320 px phone's
     // heatmap lies more than two screens below the sentence box; a student looks for it right after Translate)
     const MAIN = new Set(["heatmap", "step-plot", "pe-table", "inside-plot", "compare-view"]);
+    // drawn at once: a tab's main view; a figure near the screen (as MARGIN says) when no main view is drawn with
+    // it; and one a third of which is in the window either way. Drawn with a main view (a Translate, a view changed),
+    // a figure less in sight is parked and the observer draws it in a task after the frame that shows the main view:
+    // a laptop's model view, its top 68 px in sight below the heatmap, cost 70 ms of the 0.47 s from Translate to a
+    // painted heatmap
+    const laidOut = (gd) => gd.getClientRects().length > 0;  // not in a closed tab or panel
+    const isMain = (gd) => MAIN.has(idOf(gd)) && laidOut(gd);
     function near(gd) {
-      if (!gd.getClientRects().length) return false;  // not laid out: a closed tab or panel
-      if (MAIN.has(idOf(gd))) return true;
+      if (!laidOut(gd)) return false;
       const r = gd.getBoundingClientRect(), h = window.innerHeight || 800;
-      return r.bottom >= -h && r.top <= 2 * h;  // as MARGIN says
+      return r.bottom >= -h && r.top <= 2 * h;
+    }
+    function inSight(gd, layout) {  // its height is the new figure's: the element is empty until it is drawn
+      if (!laidOut(gd)) return false;
+      const top = gd.getBoundingClientRect().top, h = window.innerHeight || 800;
+      const height = Math.max((layout && layout.height) || gd.offsetHeight || 1, 1);
+      return Math.min(h, top + height) - Math.max(0, top) >= Math.min(height, h) / 3;
     }
     function park(gd, job) {
       counts.parked++;
@@ -61,11 +77,14 @@
       timer = false;
       const jobs = [...pending];
       pending.clear();
+      const withMain = jobs.some(([gd]) => gd.isConnected && isMain(gd));
+      if (withMain) counts.withMain = [];
       jobs.forEach(([gd, [data, layout, config, resolve]]) => {
         if (!gd.isConnected) { counts.skipped++; resolve(gd); return; }  // thrown away before it was drawn
-        if (!window.IntersectionObserver || near(gd)) {
+        if (!window.IntersectionObserver || isMain(gd) || (withMain ? inSight(gd, layout) : near(gd))) {
           parked.delete(gd);
           gd.classList.remove("ae-parked");
+          if (withMain) counts.withMain.push(idOf(gd));
           Promise.resolve(draw(gd, data, layout, config)).then(() => resolve(gd), () => resolve(gd));
         } else {
           park(gd, [data, layout, config]);  // its newest figure, drawn when it nears the screen

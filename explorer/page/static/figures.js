@@ -11,6 +11,8 @@
   const fixed = (v, d) => v.toFixed(d).replace(".", DECIMAL);
   const seen = new WeakMap();  // plot -> the data it was described from
   let made = 0;
+  // text alternatives built, by the figure's block id: once per drawing (tests/test_page_work.py counts them)
+  const built = {};
 
   // a plotly label (HTML: <i>, <br>, <sup>, escaped entities) as plain text, parsed in an inert document
   function plain(s) {
@@ -206,6 +208,8 @@
   function describeOne(el) {
     if (!el.data || seen.get(el) === el.data) return;
     seen.set(el, el.data);
+    const id = ((el.closest && el.closest("[id]")) || {}).id || "?";
+    built[id] = (built[id] || 0) + 1;
     const alt = altOf(el), name = title(el), text = summary(el);
     el.setAttribute("role", "figure");
     el.setAttribute("aria-label", name);
@@ -226,5 +230,5 @@
     });
   }
 
-  AE.figures = { describe, summary, title };
+  AE.figures = { describe, summary, title, built };
 })();
