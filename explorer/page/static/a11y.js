@@ -223,7 +223,7 @@
   // the lesson's feedback (right or not, and why) said when it appears, and a new stop's title and question
   let lastReveal = "", lastStop = "";
   function lessonNews(part) {
-    const reveal = part.querySelector(".ae-reveal"), title = part.querySelector(".ae-stop h3");
+    const reveal = part.querySelector(".ae-reveal"), title = part.querySelector("h3");
     const text = reveal ? reveal.textContent.trim() : "", stop = title ? title.textContent.trim() : "";
     if (stop && stop !== lastStop) {
       // the question: marked .ae-ask, else the paragraph right before the options' buttons (lesson.js)

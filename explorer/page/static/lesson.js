@@ -200,8 +200,10 @@
       "</small>";
     lesson.tallied = tally ? (lesson.tallied === stopKey() ? lesson.tallied : "new") : "";
     const moved = lesson.moved ? "<p class='ae-status ae-stale ae-class-moved'>" + AE.esc(lesson.moved) + "</p>" : "";
-    el.innerHTML = close + fold + "<div class='ae-stop'><h3>" + stop.title + " <small>" + AE.t("lesson.of", { n: lesson.stop + 1,
-      total: STOPS.length }) + "</small></h3>" + moved + "<p>" + stop.look + "</p><p>" + AE.t("lesson.predict") + " " + q.prompt +
+    // its title and the buttons beside it stay at the sheet's top as its text scrolls (style.css: an answer, or the
+    // class's answers revealed, scrolled a phone's sheet to them, and the title, Hide and ✕ out of it)
+    el.innerHTML = "<div class='ae-head'>" + close + fold + "<h3>" + stop.title + " <small>" + AE.t("lesson.of", {
+      n: lesson.stop + 1, total: STOPS.length }) + "</small></h3></div><div class='ae-stop'>" + moved + "<p>" + stop.look + "</p><p>" + AE.t("lesson.predict") + " " + q.prompt +
       "</p><div class='ae-options'>" + buttons + "</div>" + reveal + "<p class='ae-nav'><button onclick='AE.lesson.go(-1)'" +
       (lesson.stop ? "" : " disabled") + ">" + AE.t("lesson.back") + "</button> <button onclick='AE.lesson.go(1)'>" +
       (lesson.stop === STOPS.length - 1 ? AE.t("lesson.finish") : AE.t("lesson.next")) + "</button>" + keys + "</p></div>";
