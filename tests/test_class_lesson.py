@@ -319,6 +319,36 @@ PANEL_PLACES = """() => { const b = (s) => document.querySelector(s).getBounding
            bottom: b('#class-bring-back').bottom }; }"""
 
 
+# panel 4 of Inside a head (the softmax weights, which stop 3 asks about): its title's top, and the room between the
+# class banner and the lesson's sheet, as the phone shows them
+PANEL_4 = """() => { const f = document.querySelector('#inside-plot .js-plotly-plot'),
+  sheet = document.querySelector('#lesson-box .ae-docked'), banner = document.getElementById('class-banner');
+  const title = f && [...f.querySelectorAll('.annotation-text')].find((a) => a.textContent.trim().startsWith('4.'));
+  if (!title || !sheet) return null;
+  return { title: Math.round(title.getBoundingClientRect().top), room: [Math.round(banner.getBoundingClientRect().bottom),
+    Math.round(sheet.getBoundingClientRect().top)] }; }"""
+PANEL_HEIGHT = 240  # px of a phone's Inside a head panel below its title (its bars and their words: about 275)
+
+
+def test_stop_3_shows_the_weights_its_question_is_about_above_a_phones_sheet(browser, server):  # noqa: F811
+    """Stop 3 asks what the weights of one query add up to: panel 4 of Inside a head, which lay under the sheet of
+    both phones (teacher helper 15). Its row is brought to the top of the room above the sheet, and kept there."""
+    with ExitStack() as stack:
+        teacher, code, students = start_class(stack, browser, server)
+        teacher.get_by_text("Guided lesson").first.click()
+        teacher.locator("#ae-lesson-start").click()
+        for _ in range(2):
+            teacher.locator("#ae-lesson .ae-nav button", has_text="Next").click()
+        for s in students:
+            at_stop(s, 3)
+            wait_tab(s, "Inside a head")
+            s.locator("#inside-plot .js-plotly-plot .main-svg").first.wait_for(timeout=60_000)
+        teacher.wait_for_timeout(4_000)  # the page settles (the lesson and the follower place it until then)
+        for s in students:
+            at = s.evaluate(PANEL_4)
+            assert at and at["room"][0] <= at["title"] and at["title"] + PANEL_HEIGHT <= at["room"][1], at
+
+
 def test_stop_6_is_readable_on_a_short_projector_beside_the_class_panel_in_german(browser, server):  # noqa: F811
     """1366x768 in presentation mode, the class panel beside the page, in German (the longest labels): at stop 4
     the model view's token words do not run into each other; at stop 6 the cross-attention heatmap is wholly on the

@@ -59,7 +59,8 @@
       ask: () => Object.assign(options(number(1), [0, -1, 0.5].map(number)), {
         prompt: AE.t("lesson.s2.prompt"), explain: AE.t("lesson.s2.explain") }) },
     { title: "lesson.s3.title", look: "lesson.s3.look", recap: "lesson.s3.recap",
-      view: { tab: "inside" }, focus: "#inside-plot",
+      // (its question is on panel 4, the weights: on a phone that panel's row is brought above the sheet)
+      view: { tab: "inside" }, focus: "#inside-plot", panel: 4,
       ask: () => Object.assign(options({ id: "1", text: "1" }, [said("lesson.s3.keys"), { id: "0", text: "0" }, { id: "d_k", text: "d_k" }]), {
         prompt: AE.t("lesson.s3.prompt"), explain: AE.t("lesson.s3.explain") }) },
     { title: "lesson.s4.title", look: "lesson.s4.look", recap: "lesson.s4.recap",
@@ -296,13 +297,30 @@
   // view is drawn late; text above it changes height), until the person's own hand scrolls or taps
   function inSight(stop) {
     const since = Date.now();
-    [120, 1000, 2500].forEach((ms) => setTimeout(() => {
+    [120, 1000, 2500, 5000].forEach((ms) => setTimeout(() => {  // (Inside a head is drawn by the server)
       if (lesson.stop < 0 || STOPS[lesson.stop] !== stop) return;
       if (AE.sight && AE.sight.touchedSince && AE.sight.touchedSince(since + 300)) return;  // (not the key or tap that moved it)
       const el = document.querySelector(focusOf(stop));
       if (!el) return;
+      if (stop.panel && panelAbove(el, stop.panel)) return;
       if (AE.sight && AE.sight.bring) AE.sight.bring(el); else if (el.scrollIntoView) el.scrollIntoView({ block: "start" });
     }, ms));
+  }
+
+  // A stop whose question is about one panel of its figure (its title numbered "4. ..."), under a phone's sheet (one
+  // across the screen's width, its top below the upper third): that panel's row brought to the top of the room above
+  // the sheet (under the class banner), unless it is there. False where there is no such sheet or panel.
+  function panelAbove(el, n) {
+    const sheet = document.querySelector("#lesson-box .ae-docked:not(.ae-folded)");
+    const s = sheet && sheet.getBoundingClientRect(), h = window.innerHeight || 800;
+    if (!s || s.width < 0.9 * (window.innerWidth || 390) || s.top < h / 3) return false;
+    const title = [...el.querySelectorAll(".annotation-text")].find((a) => a.textContent.trim().startsWith(n + "."));
+    if (!title) return false;
+    const banner = document.getElementById("class-banner");
+    const top = banner && banner.classList.contains("ae-class-on") ? Math.max(0, banner.getBoundingClientRect().bottom) : 0;
+    const y = title.getBoundingClientRect().top - top - 8;
+    if (y < 0 || y > 40) window.scrollTo({ top: Math.max(0, window.scrollY + y), behavior: "instant" });
+    return true;
   }
 
   function go(delta) {
@@ -505,5 +523,8 @@
   AE.lesson = { start, go, answer, fold, cover, end, again, refresh, refreshClass, at, rejoin, moving, values, resume, newRun, state: lesson, stops: STOPS.length,
     title: (i) => (STOPS[i] ? STOPS[i].title : ""),
     // the part the running stop asks about, when it is on ``tab`` (sight.js brings it into a follower's sight)
-    partOf: (tab) => (lesson.stop >= 0 && lesson.stop < STOPS.length && STOPS[lesson.stop].view.tab === tab ? focusOf(STOPS[lesson.stop]) : null) };
+    partOf: (tab) => (lesson.stop >= 0 && lesson.stop < STOPS.length && STOPS[lesson.stop].view.tab === tab ? focusOf(STOPS[lesson.stop]) : null),
+    // that part placed as its stop wants it, if it asks about one panel of it on a phone (sight.js asks first)
+    place: (el) => lesson.stop >= 0 && lesson.stop < STOPS.length && !!STOPS[lesson.stop].panel &&
+      el === document.querySelector(focusOf(STOPS[lesson.stop])) && panelAbove(el, STOPS[lesson.stop].panel) };
 })();

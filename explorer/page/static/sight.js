@@ -19,10 +19,18 @@
     return b && b.classList.contains("ae-class-on") ? Math.max(0, b.getBoundingClientRect().bottom) : 0;  // fixed: no offsetParent
   }
 
-  // how much of the element is in sight: its visible height over the height it could show (the screen below the banner)
+  // the top of a phone's lesson sheet (one across the screen's width, docked at its foot), else the screen's foot
+  function sheetTop() {
+    const sheet = document.querySelector("#lesson-box .ae-docked:not(.ae-folded)"), h = window.innerHeight;
+    const s = sheet && sheet.getBoundingClientRect();
+    return s && s.width >= 0.9 * window.innerWidth && s.top > h / 3 ? s.top : h;
+  }
+
+  // how much of the element is in sight: its visible height over the height it could show (the screen between the
+  // banner and a phone's lesson sheet)
   function inSight(el) {
-    const r = el.getBoundingClientRect(), top = bannerBottom(), room = window.innerHeight - top;
-    const seen = Math.min(r.bottom, window.innerHeight) - Math.max(r.top, top);
+    const r = el.getBoundingClientRect(), top = bannerBottom(), foot = sheetTop(), room = foot - top;
+    const seen = Math.min(r.bottom, foot) - Math.max(r.top, top);
     return Math.max(0, seen) / Math.max(1, Math.min(r.height, room));
   }
 
@@ -54,6 +62,8 @@
       if (touched > start || Date.now() - start > 12000) { clearInterval(poll); poll = null; return; }
       const el = viewOf(tab);
       if (AE.state.tab !== tab || !el || el.offsetParent === null) return;
+      // (a lesson stop that asks about one panel keeps it above a phone's sheet: the figure may still grow)
+      if (AE.lesson && AE.lesson.place && AE.lesson.place(el)) { placed = true; return; }
       if (!placed || inSight(el) < 0.6) bring(el);
       placed = true;
     }, 400);
