@@ -945,6 +945,24 @@ def test_presentation_mode_at_1920_by_1080_is_large_one_view_and_arrow_keys_move
     ctx.close()
 
 
+def test_presentation_mode_fits_inside_a_head_on_a_1366_by_768_projector(browser, server):
+    """The server's figures are enlarged for the projector, never past its height: Inside a head (1000 px as drawn
+    for a laptop) ran 232 px past a 1366x768 screen (teacher helper 15)."""
+    ctx = browser.new_context(viewport={"width": 1366, "height": 768})
+    pg = ctx.new_page()
+    pg.goto(server, wait_until="domcontentloaded")
+    settled(pg)
+    pg.locator("#present").click()
+    pg.wait_for_function("() => document.body.classList.contains('ae-present')", timeout=5_000)
+    open_tab(pg, "Inside a head")
+    rendered_plot(pg, "inside-plot")
+    pg.wait_for_function("() => document.querySelector('#inside-plot .js-plotly-plot').layout.font.size >= 20",
+                         timeout=10_000)  # enlarged for the back of the room
+    height = pg.evaluate("() => document.querySelector('#inside-plot .js-plotly-plot').getBoundingClientRect().height")
+    assert 500 <= height <= 768, height
+    ctx.close()
+
+
 def test_compare_tab_draws_both_sentences_on_one_scale(page):
     settled(page)
     open_tab(page, "Compare")

@@ -31,8 +31,9 @@
       const update = {}, font = SIZES.true.font;
       if (!L.font || !L.font.size || L.font.size < font) {  // drawn for a laptop: larger, and taller to hold it
         update["font.size"] = font;
-        // (at most the screen's height: the lesson and the tab bar bring a view to the screen's top)
-        if (L.height) update.height = Math.max(L.height, Math.min(Math.round(L.height * SIZES.true.tall), (window.innerHeight || 1080) - 24));
+        // (at most the screen's height: the lesson and the tab bar bring a view to the screen's top; Inside a head's
+        // 1000 px ran 232 px past a 1366x768 projector)
+        if (L.height) update.height = Math.min(Math.round(L.height * SIZES.true.tall), (window.innerHeight || 1080) - 24);
       }
       // a vertical axis of words gets the size its rows leave (larger words would run into each other)
       const height = update.height || L.height || 450, m = L.margin || {}, inner = height - (m.t || 80) - (m.b || 80);
