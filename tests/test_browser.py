@@ -945,6 +945,40 @@ def test_presentation_mode_at_1920_by_1080_is_large_one_view_and_arrow_keys_move
     ctx.close()
 
 
+def test_the_logit_lens_says_its_words_without_sight(page):
+    """Stop 8 asks after which layer a position's final word first comes out on top: the lens's text alternative
+    names the top word of every cell, layer by layer, as the figure writes it in the cells (it gave only where each
+    row's probability was largest, without a word), and its table holds word and probability in each cell."""
+    import html
+
+    from explorer.api import handlers as h
+    from explorer.serving.request import Request
+    from viz.logit_lens import lens_top
+    from viz.page_data import labels
+
+    settled(page)
+    sentence = page.locator("#sentence textarea").input_value()
+    open_tab(page, "Experiments")
+    page.locator("#lens-plot").scroll_into_view_if_needed()
+    rendered_plot(page, "lens-plot")
+    page.wait_for_function("() => (document.querySelector('#lens-plot .ae-fig-summary')?.textContent || '')"
+                           ".includes('after layer 0:')", timeout=10_000)
+    said = page.locator("#lens-plot .ae-fig-summary").inner_text()
+    a = h.analysis(Request.parse(sentence, MODEL))
+    top, _ = lens_top(a.lens_layers, a.unembed, a.blocked_ids)
+    starts = [said.index(f"after layer {layer}: ") for layer in range(len(top))]
+    assert starts == sorted(starts) and f"after layer {len(top)}" not in said, said
+    for layer, ids in enumerate(top):  # each layer's row: from its name to the next one's
+        row = said[starts[layer]:starts[layer + 1] if layer + 1 < len(top) else None]
+        words = [html.unescape(w) for w in labels([a.id_to_piece(int(i)) for i in ids])]
+        at = 0
+        for word in words:  # each position's word, in order
+            at = row.index(" " + word + " (", at) + 1
+    page.locator("#lens-plot .ae-table-toggle").click()
+    cells = page.locator("#lens-plot .ae-fig-table td").all_inner_texts()
+    assert cells and all(c.endswith(")") and " (" in c for c in cells), cells[:5]
+
+
 def test_presentation_mode_fits_inside_a_head_on_a_1366_by_768_projector(browser, server):
     """The server's figures are enlarged for the projector, never past its height: Inside a head (1000 px as drawn
     for a laptop) ran 232 px past a 1366x768 screen (teacher helper 15)."""

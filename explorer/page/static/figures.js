@@ -65,6 +65,11 @@
       return t("views.fig.maps", { n: maps.length, v: num(best.v), panel: names[best.p], row: rows[best.i], col: cols[best.j] });
     }
     const tr = maps[0], rows = axisLabels(el, tr, "y", tr.z.length), cols = axisLabels(el, tr, "x", tr.z[0].length);
+    if (words(tr)) {  // a word in each cell (the logit lens: the top word after each layer at each position): all of them
+      const list = tr.z.map((row, i) => rows[i] + ": " + row.map((v, j) => cols[j] + " " + plain(tr.text[i][j]) +
+        " (" + num(v) + ")").join(", ")).join("; ");
+      return t("views.fig.map_words", { rows: axisTitle(el, tr, "y"), cols: axisTitle(el, tr, "x"), list }) + ".";
+    }
     const most = tr.z.map((row, i) => {
       let j = -1;
       row.forEach((v, k) => { if (typeof v === "number" && (j < 0 || v > row[j])) j = k; });
@@ -74,6 +79,10 @@
     return t("views.fig.map", { rows: axisTitle(el, tr, "y"), cols: axisTitle(el, tr, "x"), list: shown }) +
       (most.length > 12 ? t(most.length === 13 ? "views.fig.more_rows_one" : "views.fig.more_rows", { n: most.length - 12 }) : ".");
   }
+
+  // a heatmap whose cells each carry a word (its text, row by row, as its values)
+  const words = (tr) => Array.isArray(tr.text) && tr.text.length === tr.z.length && Array.isArray(tr.text[0]) &&
+    tr.text[0].length === tr.z[0].length;
 
   // the traces that hold values (not a heatmap, not lines drawn only to connect others: no hover, no value)
   const series = (el) => (el.data || []).filter((t) => t.type !== "heatmap" && t.hoverinfo !== "skip" &&
@@ -128,10 +137,12 @@
     cols.forEach((c) => head.append(cell("th", c, "col")));
     table.createTHead().append(head);
     const body = table.createTBody();
+    const named = words(trace);
     trace.z.forEach((row, i) => {
       const tr = document.createElement("tr");
       tr.append(cell("th", rows[i], "row"));
-      row.forEach((v) => tr.append(cell("td", v === null ? t("views.fig.masked") : typeof v === "number" ? fixed(v, 3) : plain(v))));
+      row.forEach((v, j) => tr.append(cell("td", (named ? plain(trace.text[i][j]) + " " : "") +
+        (v === null ? t("views.fig.masked") : typeof v === "number" ? (named ? "(" + fixed(v, 3) + ")" : fixed(v, 3)) : plain(v)))));
       body.append(tr);
     });
     return table;
