@@ -128,3 +128,31 @@ def test_no_style_rule_has_a_has_over_the_page():
         anchor = before[-1] if before else ""
         child_of_id = len(before) >= 3 and before[-2] == ">" and "#" in before[-3]
         assert "#" in anchor or child_of_id, f"{s!r}: a :has() on {anchor or 'every element'!r}, not one element"
+
+
+# the smallest height the model view's block had in any frame since it was called (a rAF loop, reading only)
+LOWEST = """() => { window.__lowest = 1e9; const go = () => { const b = document.getElementById('model-view');
+  if (b) window.__lowest = Math.min(window.__lowest, b.getBoundingClientRect().height);
+  if (!window.__stop) requestAnimationFrame(go); }; window.__stop = false; requestAnimationFrame(go); }"""
+
+
+def test_a_translate_says_so_at_once_and_nothing_below_the_heatmap_jumps(page):  # noqa: F811
+    """The model view, its top in sight below the heatmap, is drawn a frame after it (above): meanwhile its block
+    keeps its height, so the page below does not jump up and back (it fell to 2 px for 0.3 s: helper 16). And the
+    status line says the sentence is being translated from the click on (it said "Not translated yet ... press
+    Translate" during the request)."""
+    settled(page)
+    page.mouse.wheel(0, 150)  # the model view's top in sight
+    page.wait_for_timeout(800)
+    before = page.locator("#model-view").bounding_box()["height"]
+    page.locator("#sentence textarea").fill("Two old men are sitting on a bench in the sun.")
+    page.evaluate(LOWEST)
+    page.locator("#translate").click()
+    said = page.locator("#status").inner_text()
+    assert said.startswith("Translating “Two old men") and "Not translated yet" not in said, said
+    page.wait_for_function("() => [...document.querySelectorAll('#model-view .gtitle')].some((t) => t.textContent"
+                           ".includes('Two old men'))", timeout=60_000)
+    page.wait_for_timeout(300)
+    lowest = page.evaluate("() => { window.__stop = true; return window.__lowest; }")
+    assert lowest >= 0.9 * before, (lowest, before)
+    assert page.locator("#status").inner_text().startswith("Every view below shows: “Two old men")

@@ -32,6 +32,7 @@
       const id = idOf(gd);
       counts.drawn++;
       counts.by[id] = (counts.by[id] || 0) + 1;
+      gd.style.minHeight = "";  // (held while it was parked)
       const t0 = performance.now(), done = react(gd, data, layout, config);
       counts.ms[id] = (counts.ms[id] || 0) + performance.now() - t0;
       return done;
@@ -61,6 +62,10 @@
       counts.parked++;
       parked.set(gd, job);
       gd.classList.add("ae-parked");  // a figure waiting to be drawn is not an empty box (style.css hides those)
+      // and it keeps the height it will have: the page below does not jump up and back (a laptop's download
+      // buttons rose to the heatmap for 0.3 s while the model view waited for its frame: helper 16)
+      const height = (job[1] || {}).height;
+      if (height) gd.style.minHeight = height + "px";
       if (!watcher) {
         watcher = new IntersectionObserver((entries) => entries.forEach((e) => {
           const job = parked.get(e.target);
