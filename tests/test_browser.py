@@ -979,6 +979,26 @@ def test_the_logit_lens_says_its_words_without_sight(page):
     assert cells and all(c.endswith(")") and " (" in c for c in cells), cells[:5]
 
 
+def test_a_phones_heatmap_of_a_long_sentence_keeps_its_row_words_apart(browser, server):
+    """On a phone, a 20-piece sentence's heatmap has rows as tall as their words (square cells left 8 px rows for
+    10-12 px words, written over each other: helper 16)."""
+    from urllib.parse import quote
+    sentence = "The old man and his young granddaughter walked slowly along the quiet river before the sun went down."
+    ctx = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    pg = ctx.new_page()
+    pg.goto(f"{server}?text={quote(sentence)}")
+    settled(pg)
+    pg.wait_for_function("(s) => [...document.querySelectorAll('#heatmap .gtitle')].some((t) => t.textContent"
+                         ".includes(s))", arg=sentence[:20], timeout=60_000)
+    pg.wait_for_timeout(1_000)
+    rows = pg.evaluate("() => [...document.querySelectorAll('#heatmap .ytick text')].map((t) => {"
+                       " const r = t.getBoundingClientRect(); return [r.top, r.bottom]; })")
+    assert len(rows) >= 18, rows
+    overlaps = [i for i in range(1, len(rows)) if rows[i][0] < rows[i - 1][1] - 1]
+    assert not overlaps, (overlaps, rows)
+    ctx.close()
+
+
 def test_presentation_mode_fits_inside_a_head_on_a_1366_by_768_projector(browser, server):
     """The server's figures are enlarged for the projector, never past its height: Inside a head (1000 px as drawn
     for a laptop) ran 232 px past a 1366x768 screen (teacher helper 15)."""

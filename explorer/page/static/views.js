@@ -206,6 +206,9 @@
     const kTitle = kind === "decoder" ? t("views.axis.key_decoder") : t("views.axis.key_source");
     fig.layout.xaxis = Object.assign(tokenAxis(ticks(bank, k), kTitle), { tickangle: -60, side: "bottom", constrain: "domain" });
     fig.layout.yaxis = Object.assign(tokenAxis(ticks(bank, q), qTitle), { autorange: "reversed", scaleanchor: "x", constrain: "domain" });
+    // a phone's long sentence: cells as tall as their words need, not square (square, 20 columns in its 390 px left
+    // rows 8 px apart for 10-12 px words, written over each other, in a figure mostly empty: helper 16)
+    if (narrow() && !state.present && (tabsWidth() - 130) / bank[k].length < 18) delete fig.layout.yaxis.scaleanchor;
     if (state.present) {  // the cells fill the screen (square cells would leave most of it empty) and the labels stand upright
       delete fig.layout.yaxis.scaleanchor;
       // upright while the words fit their columns (24 px type: ~13 px a character), slanted where they would touch
