@@ -999,6 +999,31 @@ def test_a_phones_heatmap_of_a_long_sentence_keeps_its_row_words_apart(browser, 
     ctx.close()
 
 
+def test_the_model_views_text_alternative_names_rows_and_columns_of_a_long_sentence(browser, server):
+    """A panel of the model view writes every second word of a 22-piece sentence; its summary and tables still name
+    each row and column in words, and its tables' headers say what rows and columns are (helper 16: "row , column .",
+    tables headed "y \\ x")."""
+    from urllib.parse import quote
+    sentence = "The old man and his young granddaughter walked slowly along the quiet river before the sun went down."
+    ctx = browser.new_context(viewport={"width": 1280, "height": 800})
+    pg = ctx.new_page()
+    pg.goto(f"{server}?text={quote(sentence)}")
+    settled(pg)
+    pg.locator("#model-view").scroll_into_view_if_needed()
+    rendered_plot(pg, "model-view")
+    pg.wait_for_function("(s) => (document.querySelector('#model-view .js-plotly-plot')?.layout?.title?.text || '')"
+                         ".includes(s)", arg=sentence[:20], timeout=30_000)
+    summary = pg.locator("#model-view .ae-fig-summary")
+    pg.wait_for_function("() => (document.querySelector('#model-view .ae-fig-summary')?.textContent || '')"
+                         ".includes('row ')", timeout=10_000)
+    said = summary.inner_text()
+    assert "row ," not in said and "column ." not in said and not said.rstrip(".").endswith("column"), said
+    pg.locator("#model-view .ae-table-toggle").click()
+    heads = pg.locator("#model-view .ae-fig-table thead th:first-child").all_inner_texts()
+    assert heads and not any(h.strip() in ("y \\ x", "query \\ x") for h in heads), heads[:4]
+    ctx.close()
+
+
 def test_presentation_mode_fits_inside_a_head_on_a_1366_by_768_projector(browser, server):
     """The server's figures are enlarged for the projector, never past its height: Inside a head (1000 px as drawn
     for a laptop) ran 232 px past a 1366x768 screen (teacher helper 15)."""

@@ -27,12 +27,17 @@
   function axisLabels(el, trace, letter, n) {
     const ref = trace[letter + "axis"] || letter, axis = (el.layout || {})[letter + "axis" + ref.slice(1)] || {};
     const values = trace[letter] || [...Array(n).keys()];
-    const texts = axis.ticktext && axis.tickvals ? new Map(axis.tickvals.map((v, i) => [v, axis.ticktext[i]])) : null;
+    const said = axis.aeWords || axis.ticktext;  // (views.js thins a small panel's words: it keeps them all there)
+    const texts = said && axis.tickvals ? new Map(axis.tickvals.map((v, i) => [v, said[i]])) : null;
     return values.slice(0, n).map((v) => plain(texts && texts.has(v) ? texts.get(v) : v));
   }
+  // an axis's title; a panel's axis without one takes that of another panel's axis of the same letter (the model
+  // view names only its first panel's: its tables were headed "y \ x")
+  const titleOf = (axis) => plain(axis && axis.title && (typeof axis.title === "string" ? axis.title : axis.title.text));
   const axisTitle = (el, trace, letter) => {
-    const ref = trace[letter + "axis"] || letter, axis = (el.layout || {})[letter + "axis" + ref.slice(1)] || {};
-    return plain(axis.title && (typeof axis.title === "string" ? axis.title : axis.title.text)) || letter;
+    const L = el.layout || {}, ref = trace[letter + "axis"] || letter, axis = L[letter + "axis" + ref.slice(1)] || {};
+    const other = Object.keys(L).filter((k) => new RegExp("^" + letter + "axis\\d*$").test(k)).map((k) => titleOf(L[k])).find(Boolean);
+    return titleOf(axis) || other || letter;
   };
 
   // the grey cells over the causal mask (views.js marks its trace with meta "ae-mask"; the server's say "masked out")

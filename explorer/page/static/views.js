@@ -251,7 +251,8 @@
   const PANEL_LABELS = 20;
   function thinned(axis) {
     const k = Math.ceil(axis.ticktext.length / PANEL_LABELS);
-    return Object.assign(axis, { ticktext: axis.ticktext.map((t, i) => (i % k === 0 ? t : "")) });
+    // (every word kept as aeWords, which plotly ignores: a text alternative names the row or column in words)
+    return Object.assign(axis, { aeWords: axis.ticktext, ticktext: axis.ticktext.map((t, i) => (i % k === 0 ? t : "")) });
   }
 
   function modelView(bank, kindLabel) {
