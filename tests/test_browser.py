@@ -1024,6 +1024,24 @@ def test_the_model_views_text_alternative_names_rows_and_columns_of_a_long_sente
     ctx.close()
 
 
+def test_a_phones_sentence_figure_keeps_its_legend_below_its_title(browser, server):
+    """Positional encoding's "Your sentence" on a phone: the legend (two lines there) lay over the title's second
+    line, the sentence (helper 16)."""
+    ctx = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    pg = ctx.new_page()
+    pg.goto(server)
+    settled(pg)
+    open_tab(pg, "Positional encoding")
+    pg.locator("#pe-sentence").scroll_into_view_if_needed()
+    rendered_plot(pg, "pe-sentence")
+    pg.wait_for_timeout(1_000)
+    at = pg.evaluate("() => { const p = document.querySelector('#pe-sentence .js-plotly-plot');"
+                     " return [p.querySelector('.gtitle').getBoundingClientRect().bottom,"
+                     " p.querySelector('.legend').getBoundingClientRect().top]; }")
+    assert at[1] >= at[0] - 1, at
+    ctx.close()
+
+
 def test_presentation_mode_fits_inside_a_head_on_a_1366_by_768_projector(browser, server):
     """The server's figures are enlarged for the projector, never past its height: Inside a head (1000 px as drawn
     for a laptop) ran 232 px past a 1366x768 screen (teacher helper 15)."""

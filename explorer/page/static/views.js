@@ -638,7 +638,10 @@
       layout: { barmode: "group", legend: { orientation: "h", y: 1.02, yanchor: "bottom", x: 0 },
         xaxis: Object.assign(tokenAxis(ticks(bank, "src"), t("views.axis.source_token")), { tickangle: -45 }), yaxis: { title: { text: t("views.pe.norm") } } },
     };
-    return plot(base(fig, t("views.pe.title_sentence") + " — " + caption(bank), 440));
+    const out = base(fig, t("views.pe.title_sentence") + " — " + caption(bank), 440);
+    // a phone's title takes more lines: its legend, above the bars on two lines there, gets room (it lay over the sentence)
+    if (narrow() && !state.present) out.layout.margin = Object.assign({}, out.layout.margin, { t: (out.layout.margin.t || 92) + 62 });
+    return plot(out);
   }
 
   // On the projector a cell's word as large as its column holds, up to 20 px (~0.6 of the size a character; the
