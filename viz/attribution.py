@@ -128,7 +128,8 @@ def attribution_figure(source, target, attention, src_tokens: list[str], tgt_tok
     layout["coloraxis"]["colorbar"] = dict(title=dict(text=t("server.viz.fall" if method == "occlusion"
                                                              else "server.viz.attribution")), x=1.02, len=0.9)
     layout["coloraxis2"] = dict(colorscale=ATTENTION_SCALE, cmin=0, cmax=1,
-                                colorbar=dict(title=dict(text=t("server.viz.weight")), x=1.12, len=0.9))
+                                # (apart from the first bar's title: at 1.12 "attribution" and "weight" ran together)
+                                colorbar=dict(title=dict(text=t("server.viz.weight")), x=1.18, len=0.9))
     fig = go.Figure(data=traces, layout=layout)
     n = max(len(src_tokens), n_out)
     what = method_name(method) + t("server.viz.attr.what_contrast" if contrast else "server.viz.attr.what_logp"
