@@ -75,3 +75,48 @@ def test_the_rooms_file_is_readable_by_its_owner_only(tmp_path):
     rooms.join(code, "Ana")
     for f in (path, tmp_path / "rooms.sqlite3-wal"):
         assert f.exists() and stat.S_IMODE(f.stat().st_mode) == 0o600, (f, oct(f.stat().st_mode))
+
+
+def test_a_damaged_rooms_file_is_set_aside_and_the_app_goes_on(tmp_path):
+    """A rooms file that is no longer a database (a page overwritten, garbage, truncated) neither stops the app nor
+    leaves it without a file: it is renamed aside, a fresh one takes its place, and new classes are kept again. A row
+    whose JSON is no room (a list) is dropped, the others come back."""
+    path = tmp_path / "rooms.sqlite3"
+    rooms = Rooms(RoomStore(str(path)))
+    kept, _ = rooms.open()
+    rooms.store.db.execute("INSERT INTO rooms (code, saved, data) VALUES ('LISTED', ?, '[1, 2]')", (time.time(),))
+    rooms.store.db.close()
+    again = Rooms(RoomStore(str(path)))  # a row that is a list: dropped, the room beside it back
+    assert set(again.rooms) == {kept}
+    again.store.db.close()
+    with open(path, "r+b") as f:  # the first page overwritten
+        f.write(b"\x00garbage" * 400)
+    for name in ("rooms.sqlite3-wal", "rooms.sqlite3-shm"):
+        (tmp_path / name).unlink(missing_ok=True)
+    fresh = Rooms(RoomStore(str(path)))
+    assert fresh.rooms == {}
+    assert [p.name for p in tmp_path.iterdir() if ".damaged-" in p.name], list(tmp_path.iterdir())
+    code, _ = fresh.open()  # a new class is kept in the fresh file
+    assert set(Rooms(RoomStore(str(path))).rooms) == {code}
+
+
+def test_a_rooms_file_locked_by_another_process_slows_no_change_and_loses_none_in_memory(tmp_path):
+    """Another process holding the file's write lock: a change waits at most WAIT_S (it was 5 s on the event loop,
+    then a 500), is applied in this process, and the room goes on."""
+    from explorer.classroom import store as st
+
+    path = str(tmp_path / "rooms.sqlite3")
+    rooms = Rooms(RoomStore(path))
+    code, key = rooms.open()
+    other = sqlite3.connect(path, isolation_level=None)
+    other.execute("BEGIN EXCLUSIVE")  # holds the lock
+    try:
+        t0 = time.monotonic()
+        _, ana = rooms.join(code, "Ana")
+        rooms.set_state(code, key, "text=A%20dog")
+        took = time.monotonic() - t0
+    finally:
+        other.execute("ROLLBACK")
+        other.close()
+    assert took < 3 * st.WAIT_S + 0.5, took
+    assert rooms.rooms[code].for_student(ana.sid)["state"] == "text=A%20dog"

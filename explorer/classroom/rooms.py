@@ -372,8 +372,8 @@ class Rooms:
         for idle, data in store.load(IDLE_S, MAX_ROOMS) if store else ():
             try:
                 self.rooms[data["code"]] = self.kept(Room.load(data, idle))
-            except (KeyError, TypeError, ValueError):
-                store.delete(str(data.get("code", "")))
+            except (KeyError, TypeError, ValueError, AttributeError):  # a row that is no room: dropped
+                store.delete(str(data.get("code", "")) if isinstance(data, dict) else "")
         self.messages = Rate(MESSAGES_PER_MIN, 60)
         self.teachers = Rate(TEACHER_MESSAGES_PER_MIN, 60)
         self.joins = Rate(JOINS_PER_MIN, 60)

@@ -19,6 +19,7 @@ from pathlib import Path
 
 log = logging.getLogger("attention-explorer")
 ROOMS_ENV = "ATTENTION_EXPLORER_ROOMS"
+WAIT_S = 0.5  # how long a change waits for a file another process holds locked (it was 5 s, on the event loop)
 
 
 def default_path() -> str:
@@ -33,16 +34,37 @@ class RoomStore:
 
     def __init__(self, path: str):
         self.path = path
+        self.lock = threading.Lock()
         Path(path).parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self.db = self.connect()
+        except sqlite3.DatabaseError as e:  # not a database (overwritten, truncated): set aside, a fresh one begun
+            self.db = self.set_aside(e)
+
+    def connect(self) -> sqlite3.Connection:
         # readable by this user only: it holds student ids, which let their holder answer as that student (SQLite
         # gives its -wal and -shm files the database file's permissions)
-        os.close(os.open(path, os.O_CREAT | os.O_RDWR, 0o600))
-        os.chmod(path, 0o600)
-        self.db = sqlite3.connect(path, check_same_thread=False, isolation_level=None, timeout=5)
-        self.db.execute("PRAGMA journal_mode=WAL")
-        self.db.execute("PRAGMA synchronous=NORMAL")  # WAL + NORMAL: a killed process loses nothing committed
-        self.db.execute("CREATE TABLE IF NOT EXISTS rooms (code TEXT PRIMARY KEY, saved REAL NOT NULL, data TEXT NOT NULL)")
-        self.lock = threading.Lock()
+        os.close(os.open(self.path, os.O_CREAT | os.O_RDWR, 0o600))
+        os.chmod(self.path, 0o600)
+        # a file another process holds locked: a change waits at most WAIT_S for it (the event loop waits with it),
+        # then lives in this process's memory only (save: said in the log, never an error to the teacher)
+        db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None, timeout=WAIT_S)
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA synchronous=NORMAL")  # WAL + NORMAL: a killed process loses nothing committed
+        db.execute("CREATE TABLE IF NOT EXISTS rooms (code TEXT PRIMARY KEY, saved REAL NOT NULL, data TEXT NOT NULL)")
+        db.execute("SELECT COUNT(*) FROM rooms").fetchone()  # (a damaged page is found here, not at the first class)
+        return db
+
+    def set_aside(self, error: Exception) -> sqlite3.Connection:
+        """The damaged file (and its -wal, -shm) renamed to ``<name>.damaged-<time>`` for whoever looks into it, said
+        once in the log; a fresh file takes its place: the rooms in it are lost, the app goes on serving."""
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        for suffix in ("", "-wal", "-shm"):
+            if os.path.exists(self.path + suffix):
+                os.replace(self.path + suffix, f"{self.path}.damaged-{stamp}{suffix}")
+        log.warning("class rooms: %s is damaged (%s); set aside as %s.damaged-%s, its rooms lost", self.path, error,
+                    self.path, stamp)
+        return self.connect()
 
     @classmethod
     def from_env(cls) -> RoomStore | None:
@@ -63,28 +85,48 @@ class RoomStore:
             return None
 
     def save(self, code: str, data: dict) -> None:
-        with self.lock:
-            self.db.execute("INSERT OR REPLACE INTO rooms (code, saved, data) VALUES (?, ?, ?)",
-                            (code, time.time(), json.dumps(data, ensure_ascii=False)))
+        self.write("INSERT OR REPLACE INTO rooms (code, saved, data) VALUES (?, ?, ?)",
+                   (code, time.time(), json.dumps(data, ensure_ascii=False)))
 
     def delete(self, code: str, why: str = "") -> None:
-        with self.lock:
-            self.db.execute("DELETE FROM rooms WHERE code = ?", (code,))
+        self.write("DELETE FROM rooms WHERE code = ?", (code,))
+
+    def write(self, sql: str, args: tuple) -> None:
+        """One change, committed; a file locked by another process or damaged since the start leaves the change in
+        this process's memory (the room goes on; a restart would not bring it back), said in the log."""
+        try:
+            with self.lock:
+                self.db.execute(sql, args)
+        except sqlite3.Error as e:
+            log.warning("class rooms: a change could not be written to %s (%s); the room goes on in memory", self.path, e)
 
     def load(self, idle_s: float, limit: int) -> list[tuple[float, dict]]:
         """(seconds since its last change, the room's JSON) of every room changed within ``idle_s``, newest first, at
         most ``limit``; the rest are deleted."""
         now = time.time()
-        with self.lock:
-            self.db.execute("DELETE FROM rooms WHERE saved < ?", (now - idle_s,))
-            rows = self.db.execute("SELECT code, saved, data FROM rooms ORDER BY saved DESC").fetchall()
-            for code, _, _ in rows[limit:]:
-                self.db.execute("DELETE FROM rooms WHERE code = ?", (code,))
+        try:
+            with self.lock:
+                self.db.execute("DELETE FROM rooms WHERE saved < ?", (now - idle_s,))
+                rows = self.db.execute("SELECT code, saved, data FROM rooms ORDER BY saved DESC").fetchall()
+                for code, _, _ in rows[limit:]:
+                    self.db.execute("DELETE FROM rooms WHERE code = ?", (code,))
+        except sqlite3.DatabaseError as e:  # a damaged page among the rows (a locked file: OperationalError, below)
+            if isinstance(e, sqlite3.OperationalError):
+                log.warning("class rooms: %s cannot be read now (%s); no room comes back", self.path, e)
+                return []
+            with self.lock:
+                self.db.close()
+                self.db = self.set_aside(e)
+            return []
         out = []
         for code, saved, data in rows[:limit]:
             try:
-                out.append((max(0.0, now - saved), json.loads(data)))
+                room = json.loads(data)
             except ValueError:
-                log.warning("class rooms: room %s in %s is not JSON; dropped", code, self.path)
+                room = None
+            if not isinstance(room, dict) or not isinstance(saved, (int, float)):
+                log.warning("class rooms: room %s in %s is not a room's JSON; dropped", code, self.path)
                 self.delete(code)
+                continue
+            out.append((max(0.0, now - saved), room))
         return out
