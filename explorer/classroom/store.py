@@ -38,6 +38,8 @@ class RoomStore:
         Path(path).parent.mkdir(parents=True, exist_ok=True)
         try:
             self.db = self.connect()
+        except sqlite3.OperationalError:  # locked, read-only: not damaged, left as it is (from_env: rooms in memory)
+            raise
         except sqlite3.DatabaseError as e:  # not a database (overwritten, truncated): set aside, a fresh one begun
             self.db = self.set_aside(e)
 
