@@ -225,6 +225,17 @@ def test_inside_head_arithmetic(run):
     assert np.allclose(np.array(fig.data[0].z)[0], q[i].numpy())
     assert np.allclose(np.array(fig.data[3].y)[real], weights[i].numpy()[real])
     assert np.allclose(np.array(fig.data[5].z)[0], a["output"])
+    # the K and V panels write a word for each of these few keys; for 20 keys, every second one, so none overlap
+    assert fig.layout.yaxis2.ticktext == fig.layout.xaxis3.ticktext and "" not in fig.layout.yaxis2.ticktext
+    many = [f"w{j}" for j in range(20)]
+    z = np.zeros((20, q.shape[-1]), dtype=np.float32)
+    wide = inside_head(q[:1], z, z, np.zeros((20, 20)), np.full((20, 20), 0.05), many[:1], many, 0, layer=0, head=0,
+                       kind="encoder self")
+    full = wide.layout.xaxis3.ticktext  # the scores' words, one a column, all written
+    assert len(full) == 20 and "" not in full
+    for axis in (wide.layout.yaxis2, wide.layout.yaxis5):  # K and V
+        assert axis.ticktext == tuple(w if j % 2 == 0 else "" for j, w in enumerate(full))  # 13 * 20 / 140: 2
+    assert wide.layout.meta["aeWords"]["yaxis5"] == list(full)  # every word, for the page's text alternative
     # masked keys are drawn, not zero-height: grey, hatched, as tall as the tallest real bar, named in the hover
     for trace, real_heights in ((fig.data[2], np.abs(a["raw"][real])), (fig.data[3], a["weights"][real])):
         heights = np.array(trace.y)

@@ -33,6 +33,7 @@ def head_arithmetic(q, k, v, scores, weights, query_index: int) -> dict[str, np.
 # as plain domains: building the figure from dicts is ~5x cheaper than make_subplots plus per-panel updates
 _COLS = ([0.0, 0.43], [0.57, 1.0])
 _ROWS = ([0.835, 1.0], [0.401, 0.665], [0.0, 0.231])
+_ROW_PX = 140  # the K panel's height in px (the lower of K and V): 0.165 of the 850 px inside a 1000 px figure's margins
 
 
 def inside_head(q, k, v, scores, weights, query_tokens: list[str], key_tokens: list[str], query_index: int,
@@ -80,6 +81,13 @@ def inside_head(q, k, v, scores, weights, query_tokens: list[str], key_tokens: l
     dimension = dict(title=dict(text=t("server.viz.inside.dimension")))
     key_token = t("server.viz.inside.key_token")
     key_rows = dict(token_axis(key_tokens, key_token), autorange="reversed")
+    # the K and V panels' rows: about 140 px for all keys in K; where a row is under 13 px (11 keys and more) only
+    # every k-th word is written, at 11 px (14 and 20 keys' words were written over each other: helper 16; the
+    # hover and the text alternative name every row)
+    every = -(-13 * len(key_tokens) // _ROW_PX)
+    if every > 1:
+        key_rows["ticktext"] = [w if j % every == 0 else "" for j, w in enumerate(key_rows["ticktext"])]
+        key_rows["tickfont"] = dict(size=11)
     axes = [(dimension, dict(showticklabels=False)), (dimension, key_rows),
             (dict(token_axis(key_tokens, key_token), tickangle=-45), dict(title=dict(text=t("server.viz.inside.score")))),
             (dict(token_axis(key_tokens, key_token), tickangle=-45), dict(title=dict(text=t("server.viz.weight")))),
@@ -91,7 +99,9 @@ def inside_head(q, k, v, scores, weights, query_tokens: list[str], key_tokens: l
         layout[f"yaxis{a_id}"] = dict(y_axis, domain=[y0, y1], anchor=f"x{a_id}")
         layout["annotations"].append(dict(text=titles[i], x=(x0 + x1) / 2, y=y1, xref="paper", yref="paper",
                                           xanchor="center", yanchor="bottom", showarrow=False, font=dict(size=12)))
-    fig = go.Figure(dict(data=data, layout=layout))
-    return base_layout(fig, t("server.viz.inside.title", kind=kind, layer=layer,
-                              head=head, query=query_index, token=t("server.quoted", text=qname)),
-                       height=1000, width=1100)
+    fig = base_layout(go.Figure(dict(data=data, layout=layout)), t("server.viz.inside.title", kind=kind, layer=layer,
+                      head=head, query=query_index, token=t("server.quoted", text=qname)), height=1000, width=1100)
+    if every > 1:  # every key's word, for the page's text alternative (figures.js), where the panels write some
+        words = list(token_axis(key_tokens, key_token)["ticktext"])
+        fig.layout.meta = dict(fig.layout.meta, aeWords={"yaxis2": words, "yaxis5": words})
+    return fig

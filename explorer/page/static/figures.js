@@ -25,9 +25,10 @@
 
   // the labels of one axis of a trace: its tick texts where the axis names its ticks, else the trace's own values
   function axisLabels(el, trace, letter, n) {
-    const ref = trace[letter + "axis"] || letter, axis = (el.layout || {})[letter + "axis" + ref.slice(1)] || {};
+    const name = letter + "axis" + (trace[letter + "axis"] || letter).slice(1), axis = (el.layout || {})[name] || {};
     const values = trace[letter] || [...Array(n).keys()];
-    const said = axis.aeWords || axis.ticktext;  // (views.js thins a small panel's words: it keeps them all there)
+    // (a small panel whose axis writes only some words keeps them all: views.js on the axis, the server in meta)
+    const said = axis.aeWords || (((el.layout || {}).meta || {}).aeWords || {})[name] || axis.ticktext;
     const texts = said && axis.tickvals ? new Map(axis.tickvals.map((v, i) => [v, said[i]])) : null;
     return values.slice(0, n).map((v) => plain(texts && texts.has(v) ? texts.get(v) : v));
   }
