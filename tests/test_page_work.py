@@ -149,7 +149,7 @@ def test_a_translate_says_so_at_once_and_nothing_below_the_heatmap_jumps(page): 
     page.evaluate(LOWEST)
     page.locator("#translate").click()
     said = page.locator("#status").inner_text()
-    assert said.startswith("Translating “Two old men") and "Not translated yet" not in said, said
+    assert said.startswith("Translating the new sentence") and "Not translated yet" not in said, said
     page.wait_for_function("() => [...document.querySelectorAll('#model-view .gtitle')].some((t) => t.textContent"
                            ".includes('Two old men'))", timeout=60_000)
     page.wait_for_timeout(300)

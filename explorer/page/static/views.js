@@ -412,23 +412,24 @@
   // are drawn again (status(), in the chain that follows a Translate, also after a failed one). It said "Not
   // translated yet ... press Translate" while the request ran, and the only sign of progress was on the German box,
   // at the foot of a laptop's first screen (helper 16).
-  function busy(on, text) {
+  // (the sentence itself is said when its views come: "Every view below shows ...")
+  function busy(on) {
     document.documentElement.classList.toggle("ae-translating", on);
     document.querySelectorAll("#status .ae-busy").forEach((el) => el.remove());
     const line = on && document.querySelector("#status .ae-status");
     if (!line) return;
     const note = document.createElement("div");
     note.className = "ae-status ae-busy";
-    note.textContent = t("views.status.translating", { text: String(text || "").trim() });  // the student's words: text
+    note.textContent = t("views.status.translating");
     line.before(note);
   }
   const sentence = () => (document.querySelector("#sentence textarea") || {}).value || "";
   document.addEventListener("click", (e) => {
-    if (e.target.closest && e.target.closest("#translate") && sentence().trim()) busy(true, sentence());
+    if (e.target.closest && e.target.closest("#translate") && sentence().trim()) busy(true);
   }, true);
   document.addEventListener("keydown", (e) => {
     if (e.key === "Enter" && !e.shiftKey && !e.isComposing && e.target.closest && e.target.closest("#sentence") &&
-        sentence().trim()) busy(true, sentence());
+        sentence().trim()) busy(true);
   }, true);
 
   // The text box holds at most AE_MAX_CHARS characters; the browser cuts a longer paste without a word: say so.
