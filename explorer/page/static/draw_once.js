@@ -34,6 +34,8 @@
       counts.by[id] = (counts.by[id] || 0) + 1;
       gd.style.minHeight = "";  // (held while it was parked)
       const t0 = performance.now(), done = react(gd, data, layout, config);
+      const F = (window.AE || {}).figures;
+      if (F && F.keep) F.keep(gd);  // the block's text alternative right after it, kept
       counts.ms[id] = (counts.ms[id] || 0) + performance.now() - t0;
       return done;
     }
@@ -66,6 +68,8 @@
       // buttons rose to the heatmap for 0.3 s while the model view waited for its frame: helper 16)
       const height = (job[1] || {}).height;
       if (height) gd.style.minHeight = height + "px";
+      const F = (window.AE || {}).figures;
+      if (F && F.keep) F.keep(gd);  // and the block's text alternative after it
       if (!watcher) {
         watcher = new IntersectionObserver((entries) => entries.forEach((e) => {
           const job = parked.get(e.target);

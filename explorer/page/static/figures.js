@@ -194,17 +194,33 @@
   }
 
   // -- each plot on the page ---------------------------------------------------------------------------------------
+  // the text alternative of the figure a block showed before: Gradio makes a new element for each new figure, and
+  // the block keeps its summary and table (their height too: the page below no longer jumped up and back for the
+  // frames before the new one was described, helper 17), each put right after the newest figure
+  // (Gradio's keyed block takes it out with the old figure's element: the block's last one is held here and put back,
+  // in the same task, before anything is painted)
+  const byBlock = new WeakMap();  // a figure's block -> its text alternative
+  const kept = (el) => (el.parentElement ? [...el.parentElement.children].find((c) => c.classList.contains("ae-fig-alt")) ||
+    byBlock.get(el.parentElement) || null : null);
+  function keep(el) {
+    const alt = kept(el);
+    if (alt && el.nextElementSibling !== alt) el.after(alt);
+  }
+
   function altOf(el) {
     let alt = el.nextElementSibling;
     if (alt && alt.classList.contains("ae-fig-alt")) return alt;
+    alt = kept(el);
+    if (alt) { el.after(alt); return alt; }
     const n = ++made;
     alt = document.createElement("div");
     alt.className = "ae-fig-alt";
     alt.innerHTML = "<p class='ae-fig-summary' id='ae-fig-summary-" + n + "'></p><button type='button' class='ae-table-toggle' " +
       "aria-expanded='false' aria-controls='ae-fig-table-" + n + "'>" + AE.esc(t("views.fig.show_table")) + "</button><div class='ae-fig-table' " +
       "id='ae-fig-table-" + n + "' hidden></div>";
-    alt.querySelector("button").addEventListener("click", () => toggle(el, alt));
+    alt.querySelector("button").addEventListener("click", () => toggle(alt.previousElementSibling, alt));  // (the newest)
     el.after(alt);
+    if (el.parentElement) byBlock.set(el.parentElement, alt);
     return alt;
   }
 
@@ -240,12 +256,14 @@
 
   function describe() {
     document.querySelectorAll(".js-plotly-plot").forEach((el) => { try { describeOne(el); } catch (e) { /* next change */ } });
-    // a plot emptied (a new translation clears the button views): its summary and table go with it
+    // a plot emptied (a new translation clears the button views): its summary and table go with it; a block's new
+    // figure, waiting to be drawn (parked), keeps them after it
     document.querySelectorAll(".ae-fig-alt").forEach((alt) => {
-      const plot = alt.previousElementSibling;
-      if (!plot || !plot.classList.contains("js-plotly-plot")) alt.remove();
+      const block = alt.parentElement, plot = block && [...block.children].find((c) => c !== alt &&
+        (c.classList.contains("js-plotly-plot") || c.classList.contains("ae-parked")));
+      if (!plot) alt.remove(); else if (plot.nextElementSibling !== alt) plot.after(alt);
     });
   }
 
-  AE.figures = { describe, summary, title, built };
+  AE.figures = { describe, summary, title, built, keep };
 })();
