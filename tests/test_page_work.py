@@ -132,7 +132,8 @@ def test_no_style_rule_has_a_has_over_the_page():
 
 # the smallest height the model view's block had in any frame since it was called (a rAF loop, reading only)
 LOWEST = """() => { window.__lowest = {}; const go = () => { for (const id of ['heatmap', 'model-view']) {
-  const b = document.getElementById(id); if (b) window.__lowest[id] = Math.min(window.__lowest[id] ?? 1e9, b.getBoundingClientRect().height); }
+  const b = document.getElementById(id);
+  if (b) window.__lowest[id] = Math.min(window.__lowest[id] ?? 1e9, b.getBoundingClientRect().height); }
   if (!window.__stop) requestAnimationFrame(go); }; window.__stop = false; requestAnimationFrame(go); }"""
 
 
