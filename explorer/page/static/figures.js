@@ -14,9 +14,10 @@
   // text alternatives built, by the figure's block id: once per drawing (tests/test_page_work.py counts them)
   const built = {};
 
-  // a plotly label (HTML: <i>, <br>, <sup>, escaped entities) as plain text, parsed in an inert document
+  // a plotly label (HTML: <i>, <br>, <sup>, escaped entities) as plain text, parsed in an inert document (a line
+  // break is a space: sight.js breaks long titles mid-phrase, where " · " read "head · 0": helper 17)
   function plain(s) {
-    const html = String(s === null || s === undefined ? "" : s).replace(/<br\s*\/?>/gi, " · ");
+    const html = String(s === null || s === undefined ? "" : s).replace(/<br\s*\/?>/gi, " ");
     return new DOMParser().parseFromString("<body>" + html + "</body>", "text/html").body.textContent
       .replace(/\s+/g, " ").trim();
   }
@@ -72,7 +73,7 @@
     }
     const tr = maps[0], rows = axisLabels(el, tr, "y", tr.z.length), cols = axisLabels(el, tr, "x", tr.z[0].length);
     if (words(tr)) {  // a word in each cell (the logit lens: the top word after each layer at each position): all of them
-      const list = tr.z.map((row, i) => rows[i] + ": " + row.map((v, j) => cols[j] + " " + plain(tr.text[i][j]) +
+      const list = tr.z.map((row, i) => rows[i] + ": " + row.map((v, j) => cols[j] + " → " + plain(tr.text[i][j]) +
         " (" + num(v) + ")").join(", ")).join("; ");
       return t("views.fig.map_words", { rows: axisTitle(el, tr, "y"), cols: axisTitle(el, tr, "x"), list }) + ".";
     }
