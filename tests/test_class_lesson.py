@@ -185,8 +185,10 @@ def test_the_teacher_paces_the_lesson_and_the_tally_names_the_options(browser, s
         b.wait_for_function("() => scrollY === 0", timeout=5_000)
         teacher.locator("#class-panel button", has_text="Bring everyone back").first.click()
         banner(b, "Following the teacher")
-        b.wait_for_function("() => { const r = document.querySelector('#inside-plot').getBoundingClientRect();"
-                            " return r.height > 0 && r.top >= -2 && r.top < innerHeight / 2; }", timeout=10_000)
+        # (on a phone: the panel stop 3 asks about, Inside a head's 4, the weights, at the top of the room: lesson.js)
+        b.wait_for_function("() => { const a = document.querySelector(\"#inside-plot .annotation-text[data-unformatted^='4.']\");"
+                            " const r = a && a.getBoundingClientRect(); return !!r && r.top >= -2 && r.top < innerHeight / 2; }",
+                            timeout=10_000)
         at_stop(b, 3, 1000)
 
         # following moves no one away from an open question without saying so

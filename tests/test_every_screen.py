@@ -67,7 +67,10 @@ def test_the_lesson_walks_every_stop_shows_its_view_and_ends_with_a_score(browse
                                  timeout=10_000)
             tab, focus = views[stop]
             wait_tab(pg, tab)
-            # scrolled into sight: its top on the screen, above a phone's lesson sheet (with 40 px of it to see)
+            # scrolled into sight: its top on the screen, above a phone's lesson sheet (with 40 px of it to see); on a
+            # phone, stop 3's is the panel its question is about (Inside a head's 4, the weights: lesson.js)
+            if stop == 3 and size == "phone":
+                focus = "#inside-plot .annotation-text[data-unformatted^='4.']"
             pg.wait_for_function("(s) => { const e = document.querySelector(s); if (!e) return false;"
                                  " const r = e.getBoundingClientRect(), d = document.querySelector('#lesson-box .ae-docked');"
                                  " const sheet = d ? d.getBoundingClientRect().top : innerHeight;"
