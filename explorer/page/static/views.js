@@ -414,7 +414,8 @@
   // at the foot of a laptop's first screen (helper 16).
   // (the sentence itself is said when its views come: "Every view below shows ...")
   function busy(on) {
-    document.documentElement.classList.toggle("ae-translating", on);
+    const box = document.getElementById("status");  // (its class, not <html>'s: that restyled the whole page twice)
+    if (box) box.classList.toggle("ae-translating", on);
     document.querySelectorAll("#status .ae-busy").forEach((el) => el.remove());
     const line = on && document.querySelector("#status .ae-status");
     if (!line) return;
