@@ -908,13 +908,19 @@ def test_heads_switched_off_at_the_lens_stop_show_their_figures(page):
     assert page.errors == []
 
 
-def test_presentation_mode_at_1920_by_1080_is_large_one_view_and_arrow_keys_move_the_step(browser, server):
-    ctx = browser.new_context(viewport={"width": 1920, "height": 1080})
+def presenting(browser, server, width, height):
+    """A page at width x height, settled, in presentation mode: -> (context, page)."""
+    ctx = browser.new_context(viewport={"width": width, "height": height})
     pg = ctx.new_page()
     pg.goto(server, wait_until="domcontentloaded")
     settled(pg)
     pg.locator("#present").click()
     pg.wait_for_function("() => document.body.classList.contains('ae-present')", timeout=5_000)
+    return ctx, pg
+
+
+def test_presentation_mode_at_1920_by_1080_is_large_one_view_and_arrow_keys_move_the_step(browser, server):
+    ctx, pg = presenting(browser, server, 1920, 1080)
     pg.wait_for_function("() => document.querySelector('#heatmap .js-plotly-plot').layout.font.size >= 16",
                          timeout=10_000)
     layout = pg.evaluate("() => document.querySelector('#heatmap .js-plotly-plot').layout")
@@ -1045,12 +1051,7 @@ def test_a_phones_sentence_figure_keeps_its_legend_below_its_title(browser, serv
 def test_presentation_mode_fits_inside_a_head_on_a_1366_by_768_projector(browser, server):
     """The server's figures are enlarged for the projector, never past its height: Inside a head (1000 px as drawn
     for a laptop) ran 232 px past a 1366x768 screen (teacher helper 15)."""
-    ctx = browser.new_context(viewport={"width": 1366, "height": 768})
-    pg = ctx.new_page()
-    pg.goto(server, wait_until="domcontentloaded")
-    settled(pg)
-    pg.locator("#present").click()
-    pg.wait_for_function("() => document.body.classList.contains('ae-present')", timeout=5_000)
+    ctx, pg = presenting(browser, server, 1366, 768)
     open_tab(pg, "Inside a head")
     rendered_plot(pg, "inside-plot")
     pg.wait_for_function("() => document.querySelector('#inside-plot .js-plotly-plot').layout.font.size >= 20",

@@ -85,8 +85,9 @@ def inside_head(q, k, v, scores, weights, query_tokens: list[str], key_tokens: l
     # every k-th word is written, at 11 px (14 and 20 keys' words were written over each other: helper 16; the
     # hover and the text alternative name every row)
     every = -(-13 * len(key_tokens) // _ROW_PX)
+    words = list(key_rows["ticktext"])  # every key's word (the page's text alternative reads them from meta)
     if every > 1:
-        key_rows["ticktext"] = [w if j % every == 0 else "" for j, w in enumerate(key_rows["ticktext"])]
+        key_rows["ticktext"] = [w if j % every == 0 else "" for j, w in enumerate(words)]
         key_rows["tickfont"] = dict(size=11)
     axes = [(dimension, dict(showticklabels=False)), (dimension, key_rows),
             (dict(token_axis(key_tokens, key_token), tickangle=-45), dict(title=dict(text=t("server.viz.inside.score")))),
@@ -102,6 +103,5 @@ def inside_head(q, k, v, scores, weights, query_tokens: list[str], key_tokens: l
     fig = base_layout(go.Figure(dict(data=data, layout=layout)), t("server.viz.inside.title", kind=kind, layer=layer,
                       head=head, query=query_index, token=t("server.quoted", text=qname)), height=1000, width=1100)
     if every > 1:  # every key's word, for the page's text alternative (figures.js), where the panels write some
-        words = list(token_axis(key_tokens, key_token)["ticktext"])
         fig.layout.meta = dict(fig.layout.meta, aeWords={"yaxis2": words, "yaxis5": words})
     return fig

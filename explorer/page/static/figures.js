@@ -201,8 +201,7 @@
   // (Gradio's keyed block takes it out with the old figure's element: the block's last one is held here and put back,
   // in the same task, before anything is painted)
   const byBlock = new WeakMap();  // a figure's block -> its text alternative
-  const kept = (el) => (el.parentElement ? [...el.parentElement.children].find((c) => c.classList.contains("ae-fig-alt")) ||
-    byBlock.get(el.parentElement) || null : null);
+  const kept = (el) => (el.parentElement && byBlock.get(el.parentElement)) || null;
   function keep(el) {
     const alt = kept(el);
     if (alt && el.nextElementSibling !== alt) el.after(alt);

@@ -311,14 +311,11 @@
   // across the screen's width, its top below the upper third): that panel's row brought to the top of the room above
   // the sheet (under the class banner), unless it is there. False where there is no such sheet or panel.
   function panelAbove(el, n) {
-    const sheet = document.querySelector("#lesson-box .ae-docked:not(.ae-folded)");
-    const s = sheet && sheet.getBoundingClientRect(), h = window.innerHeight || 800;
-    if (!s || s.width < 0.9 * (window.innerWidth || 390) || s.top < h / 3) return false;
+    const S = AE.sight;  // (sight.js: the class banner's foot and the sheet's top, measured once for both files)
+    if (!S || !S.sheetTop || S.sheetTop() >= window.innerHeight) return false;
     const title = [...el.querySelectorAll(".annotation-text")].find((a) => a.textContent.trim().startsWith(n + "."));
     if (!title) return false;
-    const banner = document.getElementById("class-banner");
-    const top = banner && banner.classList.contains("ae-class-on") ? Math.max(0, banner.getBoundingClientRect().bottom) : 0;
-    const y = title.getBoundingClientRect().top - top - 8;
+    const y = title.getBoundingClientRect().top - S.bannerBottom() - 8;
     if (y < 0 || y > 40) window.scrollTo({ top: Math.max(0, window.scrollY + y), behavior: "instant" });
     return true;
   }

@@ -20,6 +20,7 @@
   }
 
   // the top of a phone's lesson sheet (one across the screen's width, docked at its foot), else the screen's foot
+  // (lesson.js places a stop's panel between bannerBottom and this)
   function sheetTop() {
     const sheet = document.querySelector("#lesson-box .ae-docked:not(.ae-folded)"), h = window.innerHeight;
     const s = sheet && sheet.getBoundingClientRect();
@@ -251,5 +252,5 @@
   }
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start); else start();
 
-  AE.sight = { inSight, bring, viewOf, fitAll, touchedSince: (t) => touched > t };
+  AE.sight = { inSight, bring, viewOf, fitAll, bannerBottom, sheetTop, touchedSince: (t) => touched > t };
 })();
