@@ -189,7 +189,7 @@
       }
       // (the lesson's stop comes back with the room's view, adopted above: not set again to the question's own)
       if (!room.restored && room.data.lesson >= 0 && AE.lesson && AE.lesson.state.stop < 0) {
-        AE.lesson.at(room.data.lesson, 0, !!room.data.state);
+        AE.lesson.at(room.data.lesson, !!room.data.state);
       }
       room.restored = true;
       room.shownId = shownId;

@@ -443,15 +443,27 @@
   // ``kept``: the page's view is the room's already (a teacher's reload took it from the room): the stop comes back
   // without setting its view again (stop 7's step would go back to the question's, while the class stays on the
   // step the teacher had moved to)
-  function at(stop, tries, kept) {
-    if (!body()) {  // Gradio draws the fold's content when it opens: open it, then go on
+  function at(stop, kept) {
+    if (!body()) {  // Gradio draws the fold's content when it opens: open it, then go on at the newest stop asked for
+      // (one wait, not one per call: the teacher's quick Next, Next... sent stops 2 to 8 before the fold was drawn,
+      // and each call's own wait went to its stop when it next looked, in no order: a phone stayed at stop 6)
+      lesson.pending = [stop, kept];
+      if (lesson.waiting) return;
+      lesson.waiting = true;
       const fold = document.querySelector("#lesson-box .label-wrap, #lesson-box > button");
-      // (open already: the teacher's quick Next, Next sent a second stop before the first was drawn, and a second
-      // click closed the fold: the student's lesson went on at the right stop, hidden)
-      if (fold && !tries && !fold.classList.contains("open")) fold.click();
-      if ((tries || 0) < 50) setTimeout(() => at(stop, (tries || 0) + 1, kept), 100);
+      // (open already: a second click would close it: the lesson went on at the right stop, hidden)
+      if (fold && !fold.classList.contains("open")) fold.click();
+      const wait = (n) => {
+        if (!body() && n < 50) { setTimeout(() => wait(n + 1), 100); return; }
+        const [s, k] = lesson.pending;
+        lesson.waiting = false;
+        lesson.pending = null;
+        if (body()) at(s, k);
+      };
+      setTimeout(() => wait(1), 100);
       return;
     }
+    lesson.pending = null;  // (a stop asked for while the fold opened is older than this one)
     if (stop < 0 || stop === lesson.stop) return;
     lesson.stop = Math.min(stop, STOPS.length);
     lesson.answered = null;
@@ -514,7 +526,7 @@
     // a teacher's page in a class takes its view from the room (class.js adopts it): the stop comes back without
     // setting its own view again (kept), whichever of the two arrives first
     const r = AE.room && AE.room.state, teaching = !!(r && r.role === "teacher" && r.code);
-    if (stop !== null && /^\d+$/.test(stop) && lesson.stop < 0) at(Number(stop), 0, teaching);
+    if (stop !== null && /^\d+$/.test(stop) && lesson.stop < 0) at(Number(stop), teaching);
   }
 
   AE.lesson = { start, go, answer, fold, cover, end, again, refresh, refreshClass, at, rejoin, moving, values, resume, newRun, state: lesson, stops: STOPS.length,
