@@ -393,3 +393,42 @@ def test_stop_6_is_readable_on_a_short_projector_beside_the_class_panel_in_germa
         teacher.locator("#class-now-tally li.ae-right").wait_for(timeout=10_000)
         place = teacher.evaluate(PANEL_PLACES)
         assert place["answered"] <= place["actions"] + 1 and place["bottom"] <= 768, place
+
+
+def test_bring_everyone_back_after_a_shown_view_puts_every_screen_on_the_stops_view(browser, server):  # noqa: F811
+    """Show to everyone at a lesson stop, then Bring everyone back (helper 19): the shown view ends on every screen
+    (no "Shown:" banner, no "Everyone sees" on the panel) and the teacher's page and both phones are on the stop's
+    view again, the same tab on all three (before: the phones went to the stop's view, the teacher's stayed on the
+    shown one, and every banner still named it)."""
+    with ExitStack() as stack:
+        teacher, code, (a, b) = start_class(stack, browser, server)
+        teacher.get_by_text("Guided lesson").first.click()
+        teacher.locator("#ae-lesson-start").click()
+        teacher.locator("#ae-lesson .ae-nav button", has_text="Next").click()
+        for pg in (teacher, a, b):
+            at_stop(pg, 2)
+            wait_tab(pg, "Positional encoding")
+        a.locator("#class-banner button", has_text="Explore on my own").click()
+        banner(a, "Exploring")
+        open_tab(a, "Step by step")
+        a.evaluate("() => { window.prompt = () => 'my steps'; }")
+        a.locator("#class-banner button", has_text="Send my view").click()
+        teacher.locator("#class-shares button", has_text="Show to everyone").first.click()
+        for pg in (teacher, b):
+            wait_tab(pg, "Step by step")
+        banner(b, "Shown:")
+        panel(teacher, "Everyone sees")
+        teacher.locator("#class-panel button", has_text="Bring everyone back").first.click()
+        for pg in (teacher, a, b):
+            wait_tab(pg, "Positional encoding")
+            at_stop(pg, 2, 5_000)
+        for s in (a, b):
+            banner(s, "Following the teacher")
+        teacher.wait_for_timeout(2500)  # and it stays so: nothing sends the shown view again
+        for pg in (teacher, a, b):
+            wait_tab(pg, "Positional encoding")
+        for s in (a, b):
+            assert "Shown:" not in s.locator("#class-banner").inner_text()
+        assert "Everyone sees" not in teacher.locator("#class-panel").inner_text()
+        for pg in (teacher, a, b):
+            assert pg.errors == []

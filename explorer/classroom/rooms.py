@@ -295,7 +295,7 @@ class Room:
                 # itself lets its holder answer as that student)
                 "roster": [{"id": public_id(s.sid), "nick": s.nick, "following": s.following}
                            for s in self.students.values()],
-                "locked": self.locked}
+                "locked": self.locked, "back": self.back}  # (back: Bring everyone back, counted)
 
 
     # -- kept between restarts (store.py): everything but the push channel's waiters and the open streams
@@ -638,9 +638,12 @@ class Rooms:
 
     @shared
     def bring_back(self, code: object, key: object) -> Room:
+        """Everyone follows the teacher again, at once, whatever their page showed; a student's view shown to
+        everyone is no longer "shown" (the teacher's page goes back to its lesson stop's view, and so the class)."""
         room = self.teacher(code, key)
         for s in room.students.values():
             s.following = True
+        room.shown = None
         room.back += 1  # every page follows the teacher's current view at once, whatever it showed
         room.bump()
         return room

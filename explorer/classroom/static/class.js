@@ -191,6 +191,12 @@
       if (!room.restored && room.data.lesson >= 0 && AE.lesson && AE.lesson.state.stop < 0) {
         AE.lesson.at(room.data.lesson, !!room.data.state);
       }
+      // Bring everyone back after Show to everyone: the shown view ends, and the teacher's page goes back to its
+      // lesson stop's view (posted as its own change, so the class follows it; helper 19: the phones' lessons went to
+      // stop 6's view, the projector stayed on the shown one and every banner still named it)
+      if (room.restored && room.shownId && !shownId && room.data.back !== room.backSeen && AE.lesson &&
+          AE.lesson.state.stop >= 0 && AE.lesson.state.stop < AE.lesson.stops) AE.lesson.rejoin(AE.lesson.state.stop);
+      room.backSeen = room.data.back;
       room.restored = true;
       room.shownId = shownId;
       render();
