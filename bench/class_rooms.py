@@ -2,7 +2,8 @@
 `python app.py` in its own process, as a class meets it: students joined by HTTP and listening on server-sent events, a
 teacher changing the view.
 
-    python bench/class_rooms.py [--students 100] [--changes 30] [--rooms 10 --per-room 30] [--only push|floods]
+    python bench/class_rooms.py [--students 100] [--changes 30] [--rooms 10 --per-room 30]
+                                [--only push|floods|restart|redis|siege]
 
 Prints, from one run: p50/p95 delivery (the teacher's POST to each follower's event), the server's CPU per change
 for the whole class (utime+stime of the server process from /proc, minus its idle rate over the same time), errors,
@@ -42,6 +43,7 @@ sys.path.insert(0, str(ROOT))
 
 from bench.app_server import rss_mb, start  # noqa: E402
 from bench.fair_share import Translators  # noqa: E402
+from bench.siege import show_siege, siege  # noqa: E402
 from explorer.serving.limits import ANALYSIS_CACHE  # noqa: E402
 
 TICK = os.sysconf("SC_CLK_TCK")
@@ -483,6 +485,13 @@ def show_split(r: dict) -> None:
           f"{r['errors']} -> {'PASS' if ok else 'FAIL'}")
 
 
+async def siege_case(url: str, pid: int, students: int, attack_s: float, same_address: bool) -> dict:
+    """The siege (bench/siege.py) while 5 students translate, after the analysis store has filled."""
+    with Translators(url + "/") as tr:
+        await warm(tr)
+        return await siege(url, lambda: rss_mb(pid), students, attack_s, translators=tr, same_address=same_address)
+
+
 def split(args) -> None:
     """--only redis: a redis-server and two `python app.py` sharing it."""
     import subprocess
@@ -514,8 +523,11 @@ def main() -> None:
     p.add_argument("--per-room", type=int, default=30)
     p.add_argument("--gap", type=float, default=0.5, help="seconds between the teacher's changes")
     p.add_argument("--port", type=int, default=7897)
-    p.add_argument("--only", choices=("push", "floods", "restart", "redis"),
-                   help="only the push channel's cases, the floods, the restart, or one class over two processes")
+    p.add_argument("--only", choices=("push", "floods", "restart", "redis", "siege"),
+                   help="only the push channel's cases, the floods, the restart, one class over two processes, or "
+                        "a class under attack (bench/siege.py)")
+    p.add_argument("--siege-students", type=int, default=30)
+    p.add_argument("--attack-s", type=float, default=12, help="seconds each attack of the siege runs")
     p.add_argument("--flood-students", type=int, default=150)
     p.add_argument("--flood-streams", type=int, default=20, help="streams each student id tries to open")
     p.add_argument("--flood-s", type=float, default=60)
@@ -541,6 +553,9 @@ def main() -> None:
             show_flood(asyncio.run(stream_flood(url, proc.pid, args.flood_students, args.flood_streams,
                                                 args.flood_s)))
             show_flood(asyncio.run(answer_flood(url, proc.pid, args.flood_students, args.flood_s)))
+        if args.only in (None, "siege"):
+            for same in (False, True):
+                show_siege(asyncio.run(siege_case(url, proc.pid, args.siege_students, args.attack_s, same)))
     finally:
         server[0].terminate()
         server[0].wait(timeout=30)
