@@ -44,6 +44,13 @@ def pick(pg, elem_id, option):
     pg.get_by_role("option", name=option).click()
 
 
+def send_and_show(teacher, student, note: str) -> None:
+    """The student sends their view with ``note`` (the page asks for it in a prompt); the teacher shows it."""
+    student.evaluate("(n) => { window.prompt = () => n; }", note)
+    student.locator("#class-banner button", has_text="Send my view").click()
+    teacher.locator("#class-shares button", has_text="Show to everyone").first.click()
+
+
 def start_class(stack, browser, server):  # noqa: F811
     teacher = stack.enter_context(opened(browser, server, **LAPTOP))
     settled(teacher)
@@ -84,9 +91,7 @@ def test_show_follow_explore_and_bring_back(browser, server):  # noqa: F811
         a.locator("#class-banner button", has_text="Explore on my own").click()
         banner(a, "Exploring")
         translate(a, "A cat sleeps on the sofa.")
-        a.evaluate("() => { window.prompt = () => 'the cat'; }")
-        a.locator("#class-banner button", has_text="Send my view").click()
-        teacher.locator("#class-shares button", has_text="Show to everyone").first.click()
+        send_and_show(teacher, a, "the cat")
         shows(teacher, "A cat sleeps on the sofa.", 60_000)
         shows(b, "A cat sleeps on the sofa.", 60_000)
         banner(b, "Shown:")
@@ -411,9 +416,7 @@ def test_bring_everyone_back_after_a_shown_view_puts_every_screen_on_the_stops_v
         a.locator("#class-banner button", has_text="Explore on my own").click()
         banner(a, "Exploring")
         open_tab(a, "Step by step")
-        a.evaluate("() => { window.prompt = () => 'my steps'; }")
-        a.locator("#class-banner button", has_text="Send my view").click()
-        teacher.locator("#class-shares button", has_text="Show to everyone").first.click()
+        send_and_show(teacher, a, "my steps")
         for pg in (teacher, b):
             wait_tab(pg, "Step by step")
         banner(b, "Shown:")
@@ -430,5 +433,41 @@ def test_bring_everyone_back_after_a_shown_view_puts_every_screen_on_the_stops_v
         for s in (a, b):
             assert "Shown:" not in s.locator("#class-banner").inner_text()
         assert "Everyone sees" not in teacher.locator("#class-panel").inner_text()
+        for pg in (teacher, a, b):
+            assert pg.errors == []
+
+
+def test_an_answer_to_ones_own_sentence_says_it_was_not_counted_and_follow_again_brings_the_view(browser, server):  # noqa: F811
+    """At stop 6 a student explores a sentence of their own and answers the stop's question about it: the sheet says
+    the class's count does not take it (the panel still counts nobody); Follow again brings the teacher's view
+    (Inside a head) into sight, though the page shows the same tab (helper 19: only "Not quite ..." was said; the
+    page stayed at its top where the student had typed, the view 1,784 px down)."""
+    with ExitStack() as stack:
+        teacher, code, (a, b) = start_class(stack, browser, server)
+        teacher.get_by_text("Guided lesson").first.click()
+        teacher.locator("#ae-lesson-start").click()
+        for n in range(2, 7):
+            teacher.locator("#ae-lesson .ae-nav button", has_text="Next").click()
+            at_stop(teacher, n)
+        at_stop(b, 6)
+        open_tab(teacher, "Inside a head")  # the teacher shows the class one head of it
+        wait_tab(b, "Inside a head")
+        b.locator("#class-banner button", has_text="Explore on my own").click()
+        banner(b, "Exploring")
+        translate(b, "My sister reads a book in the garden.")
+        b.locator("#ae-lesson .ae-answer").nth(0).click()
+        b.locator("#ae-lesson .ae-not-counted", has_text="Not counted").wait_for(timeout=10_000)
+        teacher.wait_for_timeout(1500)
+        assert "0 answered" in teacher.locator("#class-now").inner_text()
+        b.mouse.move(195, 200)  # (over the page, not the lesson's sheet) up to the sentence the student typed
+        b.mouse.wheel(0, -20_000)
+        b.wait_for_function("() => scrollY === 0", timeout=5_000)
+        b.locator("#class-banner button", has_text="Follow again").click()
+        banner(b, "Following the teacher")
+        shows(b, teacher.locator("#sentence textarea").input_value(), 30_000)
+        wait_tab(b, "Inside a head")
+        b.wait_for_function("() => { const r = document.querySelector('#inside-plot').getBoundingClientRect();"
+                            " return r.top >= 0 && r.top < innerHeight / 2; }", timeout=10_000)
+        assert b.locator("#ae-lesson .ae-not-counted").count() == 0  # the class's question again: no such note
         for pg in (teacher, a, b):
             assert pg.errors == []

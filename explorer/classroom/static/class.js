@@ -507,6 +507,9 @@
       if (room.following && d.state && d.state !== room.last) {
         room.last = d.state;
         if (AE.lesson && AE.lesson.moving) AE.lesson.moving(new URLSearchParams(d.state).get("tab"), d.lesson);
+        // brought back or following again: the teacher's view brought into sight even on the tab this page shows
+        // (helper 19: a student who typed at the page's top and pressed Follow again stayed there, the view 1,784 px down)
+        if (room.rejoin && AE.sight && AE.sight.again) AE.sight.again();
         AE.follow(d.state);
       }
       if (room.run === undefined) room.run = d.run;
@@ -610,7 +613,8 @@
       room.following = d.following;
       room.back = d.back;
       banner();
-      if (on && d.state) { room.last = d.state; AE.follow(d.state); }
+      // (the teacher's view brought into sight even on the tab this page shows: sight.js again)
+      if (on && d.state) { room.last = d.state; if (AE.sight && AE.sight.again) AE.sight.again(); AE.follow(d.state); }
       if (on && d.lesson >= 0 && AE.lesson && AE.lesson.at) { room.lessonSeen = d.lesson; AE.lesson.at(d.lesson); }
     }).catch((e) => say(e.message));
   }
@@ -641,7 +645,10 @@
         room.answering = "";
         // no server (a restart, a dropped network): kept, and sent when the class's stream is back (heard)
         if (!e.status || e.status >= 500) { room.unanswered = body; return; }
-        say(e.message);  // 409: an answer to another question than the class's there (a sentence of one's own)
+        // 409: an answer to another question than the class's there (a sentence of one's own): the lesson's sheet says
+        // so under the answer (lesson.js); say() would put the words in place of the banner and its Follow again
+        if (e.status === 409) return;
+        say(e.message);
       });
   }
 

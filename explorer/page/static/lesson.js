@@ -188,6 +188,12 @@
         (right ? AE.t("lesson.right") : AE.t("lesson.wrong", { choice: option(q, lesson.answered) })) + " " + q.explain +
         "</div>";
     }
+    // a student's answer to a question of their own (their own sentence) at a stop where the class has another: said
+    // under the feedback that the class's count does not take it (helper 19: only "Not quite ..." was said)
+    const classQ = AE.room && AE.room.asked ? AE.room.asked(stopKey()) : null;
+    if (lesson.answered !== null && classQ && q.ids && JSON.stringify(classQ) !== JSON.stringify(q.ids)) {
+      reveal += "<p class='ae-status ae-not-counted'>" + AE.esc(AE.t("class.err.other_question")) + "</p>";
+    }
     // the class's answers, once the teacher reveals them, under the question they answer (not under a question on a
     // sentence of this student's own at the same stop)
     const told = AE.room && AE.room.revealed(stopKey());

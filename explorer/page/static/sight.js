@@ -252,5 +252,6 @@
   }
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start); else start();
 
-  AE.sight = { inSight, bring, viewOf, fitAll, bannerBottom, sheetTop, touchedSince: (t) => touched > t };
+  // (again: the next followed view is brought into sight even on the tab shown now)
+  AE.sight = { inSight, bring, viewOf, fitAll, bannerBottom, sheetTop, touchedSince: (t) => touched > t, again: () => { lastTab = null; } };
 })();
