@@ -44,6 +44,15 @@ def pick(pg, elem_id, option):
     pg.get_by_role("option", name=option).click()
 
 
+def lesson_to(teacher, stop: int) -> None:
+    """The teacher starts the guided lesson and presses Next to ``stop``, a stop at a time."""
+    teacher.get_by_text("Guided lesson").first.click()
+    teacher.locator("#ae-lesson-start").click()
+    for n in range(2, stop + 1):
+        teacher.locator("#ae-lesson .ae-nav button", has_text="Next").click()
+        at_stop(teacher, n)
+
+
 def send_and_show(teacher, student, note: str) -> None:
     """The student sends their view with ``note`` (the page asks for it in a prompt); the teacher shows it."""
     student.evaluate("(n) => { window.prompt = () => n; }", note)
@@ -264,11 +273,7 @@ def test_the_teachers_reload_keeps_the_step_the_class_is_on(browser, server):  #
     brings back the lesson at stop 7 with the room's view: the step the class is on, not the question's own."""
     with ExitStack() as stack:
         teacher, code, (a, b) = start_class(stack, browser, server)
-        teacher.get_by_text("Guided lesson").first.click()
-        teacher.locator("#ae-lesson-start").click()
-        for n in range(2, 8):
-            teacher.locator("#ae-lesson .ae-nav button", has_text="Next").click()
-            at_stop(teacher, n)
+        lesson_to(teacher, 7)
         for s in (a, b):
             at_stop(s, 7)
             wait_tab(s, "Step by step")
@@ -444,11 +449,7 @@ def test_an_answer_to_ones_own_sentence_says_it_was_not_counted_and_follow_again
     page stayed at its top where the student had typed, the view 1,784 px down)."""
     with ExitStack() as stack:
         teacher, code, (a, b) = start_class(stack, browser, server)
-        teacher.get_by_text("Guided lesson").first.click()
-        teacher.locator("#ae-lesson-start").click()
-        for n in range(2, 7):
-            teacher.locator("#ae-lesson .ae-nav button", has_text="Next").click()
-            at_stop(teacher, n)
+        lesson_to(teacher, 6)
         at_stop(b, 6)
         open_tab(teacher, "Inside a head")  # the teacher shows the class one head of it
         wait_tab(b, "Inside a head")
