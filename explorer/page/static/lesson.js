@@ -461,10 +461,10 @@
       if (fold && !fold.classList.contains("open")) fold.click();
       const wait = (n) => {
         if (!body() && n < 50) { setTimeout(() => wait(n + 1), 100); return; }
-        const [s, k] = lesson.pending;
+        const asked = lesson.pending;  // (null: a stop was gone to meanwhile, by a call that found the fold drawn)
         lesson.waiting = false;
         lesson.pending = null;
-        if (body()) at(s, k);
+        if (asked && body()) at(asked[0], asked[1]);
       };
       setTimeout(() => wait(1), 100);
       return;
