@@ -472,3 +472,26 @@ def test_an_answer_to_ones_own_sentence_says_it_was_not_counted_and_follow_again
         assert b.locator("#ae-lesson .ae-not-counted").count() == 0  # the class's question again: no such note
         for pg in (teacher, a, b):
             assert pg.errors == []
+
+
+def test_the_earlier_stops_answers_read_in_the_language_the_teacher_switches_to(browser, server):  # noqa: F811
+    """A stop answered in English, the lesson moved on, the teacher's page switched to German: the panel's list of
+    the earlier stops' answers names stop 3's options in German (helper 19 saw "D the number of keys" there)."""
+    with ExitStack() as stack:
+        teacher, code, (a, b) = start_class(stack, browser, server)
+        lesson_to(teacher, 3)
+        at_stop(a, 3)
+        a.locator("#ae-lesson .ae-answer").nth(0).click()
+        teacher.wait_for_function("() => document.querySelector('#class-now')?.innerText.includes('1 answered')",
+                                  timeout=20_000)
+        teacher.locator("#ae-lesson .ae-nav button", has_text="Next").click()
+        at_stop(teacher, 4)
+        teacher.wait_for_function("() => document.querySelector('#class-tally')?.textContent.includes('the number of keys')",
+                                  timeout=20_000)
+        teacher.locator("#ae-langs button[data-lang='de']").click()
+        teacher.wait_for_function("() => document.documentElement.lang === 'de'", timeout=60_000)
+        teacher.wait_for_function("() => document.querySelector('#class-tally')?.textContent.includes('die Anzahl der Keys')",
+                                  timeout=30_000)
+        assert "the number of keys" not in teacher.locator("#class-tally").text_content()
+        for pg in (teacher, a, b):
+            assert pg.errors == []

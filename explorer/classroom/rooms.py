@@ -288,7 +288,8 @@ class Room:
                 "students": len(self.students), "following": following, "exploring": len(self.students) - following,
                 "tallies": {stop: self.tally(stop) for stop in sorted(self.answers)},
                 "revealed": sorted(self.revealed), "shown": self.shown, "lesson": self.stop, "run": self.run,
-                "questions": {stop: {"options": q["options"], "answer": q["answer"] if stop in self.revealed else None}
+                "questions": {stop: {"options": q["options"], "ids": q.get("ids", q["options"]),
+                                     "answer": q["answer"] if stop in self.revealed else None}
                               for stop, q in self.questions.items()},
                 "shares": [{k: v for k, v in share.items() if k != "sid"} for share in self.shares[-20:]],
                 # every student, for the teacher to remove any of them: by a name for their id that is no key (the id

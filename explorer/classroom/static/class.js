@@ -290,11 +290,16 @@
     const q = room.data && room.data.questions ? room.data.questions[tally.stop] : null;
     const most = Math.max(1, ...tally.counts);
     const named = q && q.options.length === tally.counts.length;
+    // the options in this page's language where its lesson asks the same question there (the room keeps the words the
+    // teacher's page had when it asked: helper 19 saw a German panel's earlier stops in English)
+    const n = /^stop (\d+)$/.exec(tally.stop), here = n && named && AE.lesson && AE.lesson.question ? AE.lesson.question(Number(n[1]) - 1) : null;
+    const words = here && q.ids && JSON.stringify(here.ids) === JSON.stringify(q.ids) ?
+      here.options.map((o) => String(o).replace(/<[^>]*>/g, "")) : named ? q.options : null;
     return "<ul class='ae-class-options'>" + tally.counts.map((n, i) => {
       const right = named && q.answer === i;
       return "<li" + (right ? " class='ae-right'" : "") + ">" + (bars ? "<span class='ae-bar' style='width:" +
         Math.round(100 * n / most) + "%'></span>" : "") + "<b class='ae-letter'>" + LETTERS[i] + "</b> " +
-        (named ? "<span class='ae-option'>" + esc(q.options[i]) + "</span> " : "") + "<span class='ae-count'>— <b>" + n + "</b></span>" +
+        (named ? "<span class='ae-option'>" + esc(words[i]) + "</span> " : "") + "<span class='ae-count'>— <b>" + n + "</b></span>" +
         (right ? " <span class='ae-mark'>✓ " + AE.t("class.models_answer") + "</span>" : "") + "</li>";
     }).join("") + "</ul>";
   }

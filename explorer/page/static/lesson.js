@@ -537,6 +537,12 @@
 
   AE.lesson = { start, go, answer, fold, cover, end, again, refresh, refreshClass, at, rejoin, moving, values, resume, newRun, state: lesson, stops: STOPS.length,
     title: (i) => (STOPS[i] ? STOPS[i].title : ""),
+    // stop i's question on the sentence shown now (in the page's language; its ids as the room keeps them), or null
+    question: (i) => {
+      const b = AE.current && AE.current();
+      if (!STOPS[i] || !b || !b.att) return null;
+      try { return about(STOPS[i].ask(b), b); } catch (e) { return null; }
+    },
     // the part the running stop asks about, when it is on ``tab`` (sight.js brings it into a follower's sight)
     partOf: (tab) => (lesson.stop >= 0 && lesson.stop < STOPS.length && STOPS[lesson.stop].view.tab === tab ? focusOf(STOPS[lesson.stop]) : null),
     // that part placed as its stop wants it, if it asks about one panel of it on a phone (sight.js asks first)
