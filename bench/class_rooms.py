@@ -485,7 +485,7 @@ def show_split(r: dict) -> None:
           f"{r['errors']} -> {'PASS' if ok else 'FAIL'}")
 
 
-async def siege_case(url: str, pid: int, students: int, attack_s: float, same_address: bool) -> dict:
+async def siege_case(url: str, pid: int, students: int, attack_s: float, same_address: bool | None) -> dict:
     """The siege (bench/siege.py) while 5 students translate, after the analysis store has filled."""
     with Translators(url + "/") as tr:
         await warm(tr)
@@ -554,7 +554,7 @@ def main() -> None:
                                                 args.flood_s)))
             show_flood(asyncio.run(answer_flood(url, proc.pid, args.flood_students, args.flood_s)))
         if args.only in (None, "siege"):
-            for same in (False, True):
+            for same in (None, False, True):
                 show_siege(asyncio.run(siege_case(url, proc.pid, args.siege_students, args.attack_s, same)))
     finally:
         server[0].terminate()

@@ -238,6 +238,9 @@ class Attacker:
                     pass
             await asyncio.sleep(0.2)
 
+    async def quiet(self, until: float) -> None:  # (the control: no attack)
+        await asyncio.sleep(max(0.0, until - time.perf_counter()))
+
     async def close(self) -> None:
         for h in self.held:
             if isinstance(h, asyncio.StreamWriter):
@@ -268,10 +271,11 @@ ATTACKS = ("poison", "fakes", "streams", "rooms", "uploads", "sockets", "long wo
 
 
 async def siege(url: str, rss, students: int = 30, attack_s: float = 12, scale: float = 1.0,
-                translators=None, same_address: bool = True) -> dict:
+                translators=None, same_address: bool | None = True) -> dict:
     """The lesson's 8 stops, one attack at each (ATTACKS); -> the figures show_siege prints. ``rss``: a function
     giving the server's RSS in MB; ``translators``: a running bench.fair_share.Translators (or None);
-    ``same_address``: the attacker behind the class's own address (else at an address of its own)."""
+    ``same_address``: the attacker behind the class's own address (else at an address of its own; None: no attacker
+    at all, the same lesson as a control of the figures)."""
     limits = httpx.Limits(max_connections=4000, max_keepalive_connections=200)
     async with httpx.AsyncClient(timeout=httpx.Timeout(30, connect=5), limits=limits) as client:
         cls = Class(client, url)
@@ -285,7 +289,7 @@ async def siege(url: str, rss, students: int = 30, attack_s: float = 12, scale: 
         bad.sid = (await bad.post("join", f"/class/{cls.room['code']}/join", {"nick": "Mallory"})).get("sid", "")
         await cls.act("lock", "/lock", {"key": cls.room["key"], "locked": True})
         tallies, grew, own = [], {}, []
-        for i, attack in enumerate(ATTACKS):
+        for i, attack in enumerate(ATTACKS if same_address is not None else ("quiet",) * len(ATTACKS)):
             before = rss()
             until = time.perf_counter() + attack_s
             await cls.stop(i)
@@ -339,8 +343,9 @@ def show_siege(r: dict) -> None:
     goals = {"honest actions": r["answered"] == r["actions"] and r["students"] == r["wanted"] and r["p95"] <= 1,
              "lesson": r["tally_ok"] and r["heard"] == r["stops_due"] and r["delivery_p95"] <= 1,
              "Translate": r["translate_p95"] <= 1, "RSS peak": r["rss_growth"] <= 50, "RSS after": r["rss_lasting"] <= 50}
-    where = "behind the class's own address" if r["same_address"] else "at an address of its own"
-    print(f"siege, the attacker {where}: {r['students']} of {r['wanted']} honest students in; honest actions "
+    where = {True: "the attacker behind the class's own address", False: "the attacker at an address of its own",
+             None: "no attacker (the control)"}[r["same_address"]]
+    print(f"siege, {where}: {r['students']} of {r['wanted']} honest students in; honest actions "
           f"answered {r['answered']}/"
           f"{r['actions']} (p95 {r['p95'] * 1000:.0f} ms; failed: {r['failed'] or 'none'}); lesson stops heard "
           f"{r['heard']}/{r['stops_due']} (p95 {r['delivery_p95'] * 1000:.0f} ms), honest streams dropped "
