@@ -11,7 +11,7 @@ import json
 import socket
 import threading
 import time
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 
 import httpx
 import pytest
@@ -438,6 +438,7 @@ def test_one_address_holds_a_share_of_the_streams_and_empty_rooms_are_freed(monk
     (the next is refused in words while another address still streams); a room nobody joined, whose teacher's page
     is closed, frees its place after EMPTY_S, while one with a student or an open teacher's page stays."""
     monkeypatch.setattr(r, "STREAMS_PER_ADDRESS", 4)
+    monkeypatch.setattr(r, "ROOM_FLOOR", 0)  # (the floor a room keeps past the share: the test below)
     rooms = Rooms()
     with served(rooms, trusted=1) as url:
         def as_(ip):
@@ -480,6 +481,36 @@ def test_one_address_holds_a_share_of_the_streams_and_empty_rooms_are_freed(monk
     assert set(rooms.rooms) == {taken, watched}
     rooms.sweep(now)
     assert set(rooms.rooms) == {taken}
+
+
+def test_a_class_behind_the_address_of_someone_filling_rooms_keeps_its_streams(monkeypatch):
+    """Someone behind a class's own address (a school's network) fills a room of their own with streams past the
+    address's share: a stream more in their room is refused, while the class's room still opens ROOM_FLOOR of them
+    (its phones and their reloads); past ADDRESS_CEILING from the address nothing more opens (the siege bench: with
+    the share alone, 6 of the class's reloads were refused)."""
+    monkeypatch.setattr(r, "STREAMS_PER_ADDRESS", 4)
+    monkeypatch.setattr(r, "ROOM_FLOOR", 3)
+    monkeypatch.setattr(r, "ADDRESS_CEILING", 8)
+    rooms = Rooms()
+    theirs, _ = rooms.open("10.0.0.9")
+    klass, _ = rooms.open("10.0.0.9")
+    other, _ = rooms.open("10.0.0.9")
+    joined = {code: [rooms.join(code, "", "10.0.0.9")[1].sid for _ in range(6)] for code in (theirs, klass, other)}
+
+    def opened(code: str, n: int, stack: ExitStack) -> list[int]:
+        statuses = []
+        for sid in joined[code][:n]:
+            try:
+                stack.enter_context(rooms.streaming(rooms.rooms[code], "s:" + sid, "10.0.0.9"))
+                statuses.append(200)
+            except RoomError as e:
+                statuses.append(e.status)
+        return statuses
+    with ExitStack() as stack:
+        assert opened(theirs, 6, stack) == [200] * 4 + [429] * 2  # the share, then their room's floor is spent
+        assert opened(klass, 4, stack) == [200] * 3 + [429]  # the class's room: its floor past the share
+        assert opened(other, 3, stack) == [200] + [429] * 2  # a third room: its floor, until the ceiling (8)
+    assert rooms.streams == {} and rooms.open_streams == 0  # every place given back
 
 
 # -- hygiene: one address cannot fill a room in a moment, while a class behind one address still joins at once --------

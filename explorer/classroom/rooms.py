@@ -66,6 +66,12 @@ MAX_STREAMS = max(64, min(3_000, resource.getrlimit(resource.RLIMIT_NOFILE)[0] /
 # streams from one address (all its rooms' students and teachers): a school's few classes behind one address fit;
 # one visitor's own rooms full of fake students take at most this share of the process's
 STREAMS_PER_ADDRESS = max(32, MAX_STREAMS // 5)
+# ... but a room's first ROOM_FLOOR streams from an address are never refused for that share, up to ADDRESS_CEILING
+# from the address in all: a class behind one address (a school's network) keeps its phones and their reloads while
+# someone behind the same address fills rooms of their own with fakes (the siege bench: 6 reloads refused); those
+# rooms take their floor too, so the ceiling bounds the address (the rooms it may open in an hour, floored, fit)
+ROOM_FLOOR = 40
+ADDRESS_CEILING = 3 * STREAMS_PER_ADDRESS
 
 
 class RoomError(Exception):
@@ -461,6 +467,7 @@ class Rooms:
         or a refusal in words when one more would pass a cap (``who``'s, the address's, the room's, the process's)."""
         mine = self.streams.get(who, 0)
         theirs = self.streams.get("a:" + address, 0)
+        here = self.streams.get("r:" + room.code + ":" + address, 0)  # the address's streams in this room
         if who.startswith("t:") and mine >= STREAMS_PER_TEACHER:
             raise RoomError(t("class.err.teacher_streams", n=STREAMS_PER_TEACHER), 429)
         if who.startswith("s:") and mine >= STREAMS_PER_STUDENT:
@@ -468,12 +475,13 @@ class Rooms:
         student = who.startswith("s:")  # the room's cap is its students' pages: the teacher's panel always opens
         if student and room.streams >= ROOM_STREAMS:
             raise RoomError(t("class.err.room_streams", n=ROOM_STREAMS), 503)
-        if theirs >= STREAMS_PER_ADDRESS:
+        if theirs >= STREAMS_PER_ADDRESS and (here >= ROOM_FLOOR or theirs >= ADDRESS_CEILING):
             raise RoomError(t("class.err.address_streams", n=STREAMS_PER_ADDRESS), 429)
         if self.open_streams >= MAX_STREAMS:
             raise RoomError(t("class.err.max_streams"), 503)
         self.streams[who] = mine + 1
         self.streams["a:" + address] = theirs + 1
+        self.streams["r:" + room.code + ":" + address] = here + 1
         room.streams += student
         self.open_streams += 1
         try:
@@ -481,7 +489,7 @@ class Rooms:
         finally:
             self.open_streams -= 1
             room.streams -= student
-            for name in (who, "a:" + address):
+            for name in (who, "a:" + address, "r:" + room.code + ":" + address):
                 left = self.streams.get(name, 1) - 1
                 if left > 0:
                     self.streams[name] = left
