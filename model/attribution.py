@@ -55,8 +55,10 @@ from model.pause import between_chunks
 METHODS = ("rollout", "saliency", "input_x_gradient", "integrated_gradients", "occlusion")
 GRADIENT = ("saliency", "input_x_gradient", "integrated_gradients")
 # interpolation points x explained outputs x positions in one batched pass, at most: bounds memory (all 128 points of
-# a 100-piece output at once took 2.2 GB), and other work may run between chunks (model/pause.py)
-CHUNK_WORK = 8_000
+# a 100-piece output at once took 2.2 GB), and other work may run between chunks (model/pause.py). Two 32-step
+# integrated gradients of a 12-word sentence at once peaked ~230 MB over the process at 8,000 and ~100 MB at 2,000,
+# in the same time (the siege bench: 12 from one address took the server's RSS +242-328 MB)
+CHUNK_WORK = 2_000
 
 
 def chunk_size(k: int, n_out: int, n_pos: int) -> int:
