@@ -348,3 +348,24 @@ def test_every_control_shows_its_focus_at_three_to_one(browser, server):  # noqa
                 seen.add(where.split(" ", 1)[1])
         assert {"BUTTON submit", "TEXTAREA textarea", "INPUT range", "INPUT radio", "INPUT checkbox",
                 "BUTTON button"} <= seen
+
+
+def test_less_motion_when_the_reader_asks_for_it(browser, server):  # noqa: F811
+    """prefers-reduced-motion (WCAG 2.3.3): the Translate button's transition and every animation last 0 s, where
+    without the setting the same button has one; nothing scrolls smoothly."""
+    def durations(pg) -> dict:
+        return pg.evaluate("""() => ({
+          button: getComputedStyle(document.querySelector('#translate')).transitionDuration,
+          moving: [...document.querySelectorAll('*')].filter((e) => { const s = getComputedStyle(e);
+            return s.animationName !== 'none' && parseFloat(s.animationDuration) > 0
+              || s.transitionDuration.split(',').some((d) => parseFloat(d) > 0); }).length,
+          scroll: getComputedStyle(document.documentElement).scrollBehavior})""")
+    with opened(browser, server, **LAPTOP) as usual:
+        settled(usual)
+        before = durations(usual)
+    with opened(browser, server, reduced_motion="reduce", **LAPTOP) as calm:
+        settled(calm)
+        after = durations(calm)
+        assert calm.errors == []
+    assert any(float(d.rstrip("s")) > 0 for d in before["button"].split(",")) and before["moving"] > 0, before
+    assert after["moving"] == 0 and set(after["button"].split(", ")) == {"0s"} and after["scroll"] == "auto", after

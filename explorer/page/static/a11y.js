@@ -11,6 +11,9 @@
   const AE = window.AE;
   const t = AE.t;
 
+  // how the page scrolls by itself: at once for a reader who asked their system for less motion (WCAG 2.3.3)
+  AE.motion = () => (window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches ? "instant" : "smooth");
+
   // -- one announcer: polite, read once, for what changed somewhere the reader is not ----------------------------
   function announcer() {
     let el = document.getElementById("ae-said");

@@ -350,7 +350,7 @@
   function again() {
     end();
     const box = document.querySelector("#sentence textarea");
-    if (box) { box.scrollIntoView({ behavior: "smooth", block: "center" }); box.focus(); box.select(); }
+    if (box) { box.scrollIntoView({ behavior: AE.motion ? AE.motion() : "smooth", block: "center" }); box.focus(); box.select(); }
     lesson.restart = true;
   }
 

@@ -268,7 +268,7 @@
   function scrollToView(tab) {
     const tabs = document.getElementById("tabs");
     if (!tabs || !tabs.scrollIntoView) return;
-    setTimeout(() => tabs.scrollIntoView({ behavior: "smooth", block: "start" }), 60);
+    setTimeout(() => tabs.scrollIntoView({ behavior: AE.motion ? AE.motion() : "smooth", block: "start" }), 60);
   }
 
   // "Copy link": the shown request (not the text box: a link names what the views show) and the view state.
