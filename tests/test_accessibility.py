@@ -369,3 +369,15 @@ def test_less_motion_when_the_reader_asks_for_it(browser, server):  # noqa: F811
         assert calm.errors == []
     assert any(float(d.rstrip("s")) > 0 for d in before["button"].split(",")) and before["moving"] > 0, before
     assert after["moving"] == 0 and set(after["button"].split(", ")) == {"0s"} and after["scroll"] == "auto", after
+
+
+def test_copy_link_says_what_it_did(browser, server):  # noqa: F811
+    """Copy link is announced (the link box appearing says nothing by itself): "copied" where the browser let the
+    page write the clipboard, else "made", in the page's language."""
+    for grant, said in (([], "Link made"), (["clipboard-read", "clipboard-write"], "Link copied")):
+        with opened(browser, server, permissions=grant, **LAPTOP) as pg:
+            settled(pg)
+            pg.locator("#copy-link").click()
+            pg.wait_for_function("(s) => document.getElementById('ae-said')?.textContent.startsWith(s)", arg=said,
+                                 timeout=10_000)
+            assert pg.errors == []

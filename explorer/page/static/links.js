@@ -278,7 +278,11 @@
     try { window.history.replaceState(null, "", url); } catch (e) { /* a sandboxed frame: the box still has it */ }
     const box = document.getElementById("link");  // hidden until there is a link to show
     if (box) box.classList.remove("ae-hidden");
-    if (navigator.clipboard && window.isSecureContext) navigator.clipboard.writeText(url).catch(() => {});
+    // said to a screen reader, as it went (the link box appearing below says nothing by itself: issue 49)
+    const said = (key) => { if (AE.a11y && AE.a11y.say) AE.a11y.say(AE.t(key)); };
+    if (navigator.clipboard && window.isSecureContext) {
+      navigator.clipboard.writeText(url).then(() => said("views.a11y.link_copied"), () => said("views.a11y.link_made"));
+    } else said("views.a11y.link_made");
     return url;
   }
 
