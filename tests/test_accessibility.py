@@ -221,6 +221,34 @@ def test_a_class_started_and_following_paused_with_the_keyboard(browser, server)
         assert teacher.errors == [] and student.errors == []
 
 
+def test_a_following_student_hears_the_teachers_tab_and_sentence_not_a_change_of_their_own(browser, server):  # noqa: F811
+    """What a screen reader reads on a following phone (issue 49): the teacher opening a tab is said ("The teacher
+    opened Step by step."); the teacher's new sentence is "being translated", never "Not translated yet. You changed
+    the sentence", which the student did not do. Every text the status line and the announcer take is recorded."""
+    with ExitStack() as stack:
+        teacher = stack.enter_context(opened(browser, server, **LAPTOP))
+        settled(teacher)
+        teacher.locator("#teach").click()
+        code = teacher.locator("#class-code").inner_text(timeout=10_000)
+        student = stack.enter_context(opened(browser, f"{server}?class={code}", **PHONE))
+        student.locator("#class-banner", has_text="Following the teacher").wait_for(timeout=30_000)
+        settled(student)
+        student.evaluate("""() => { window.heard = [];
+          new MutationObserver(() => ['#status', '#ae-said'].forEach((s) => { const e = document.querySelector(s);
+            if (e && e.innerText && window.heard[window.heard.length - 1] !== e.innerText) window.heard.push(e.innerText); }))
+            .observe(document.body, { subtree: true, childList: true, characterData: true }); }""")
+        open_tab(teacher, "Step by step")
+        student.wait_for_function("() => document.getElementById('ae-said')?.textContent.includes("
+                                  "'The teacher opened Step by step')", timeout=20_000)
+        teacher.locator("#sentence textarea").fill("The old man reads a newspaper.")
+        teacher.locator("#translate").click()
+        student.wait_for_function("() => document.querySelector('#status').innerText.includes("
+                                  "'The old man reads a newspaper.')", timeout=60_000)
+        heard = student.evaluate("() => window.heard")
+        assert not [h for h in heard if "You changed the sentence" in h], heard
+        assert teacher.errors == [] and student.errors == []
+
+
 # -- the accessibility tree, as Chromium computes it (CDP) -----------------------------------------------------------
 class Tree:
     """Chromium's own accessibility tree of a page: role, name, description and properties of a node by selector."""

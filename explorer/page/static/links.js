@@ -332,6 +332,7 @@
   // else only its view, inputs and results applied (the hidden #ae-follow-view runs Translate's after-chain).
   function follow(query) {
     link.follow = new URLSearchParams(query);
+    link.followedAt = Date.now();  // (views.js: the sentence the teacher's view brings is being translated, not "changed")
     // a student's page takes the class's language when the teacher changes it (the page reopens in it); the
     // teacher's own page never follows the room's: the teacher's choice is the class's
     const student = AE.room && AE.room.state && AE.room.state.role === "student";
@@ -388,5 +389,7 @@
     window.location.href = window.location.pathname;
   }
 
-  Object.assign(AE, { modelPicked, startOver, scrollToView, linkExtras, linkRun, linkQuery, follow, followIn, followGo, NO_RUNS, linkIn, linkGo, linkView, linkOut, linkNote, link, openTabButton, showView });
+  // whether a followed view arrived in the last ``ms`` (its sentence is set, then translated)
+  const followedWithin = (ms) => !!link.followedAt && Date.now() - link.followedAt < ms;
+  Object.assign(AE, { followedWithin, modelPicked, startOver, scrollToView, linkExtras, linkRun, linkQuery, follow, followIn, followGo, NO_RUNS, linkIn, linkGo, linkView, linkOut, linkNote, link, openTabButton, showView });
 })();

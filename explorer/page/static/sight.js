@@ -56,6 +56,11 @@
     lastTab = tab;
     follow(query);
     if (!fresh) return;
+    // said to a screen reader: the tab the teacher opened (the page changed under the student's hands)
+    const name = document.querySelector("#tabs button[role='tab'][data-tab-id='" + tab + "']");
+    if (name && AE.a11y && AE.a11y.say && AE.room && AE.room.state && AE.room.state.role === "student") {
+      AE.a11y.say(AE.t("class.teacher_tab", { tab: name.textContent.trim() }));
+    }
     if (poll) clearInterval(poll);
     const start = Date.now();
     let placed = false;  // its top put under the banner once, then kept in sight

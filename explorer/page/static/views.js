@@ -464,6 +464,11 @@
       const warn = bank.may_be_wrong && bank.may_be_wrong.flagged ? " ae-status-warn" : "";
       return "<div class='ae-status" + warn + "'>" + t("views.status.shows", shown) + leastSure(bank) + "</div>";
     }
+    // a follower's page given the teacher's new sentence: it is being translated (a screen reader heard "Not
+    // translated yet. You changed the sentence" at each of the teacher's sentences: issue 49)
+    if (norm(text) !== norm(bank.text) && AE.followedWithin && AE.followedWithin(4000)) {
+      return "<div class='ae-status ae-coming'>" + t("views.status.translating") + "</div>";
+    }
     const reasons = [];
     if (norm(text) !== norm(bank.text)) reasons.push(t("views.status.changed_sentence"));
     if (model && model !== shownModel) reasons.push(t("views.status.changed_model", { model: esc(model) }));
