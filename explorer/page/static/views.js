@@ -315,12 +315,12 @@
     const data = names.map((name, i) => {
       const a = i === 0 ? "" : String(i + 1), v = s[name];
       const [x0, x1] = layout["xaxis" + a].domain, [y0, y1] = layout["yaxis" + a].domain;
-      layout["coloraxis" + a] = { colorscale: "Viridis", cmin: 0, cmax: statRange(info[name][2], nKeys),
+      layout["coloraxis" + a] = { colorscale: VIRIDIS_LIGHT, cmin: 0, cmax: statRange(info[name][2], nKeys),
         colorbar: { x: x1 + 0.005, xanchor: "left", y: (y0 + y1) / 2, len: y1 - y0, thickness: 10, tickfont: { size: 9 } } };
       layout["xaxis" + a].title = { text: t("views.axis.head") };
       Object.assign(layout["yaxis" + a], { title: { text: i % cols === 0 ? t("views.axis.layer") : "" }, autorange: "reversed" });
       return { type: "heatmap", z: v, x: v[0].map((_, h) => "h" + h), y: v.map((_, l) => "L" + l), xaxis: "x" + a, yaxis: "y" + a,
-        coloraxis: "coloraxis" + a, text: v.map((r) => r.map((x) => fixed(x, 2))), texttemplate: "%{text}",
+        coloraxis: "coloraxis" + a, text: v.map((r) => r.map((x) => fixed(x, 2))), texttemplate: "%{text}", textfont: { color: "#000" },
         hovertemplate: info[name][0] + "<br>" + t("views.hover.layer_head", { layer: "%{y}", head: "%{x}" }) + "<br>" +
           t("views.hover.value", { v: "%{z:.3f}" }) + "<extra></extra>" };
     });
@@ -554,7 +554,11 @@
 
   // -- model-only and sentence figures of the Positional and Experiments tabs (viz/positional.py, viz/logit_lens.py)
   const RDBU = [[0, "rgb(103,0,31)"], [0.1, "rgb(178,24,43)"], [0.2, "rgb(214,96,77)"], [0.3, "rgb(244,165,130)"], [0.4, "rgb(253,219,199)"], [0.5, "rgb(247,247,247)"], [0.6, "rgb(209,229,240)"], [0.7, "rgb(146,197,222)"], [0.8, "rgb(67,147,195)"], [0.9, "rgb(33,102,172)"], [1, "rgb(5,48,97)"]];  // plotly.py's "RdBu"
-  const GREENS = [[0, "rgb(247,252,245)"], [0.125, "rgb(229,245,224)"], [0.25, "rgb(199,233,192)"], [0.375, "rgb(161,217,155)"], [0.5, "rgb(116,196,118)"], [0.625, "rgb(65,171,93)"], [0.75, "rgb(35,139,69)"], [0.875, "rgb(0,109,44)"], [1, "rgb(0,68,27)"]];  // plotly.py's "Greens"
+  // Scales whose every shade holds black cell text at >= 4.5:1 (WCAG 1.4.3): Viridis from its middle on, plotly's Greens
+  // to three quarters. Plotly colours a heatmap's text by the cell's brightness (#444 or white), which left 9 of 81
+  // cell texts under 4.5:1 (3.13:1 in the head statistics, 3.45:1 in the lens: issue 49); black on these is >= 4.7:1
+  const VIRIDIS_LIGHT = [[0, "rgb(38,131,142)"], [0.125, "rgb(33,149,139)"], [0.25, "rgb(37,165,132)"], [0.375, "rgb(51,181,122)"], [0.5, "rgb(83,195,104)"], [0.625, "rgb(120,208,82)"], [0.75, "rgb(164,218,54)"], [0.875, "rgb(208,225,41)"], [1, "rgb(253,231,37)"]];
+  const GREENS_LIGHT = [[0, "rgb(247,252,245)"], [0.125, "rgb(234,247,229)"], [0.25, "rgb(214,239,208)"], [0.375, "rgb(190,229,183)"], [0.5, "rgb(161,217,155)"], [0.625, "rgb(127,201,127)"], [0.75, "rgb(90,184,106)"], [0.875, "rgb(57,163,87)"], [1, "rgb(35,139,69)"]];
   // each wave its own dash too: colour is never the only cue (two of COLOURS look alike to many colour-blind students)
   const DASHES = ["solid", "dash", "dot", "dashdot", "longdash", "longdashdot"];
   const COLOURS = ["#636efa", "#EF553B", "#00cc96", "#ab63fa", "#FFA15A", "#19d3f3", "#FF6692", "#B6E880", "#FF97FF", "#FECB52"];
@@ -675,8 +679,8 @@
     const positions = tokenAxis(ticks(bank, "tgt"), t("views.lens.axis_x"));
     const fig = {
       data: [{ type: "heatmap", z: side ? flip(bank.lens.p) : bank.lens.p, x: [...Array(side ? L : T).keys()], y: [...Array(side ? T : L).keys()],
-        zmin: 0, zmax: 1, colorscale: GREENS, text: side ? flip(bank.lens.words) : bank.lens.words, texttemplate: "%{text}",
-        textfont: { size: state.present ? (side ? 20 : cellFont(bank.lens.words, T)) : side ? 12 : 10 }, customdata: side ? flip(hov) : hov, colorbar: { title: { text: "p(top)" } },
+        zmin: 0, zmax: 1, colorscale: GREENS_LIGHT, text: side ? flip(bank.lens.words) : bank.lens.words, texttemplate: "%{text}",
+        textfont: { color: "#000", size: state.present ? (side ? 20 : cellFont(bank.lens.words, T)) : side ? 12 : 10 }, customdata: side ? flip(hov) : hov, colorbar: { title: { text: "p(top)" } },
         hovertemplate: "%{customdata}<br>p = %{z:.3f}<extra></extra>" }],
       // (on its side the rows' title is short: turned upright beside 10 rows the long one ran into the figure's title)
       layout: side ? { xaxis: layers, yaxis: Object.assign(positions, { autorange: "reversed", title: { text: t("views.lens.rows") } }) } : {
