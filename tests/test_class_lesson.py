@@ -437,6 +437,7 @@ def test_bring_everyone_back_after_a_shown_view_puts_every_screen_on_the_stops_v
             wait_tab(pg, "Positional encoding")
         for s in (a, b):
             assert "Shown:" not in s.locator("#class-banner").inner_text()
+            assert s.locator("#ae-lesson .ae-class-moved").count() == 0  # "the teacher moved the class": old news
         assert "Everyone sees" not in teacher.locator("#class-panel").inner_text()
         for pg in (teacher, a, b):
             assert pg.errors == []
@@ -493,5 +494,28 @@ def test_the_earlier_stops_answers_read_in_the_language_the_teacher_switches_to(
         teacher.wait_for_function("() => document.querySelector('#class-tally')?.textContent.includes('die Anzahl der Keys')",
                                   timeout=30_000)
         assert "the number of keys" not in teacher.locator("#class-tally").text_content()
+        for pg in (teacher, a, b):
+            assert pg.errors == []
+
+
+def test_a_students_answer_is_still_marked_when_the_teacher_goes_back_to_its_stop(browser, server):  # noqa: F811
+    """The student answers stop 2; the teacher goes on to stop 3 and Back to 2: the student's choice is marked and its
+    feedback shown again, and the options say it is answered (helper 20: unmarked, no feedback, answerable again on
+    the student's page only, while the class's count kept the first answer)."""
+    with ExitStack() as stack:
+        teacher, code, (a, b) = start_class(stack, browser, server)
+        lesson_to(teacher, 2)
+        at_stop(a, 2)
+        a.locator("#ae-lesson .ae-answer").nth(3).click()
+        a.locator("#ae-lesson .ae-answer.ae-chosen").wait_for(timeout=10_000)
+        teacher.wait_for_function("() => document.querySelector('#class-now')?.innerText.includes('1 answered')",
+                                  timeout=20_000)
+        teacher.locator("#ae-lesson .ae-nav button", has_text="Next").click()
+        at_stop(a, 3)
+        teacher.locator("#ae-lesson .ae-nav button", has_text="Back").click()
+        at_stop(a, 2)
+        a.locator("#ae-lesson .ae-answer.ae-chosen").wait_for(timeout=10_000)
+        assert a.locator("#ae-lesson .ae-answer.ae-chosen").get_attribute("data-i") == "3"
+        assert a.locator("#ae-lesson .ae-reveal").count() == 1
         for pg in (teacher, a, b):
             assert pg.errors == []

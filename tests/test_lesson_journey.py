@@ -546,6 +546,10 @@ def test_a_whole_lesson_on_a_projector_and_two_phones_through_a_restart(browser,
                   f"{name} is not following again: {text(pg, '#class-banner')!r}")
         check(waited(teacher, "() => !document.querySelector('#class-panel .ae-class-retry')", timeout=30_000) and
               says(teacher, "#class-panel", "2 following"), f"the teacher's panel: {text(teacher, '#class-panel')!r}")
+        # "Connected again" is said for a few seconds, then goes (helper 20: it stayed on the phones 25 s and on)
+        for name, pg in (("teacher", teacher), ("phone A", a), ("phone B", b)):
+            check(waited(pg, "() => !document.querySelector('.ae-class-back')", timeout=15_000),
+                  f"{name} still says {EN['class.back_again']!r} 15 s after the restart")
         # Inside a head works again on every page: the teacher picks a head, every page draws it
         open_tab(teacher, "Inside a head")
         pick(teacher, "in-head", "head 1")

@@ -58,7 +58,10 @@
     const was = document.querySelectorAll(".ae-class-retry").length > 0 || room.reconnecting;
     room.reconnecting = false;
     document.querySelectorAll(".ae-class-retry").forEach((el) => el.remove());
-    if (was) room.backNote = Date.now();  // the banner or panel says "back" for a few seconds
+    if (was) {  // the banner or panel says "back" for a few seconds, then no more (helper 20: it stayed 25 s and on)
+      room.backNote = Date.now();
+      setTimeout(() => { if (room.role === "teacher") render(); else if (room.role === "student") banner(); }, BACK_NOTE_MS + 100);
+    }
     if (room.role === "teacher") resend();
     const kept = room.unanswered;  // a student's answer given while the server was away
     if (kept && room.role === "student") { room.unanswered = null; answer(kept.stop, kept.option, kept.options, kept.ids); }

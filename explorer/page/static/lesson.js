@@ -6,7 +6,7 @@
 // Loaded after views.js and links.js; draws into #ae-lesson, docked over the page while the lesson runs.
 (function () {
   const AE = window.AE;
-  const lesson = { stop: -1, answered: null, first: [], restart: false, restored: {} };
+  const lesson = { stop: -1, answered: null, first: [], restart: false };
 
   const argmax = (xs) => xs.reduce((best, x, i) => (x > xs[best] ? i : best), 0);
   const mean = (heads, i) => heads[0][i].map((_, j) => heads.reduce((s, h) => s + h[i][j], 0) / heads.length);
@@ -161,15 +161,17 @@
     const stop = STOPS[lesson.stop], q = about(stop.ask(b), b);
     lesson.q = q;
     // in a class, an answer this student gave before a reload (or a language switch, or a new analysis of the same
-    // sentence) is theirs still: taken from the room once for each analysis of the room's sentence (a page that first
-    // showed another sentence, its own example or a view of its own, asked another question: it marked that one)
+    // sentence, or the teacher going Back to a stop) is theirs still: taken from the room whenever the page shows the
+    // room's sentence (a page that first showed another sentence, its own example or a view of its own, asked another
+    // question: it marked that one)
     const heard = roomSentence(b);
     // (and only an answer to this question: a view shown to everyone is a new one, whose answers start afresh, and
     // this page may have it before the room does: then the room's answer is to the old one, and no answer here)
     const room = heard && AE.room.asked ? AE.room.asked(stopKey()) : null;
     const same = !room || !q.ids || JSON.stringify(room) === JSON.stringify(q.ids);
-    const kept = heard && same && lesson.restored[stopKey()] !== b ? AE.room.mine(stopKey()) : null;
-    if (heard && same) lesson.restored[stopKey()] = b;
+    // (not once per analysis: a student whose teacher went Back to a stop saw their answer there unmarked, with no
+    // feedback, and could answer again on their page only: helper 20)
+    const kept = heard && same ? AE.room.mine(stopKey()) : null;
     if (lesson.answered === null && kept !== null && kept < q.options.length) {
       lesson.answered = kept;
       if (lesson.first[lesson.stop] === undefined) lesson.first[lesson.stop] = kept === q.answer;
@@ -441,7 +443,6 @@
   // the teacher started the lesson anew (class.js hears the room's run change): this page's first answers count again
   function newRun() {
     lesson.first = [];
-    lesson.restored = {};
     lesson.answered = null;
     refreshClass();
   }
@@ -484,6 +485,7 @@
   function rejoin(stop) {
     if (!body() || stop < 0) { at(stop); return; }
     lesson.folded = null;
+    lesson.moved = "";  // (brought back to the stop's view: "the teacher moved the class" is old news: helper 20)
     if (stop !== lesson.stop) { at(stop); return; }
     if (lesson.stop < STOPS.length) show(STOPS[lesson.stop]);
     render();
