@@ -201,7 +201,9 @@ def test_the_teacher_leads_the_lesson_and_the_right_answer_shows_only_after_reve
     _, s = rooms.join(code, "Ana")
     room = rooms.lesson_at(code, key, 1, ["-1", "0", "0.5", "1"], 3)
     assert room.for_student(s.sid)["lesson"] == 1
-    assert room.for_teacher()["questions"]["stop 2"] == {"options": ["-1", "0", "0.5", "1"], "answer": None}
+    # (its ids too, the options' own words where the page sent none: the panel names earlier stops in its language)
+    assert room.for_teacher()["questions"]["stop 2"] == {"options": ["-1", "0", "0.5", "1"],
+                                                         "ids": ["-1", "0", "0.5", "1"], "answer": None}
     assert "questions" not in room.for_student(s.sid)
     rooms.answer(code, s.sid, "stop 2", 2, 4, ["-1", "0", "0.5", "1"])  # a page without ids: their text
     rooms.reveal(code, key, "stop 2")
