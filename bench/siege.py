@@ -39,7 +39,8 @@ class Class:
         self.actions: list[tuple[str, int, float]] = []  # (what, status, seconds)
         self.heard: dict[str, dict[int, float]] = {}  # sid -> lesson stop -> when heard
         self.sent: dict[int, float] = {}  # lesson stop -> when the teacher posted it
-        self.dropped = 0  # honest streams that ended by themselves
+        self.dropped = 0  # honest streams that ended by themselves (not by the teacher's End)
+        self.ending = False
         self.room: dict = {}
         self.sids: list[str] = []
         self.streams: list[asyncio.Task] = []
@@ -88,7 +89,7 @@ class Class:
             except (httpx.HTTPError, OSError):
                 if once:
                     return
-            if once:
+            if once or self.ending:
                 return
             self.dropped += 1
             await asyncio.sleep(0.5)
@@ -318,6 +319,7 @@ async def siege(url: str, rss, students: int = 30, attack_s: float = 12, scale: 
         await bad.close()
         await asyncio.sleep(3)
         lasting = rss() - rss0  # what stays once the attacker's connections are closed
+        cls.ending = True  # (the End below closes every stream: no drop)
         await cls.act("end", "/end", {"key": cls.room["key"]})
         for t in cls.streams:
             t.cancel()

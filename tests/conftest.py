@@ -27,6 +27,19 @@ LEFTOVERS = pytest.StashKey[dict]()  # {pid: command line} of those still alive 
 TINY = dict(vocab_size=100, d_model=16, n_heads=4, d_ff=32, n_encoder_layers=2, n_decoder_layers=2, max_len=64)
 
 
+@pytest.fixture(autouse=True, scope="module")
+def _room_limits_afresh():
+    """Each test module serves its own app, a new server to the class rooms' per-address limits: the suite opens more
+    rooms from 127.0.0.1 than one address may in an hour (rooms.ROOMS_PER_HOUR, 20), and the process's ROOMS keeps
+    its rate tables across modules (its last modules' "Teach a class" got 429 once the suite passed 20 rooms)."""
+    from explorer.classroom import rooms
+
+    for name, n, window in (("opens", rooms.ROOMS_PER_HOUR, 3600), ("joins", rooms.JOINS_PER_MIN, 60),
+                            ("misses", rooms.MISSES_PER_MIN, 60)):
+        setattr(rooms.ROOMS, name, rooms.Rate(n, window))
+    yield
+
+
 def tiny_model(seed: int = 0, **overrides) -> Transformer:
     torch.manual_seed(seed)
     return Transformer(ModelConfig(**{**TINY, **overrides})).eval()
