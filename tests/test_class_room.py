@@ -117,9 +117,12 @@ def test_the_teacher_removes_any_student_for_good_and_locks_the_class(browser, s
         teacher.locator("#teach").click()
         code = teacher.locator("#class-code").inner_text(timeout=10_000)
         link = f"{server}?class={code}"
-        honest, fake = (stack.enter_context(opened(browser, link, **PHONE)) for _ in range(2))
-        for s in (honest, fake):
-            s.locator("#class-banner", has_text="Following the teacher").wait_for(timeout=30_000)
+        # one after the other, so that the roster's second is the fake (opened together, either could join first:
+        # a clean-clone CI run removed the honest one and waited for the fake to be told)
+        honest = stack.enter_context(opened(browser, link, **PHONE))
+        honest.locator("#class-banner", has_text="Following the teacher").wait_for(timeout=30_000)
+        fake = stack.enter_context(opened(browser, link, **PHONE))
+        fake.locator("#class-banner", has_text="Following the teacher").wait_for(timeout=30_000)
         teacher.locator("#class-panel", has_text="2 students").wait_for(timeout=10_000)
         teacher.locator("#class-roster summary").click()
         rows = teacher.locator("#class-roster-list li")
