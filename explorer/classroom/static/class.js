@@ -515,10 +515,7 @@
       if (room.following && d.state && d.state !== room.last) {
         room.last = d.state;
         if (AE.lesson && AE.lesson.moving) AE.lesson.moving(new URLSearchParams(d.state).get("tab"), d.lesson);
-        // brought back or following again: the teacher's view brought into sight even on the tab this page shows
-        // (helper 19: a student who typed at the page's top and pressed Follow again stayed there, the view 1,784 px down)
-        if (room.rejoin && AE.sight && AE.sight.again) AE.sight.again();
-        AE.follow(d.state);
+        if (room.rejoin) followAnew(d.state); else AE.follow(d.state);
       }
       if (room.run === undefined) room.run = d.run;
       else if (d.run !== room.run) { room.run = d.run; if (AE.lesson && AE.lesson.newRun) AE.lesson.newRun(); }  // started anew
@@ -613,6 +610,13 @@
     ["input", "change", "click"].forEach((type) => document.addEventListener(type, edited, true));
   }
 
+  // brought back or following again: the teacher's view, brought into sight even on the tab this page shows (helper
+  // 19: a student who typed at the page's top and pressed Follow again stayed there, the view 1,784 px down)
+  function followAnew(state) {
+    if (AE.sight && AE.sight.again) AE.sight.again();
+    AE.follow(state);
+  }
+
   function setFollowing(on) {
     if (on) room.editNote = false;
     api(room.code + "/follow", { sid: room.sid, following: on }).then((d) => {
@@ -621,8 +625,7 @@
       room.following = d.following;
       room.back = d.back;
       banner();
-      // (the teacher's view brought into sight even on the tab this page shows: sight.js again)
-      if (on && d.state) { room.last = d.state; if (AE.sight && AE.sight.again) AE.sight.again(); AE.follow(d.state); }
+      if (on && d.state) { room.last = d.state; followAnew(d.state); }
       if (on && d.lesson >= 0 && AE.lesson && AE.lesson.at) { room.lessonSeen = d.lesson; AE.lesson.at(d.lesson); }
     }).catch((e) => say(e.message));
   }
