@@ -197,8 +197,13 @@
       // Bring everyone back after Show to everyone: the shown view ends, and the teacher's page goes back to its
       // lesson stop's view (posted as its own change, so the class follows it; helper 19: the phones' lessons went to
       // stop 6's view, the projector stayed on the shown one and every banner still named it)
-      if (room.restored && room.shownId && !shownId && room.data.back !== room.backSeen && AE.lesson &&
-          AE.lesson.state.stop >= 0 && AE.lesson.state.stop < AE.lesson.stops) AE.lesson.rejoin(AE.lesson.state.stop);
+      // The room holds the shown view now: the page's next view is posted whatever it was posted as before (CI:
+      // the stop's view was the one pushed before Show to everyone, so going back to it posted nothing when no
+      // 400 ms tick had absorbed the shown view in between, and the phones stayed on it)
+      if (room.restored && room.shownId && !shownId && room.data.back !== room.backSeen) {
+        Object.assign(room, { adopting: 0, pushed: room.data.state || "" });
+        if (AE.lesson && AE.lesson.state.stop >= 0 && AE.lesson.state.stop < AE.lesson.stops) AE.lesson.rejoin(AE.lesson.state.stop);
+      }
       room.backSeen = room.data.back;
       room.restored = true;
       room.shownId = shownId;
