@@ -15,6 +15,7 @@ import time
 _M_ARENA_MAX = -8
 _libc = None
 _last = 0.0
+_due: threading.Timer | None = None  # the trim a call inside the last second left for its end
 _lock = threading.Lock()
 
 
@@ -36,14 +37,28 @@ def limit_arenas(n: int = 2) -> None:
 
 
 def trim(every_s: float = 1.0) -> None:
-    """Return freed memory to the system (at most once a second: it walks the heap)."""
-    global _last
+    """Return freed memory to the system, at most once a second (it walks the heap). A call inside that second is
+    not lost: one trim is due at its end, so the last of a burst of requests (an attribution finishing just after
+    another request) is trimmed too (the siege kept +98 MB when its last attributions ended inside the second)."""
+    global _last, _due
     libc = _load()
     if not libc:
         return
     with _lock:
         now = time.monotonic()
-        if now - _last < every_s:
+        wait = _last + every_s - now
+        if wait > 0:
+            if _due is None:
+                _due = threading.Timer(wait, _trim_due, (every_s,))
+                _due.daemon = True
+                _due.start()
             return
         _last = now
     libc.malloc_trim(0)
+
+
+def _trim_due(every_s: float) -> None:
+    global _due
+    with _lock:
+        _due = None
+    trim(every_s)
