@@ -43,6 +43,14 @@ problems: list[str] = []
 where = {"step": "setup"}
 
 
+# the view at the top of the projector: the first figure whose top is in the screen's upper half ([top, bottom, height])
+MAIN_FIGURE = """() => { const e = [...document.querySelectorAll('.js-plotly-plot')].find((el) => { if (!el.offsetParent)
+  return false; const r = el.getBoundingClientRect(); return r.height > 0 && r.top >= 0 && r.top < innerHeight / 2; });
+  if (!e) return null; const r = e.getBoundingClientRect();
+  return [e.closest('[id]').id, Math.round(r.top), Math.round(r.bottom), innerHeight]; }"""
+FITS = f"() => {{ const m = ({MAIN_FIGURE})(); return !m || m[2] <= m[3] + 2; }}"  # (helper 20: 213-1103 px on 1080)
+
+
 def check(ok, message: str) -> bool:
     """A product assertion: a failure is collected (once per message), named by its step, and the journey goes on."""
     if not ok:
@@ -371,6 +379,8 @@ def test_a_whole_lesson_on_a_projector_and_two_phones_through_a_restart(browser,
                       f"{right['phone A']}, B right {right['phone B']}")
                 small = [line["size"] for line in tally if line["size"] < 24]
                 check(not small, f"stop {n}: the tally's lines are {small} px on the projector (< 24)")
+            check(waited(teacher, FITS, None, 5_000), f"stop {n}: the projector's view runs past the screen's foot: "
+                                                       f"{teacher.evaluate(MAIN_FIGURE)}")
             for selector in ("#class-reveal", "#class-next", "#class-bring-back"):
                 if control(teacher, selector, "a button of the teacher's panel"):
                     check(in_view(teacher, selector), f"stop {n}: {selector} is not inside the 1920x1080 window: "
@@ -426,6 +436,8 @@ def test_a_whole_lesson_on_a_projector_and_two_phones_through_a_restart(browser,
             if n == STOPS:  # a smaller projector: the buttons still on the screen, every answer and End reachable
                 teacher.set_viewport_size({"width": 1366, "height": 768})
                 teacher.wait_for_timeout(500)
+                check(waited(teacher, FITS, None, 5_000), "1366x768: the stop's view was not fitted to the smaller "
+                                                          f"screen: {teacher.evaluate(MAIN_FIGURE)}")
                 for selector in ("#class-reveal", "#class-next", "#class-bring-back"):
                     check(in_view(teacher, selector), f"1366x768: {selector} is not inside the window: "
                                                       f"{place(teacher, selector)}")
@@ -632,6 +644,8 @@ def test_a_whole_lesson_on_a_projector_and_two_phones_through_a_restart(browser,
         for name, pg in (("phone A", a), ("phone B", b)):
             check(says(pg, "#class-banner", DE["class.ended.teacher"], 20_000),
                   f"{name} is not told the class ended: {text(pg, '#class-banner')!r}")
+        size = teacher.evaluate("() => parseFloat(getComputedStyle(document.querySelector('#class-panel .ae-status')).fontSize)")
+        check(size >= 20, f"the projector says the class ended in {size} px type (< 20: helper 19)")
         asked = sum(kind == "confirm" for kind, _ in teacher.dialogs) - confirms
         check(asked == 1, f"ending the class asked {asked} confirm dialogs, not 1")
         after_each_step()

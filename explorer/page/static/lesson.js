@@ -537,7 +537,14 @@
     if (stop !== null && /^\d+$/.test(stop) && lesson.stop < 0) at(Number(stop), teaching);
   }
 
-  AE.lesson = { start, go, answer, fold, cover, end, again, refresh, refreshClass, at, rejoin, moving, values, resume, newRun, state: lesson, stops: STOPS.length,
+  // the running stop's view brought into sight again (presentation mode, the window resized) -> whether one runs
+  function reaim() {
+    if (lesson.stop < 0 || lesson.stop >= STOPS.length) return false;
+    inSight(STOPS[lesson.stop]);
+    return true;
+  }
+
+  AE.lesson = { start, go, reaim, answer, fold, cover, end, again, refresh, refreshClass, at, rejoin, moving, values, resume, newRun, state: lesson, stops: STOPS.length,
     title: (i) => (STOPS[i] ? STOPS[i].title : ""),
     // stop i's question on the sentence shown now (in the page's language; its ids as the room keeps them), or null
     question: (i) => {

@@ -54,7 +54,7 @@
   function watch(on) {
     if (!window.MutationObserver) return;
     if (on && !watching) {
-      watching = new MutationObserver(() => { clearTimeout(watch.soon); watch.soon = setTimeout(enlarge, 50); });
+      watching = new MutationObserver(() => { clearTimeout(watch.soon); watch.soon = setTimeout(() => { enlarge(); fitScreen(); }, 50); });
       watching.observe(document.body, { childList: true, subtree: true });
     } else if (!on && watching) { watching.disconnect(); watching = null; }
   }
@@ -111,9 +111,38 @@
     const tabs = document.getElementById("tabs");
     if (tabs) window.scrollTo({ top: tabs.getBoundingClientRect().top + window.scrollY, behavior: "instant" });
   }
+  // A main view drawn as tall as the screen below its controls, whose controls then took more room (a title or a
+  // shown student's note wrapped onto a second line: helper 20, a figure at 213-1103 px on a 1080 px projector), or
+  // whose window changed (1920x1080 to 1366x768 mid-lesson): fitted again to what the screen leaves below its top.
+  // Figures the server draws (enlarge, above) are only made shorter, never taller than they were drawn.
+  function fitScreen() {
+    if (!AE.state.present || !window.Plotly) return;
+    const h = window.innerHeight || 1080;
+    const main = [...document.querySelectorAll(".js-plotly-plot")].find((el) => {
+      if (!el.layout || !el.offsetParent) return false;
+      const r = el.getBoundingClientRect();
+      return r.height > 0 && r.top >= 0 && r.top < h / 2;
+    });
+    if (!main) return;
+    const L = main.layout, fill = (L.meta || {}).aeFill, top = main.getBoundingClientRect().top;
+    const want = Math.max(fill || 400, Math.floor(h - top - 12));
+    if (!L.height || Math.abs(want - L.height) < 8 || (!fill && (want > L.height || main.__aePresent !== L))) return;
+    try { window.Plotly.relayout(main, { height: want }); if (!fill) main.__aePresent = main.layout; } catch (e) { /* not drawn yet */ }
+  }
+  let resized = null;
+  window.addEventListener("resize", () => {
+    if (!AE.state.present) return;
+    clearTimeout(resized);
+    resized = setTimeout(() => {  // the stop's view (or the tab's) at the screen's top again, then fitted to it
+      if (!(AE.lesson && AE.lesson.reaim && AE.lesson.reaim())) place();
+      setTimeout(fitScreen, 150);
+    }, 300);
+  });
+
   document.addEventListener("click", (e) => {
     if (!AE.state.present || !e.target.closest || !e.target.closest("#tabs button[role=tab], .overflow-dropdown button")) return;
     [0, 80, 300, 800].forEach((ms) => setTimeout(place, ms));
+    setTimeout(fitScreen, 1000);
   }, true);
 
   // The decoding step slider, moved as a hand would move it (Gradio hears the input and views.js redraws).
@@ -137,5 +166,5 @@
     stepBy(e.key === "ArrowRight" ? 1 : -1);
   }, true);
 
-  AE.present = { toggle, resume, stepBy, sizes: () => SIZES[!!AE.state.present] };
+  AE.present = { toggle, resume, stepBy, fit: fitScreen, sizes: () => SIZES[!!AE.state.present] };
 })();

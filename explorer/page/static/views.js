@@ -69,6 +69,8 @@
       font: Object.assign({}, FONT, { size: big ? 20 : FONT.size }), template: LEAN_WHITE,
       margin: { l: 80, r: 30, t: big ? 110 : 70, b: 80 }, autosize: true, height: big ? (fill ? Math.max(least || 0, screenHeight(fill)) : Math.round(height * 1.7)) : height,
     });
+    // (a main view as tall as the screen: present.js fits it again when what is above it grows, or the window changes)
+    if (big && fill) fig.layout.meta = Object.assign({}, fig.layout.meta, { aeFill: Math.max(400, least || 0) });
     return narrow() && !big ? forPhone(fig) : fig;
   }
 
