@@ -56,9 +56,10 @@ METHODS = ("rollout", "saliency", "input_x_gradient", "integrated_gradients", "o
 GRADIENT = ("saliency", "input_x_gradient", "integrated_gradients")
 # interpolation points x explained outputs x positions in one batched pass, at most: bounds memory (all 128 points of
 # a 100-piece output at once took 2.2 GB), and other work may run between chunks (model/pause.py). Two 32-step
-# integrated gradients of a 12-word sentence at once peaked ~230 MB over the process at 8,000 and ~100 MB at 2,000,
-# in the same time (the siege bench: 12 from one address took the server's RSS +242-328 MB)
-CHUNK_WORK = 2_000
+# integrated gradients of a 12-word sentence at once peaked ~230 MB over the process at 8,000, ~100 MB at 2,000 and
+# 45-80 MB at 500, which takes a third longer (16 of them, two at a time: 9.8 s at 2,000, 13.2 s at 500; the siege
+# bench's peak fell from +219/+175 MB to +136/+83 MB: docs/performance.md, A class under attack)
+CHUNK_WORK = 500
 
 
 def chunk_size(k: int, n_out: int, n_pos: int) -> int:
