@@ -426,6 +426,9 @@ def test_bring_everyone_back_after_a_shown_view_puts_every_screen_on_the_stops_v
             wait_tab(pg, "Step by step")
         banner(b, "Shown:")
         panel(teacher, "Everyone sees")
+        # the open question says the screen shows another view than the one it asks about (helper 21)
+        b.wait_for_function("() => document.querySelector('#ae-lesson .ae-class-moved')?.innerText.includes("
+                            "'not this stop')", timeout=10_000)
         teacher.locator("#class-panel button", has_text="Bring everyone back").first.click()
         for pg in (teacher, a, b):
             wait_tab(pg, "Positional encoding")
@@ -519,3 +522,25 @@ def test_a_students_answer_is_still_marked_when_the_teacher_goes_back_to_its_sto
         assert a.locator("#ae-lesson .ae-reveal").count() == 1
         for pg in (teacher, a, b):
             assert pg.errors == []
+
+
+def test_presentation_mode_then_a_class_the_heatmap_narrows_beside_the_panel(browser, server):  # noqa: F811
+    """Presentation mode first, then Teach a class (helper 21): the heatmap is drawn again at the width the class
+    panel leaves it, every column in sight (before: presentation mode's relayout of its height pinned the width it had,
+    1854 px in a 1251 px box, and the class counted 7 of 10 columns)."""
+    with opened(browser, server, viewport={"width": 1920, "height": 1080}) as teacher:
+        settled(teacher)
+        translate(teacher, "The children are playing football in the park.")
+        teacher.locator("#present").click()
+        teacher.wait_for_timeout(3_000)  # (its figures drawn again, larger)
+        teacher.locator("#teach").click()
+        teacher.locator("#class-code").wait_for(timeout=10_000)
+        fits = """() => { const svg = document.querySelector('#heatmap .main-svg'), box = document.querySelector('#heatmap');
+          const panel = document.querySelector('#class-panel').getBoundingClientRect();
+          const r = svg.getBoundingClientRect(), b = box.getBoundingClientRect();
+          return r.right <= b.right + 1 && r.right <= panel.left + 1 ? true : [r.right, b.right, panel.left]; }"""
+        try:
+            teacher.wait_for_function(fits, timeout=5_000)
+        except Exception:
+            raise AssertionError(teacher.evaluate(fits)) from None
+        assert teacher.evaluate("() => document.querySelectorAll('#heatmap .xtick').length") >= 8

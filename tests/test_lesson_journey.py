@@ -648,6 +648,19 @@ def test_a_whole_lesson_on_a_projector_and_two_phones_through_a_restart(browser,
         check(size >= 20, f"the projector says the class ended in {size} px type (< 20: helper 19)")
         asked = sum(kind == "confirm" for kind, _ in teacher.dialogs) - confirms
         check(asked == 1, f"ending the class asked {asked} confirm dialogs, not 1")
+        # the addresses no longer name the ended class: the teacher's reload opens the teacher's own sentence, not a
+        # student's "There is no class with the code…" over the default one (helper 21)
+        for name, pg in (("teacher", teacher), ("phone A", a), ("phone B", b)):
+            check(waited(pg, "() => !new URLSearchParams(location.search).has('class')", timeout=5_000),
+                  f"{name}'s address still names the ended class: {pg.url}")
+        shown = re.search(r"[“„](.+?)[”“]", text(teacher, "#status"))  # the sentence the teacher's page shows
+        teacher.reload()
+        check(bool(shown) and waited(teacher, "(s) => document.querySelector('#status')?.innerText.includes(s)",
+                                     shown.group(1), 60_000),
+              f"the teacher's reload after End lost their sentence {shown and shown.group(1)!r}: "
+              f"{text(teacher, '#status')!r}")
+        check(not any(cat["class.err.no_room"].split("“")[0].split("„")[0] in text(teacher, "#class-banner") for cat in (EN, DE)),
+              f"the teacher's reload after End says: {text(teacher, '#class-banner')!r}")
         after_each_step()
         step("done")
 

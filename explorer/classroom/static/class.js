@@ -84,6 +84,18 @@
     el.querySelector(".ae-class-retry").textContent = AE.t("class.reconnecting");
   }
 
+  // a page out of its room (ended, or left): the address no longer names it, and a teacher's names the view they
+  // last showed (a reload after End opened a student's "There is no class with the code…" and the default sentence,
+  // the teacher's own lost: helper 21)
+  function unnameRoom() {
+    const url = new URL(window.location.href);
+    if (!url.searchParams.has("class")) return;
+    const mine = room.role === "teacher" && room.pushed ? new URLSearchParams(room.pushed) : url.searchParams;
+    mine.delete("class");
+    url.search = mine.toString() ? "?" + mine.toString() : "";
+    try { window.history.replaceState(null, "", url.toString()); } catch (e) { /* a sandboxed frame */ }
+  }
+
   // the address bar names the room this page is in (a reload stays in it)
   function nameRoom(code) {
     const url = new URL(window.location.href);
@@ -155,6 +167,7 @@
 
   function ended(message) {
     close();
+    unnameRoom();
     if (room.role === "teacher") localStorage.removeItem("ae-teach");
     say(room.role === "student" ? AE.t("class.ended_student", { message }) : message);
   }
@@ -204,6 +217,7 @@
         Object.assign(room, { adopting: 0, pushed: room.data.state || "" });
         if (AE.lesson && AE.lesson.state.stop >= 0 && AE.lesson.state.stop < AE.lesson.stops) AE.lesson.rejoin(AE.lesson.state.stop);
       }
+      if (shownId && shownId !== room.shownId && AE.lesson && AE.lesson.shownNote) AE.lesson.shownNote(nickOf(room.data.shown.nick));
       room.backSeen = room.data.back;
       room.restored = true;
       room.shownId = shownId;
@@ -522,6 +536,12 @@
         if (AE.lesson && AE.lesson.moving) AE.lesson.moving(new URLSearchParams(d.state).get("tab"), d.lesson);
         if (room.rejoin) followAnew(d.state); else AE.follow(d.state);
       }
+      // a view shown to everyone: the lesson's question says the screen shows that view, not its stop's (once a showing)
+      const shownNow = room.following && d.shown ? d.shown.id : null;
+      if (shownNow !== room.shownSeen && AE.lesson && AE.lesson.shownNote) {
+        if (shownNow || room.shownSeen) AE.lesson.shownNote(shownNow ? nickOf(d.shown.nick) : "");
+        room.shownSeen = shownNow;
+      }
       if (room.run === undefined) room.run = d.run;
       else if (d.run !== room.run) { room.run = d.run; if (AE.lesson && AE.lesson.newRun) AE.lesson.newRun(); }  // started anew
       if (room.following && d.lesson >= 0 && d.lesson !== room.lessonSeen && AE.lesson && AE.lesson.at) {
@@ -693,6 +713,7 @@
 
   function leave() {
     close();
+    unnameRoom();
     if (room.role === "student") sessionStorage.removeItem("ae-class-" + room.code);
     room.role = null;
     ["class-banner", "class-panel"].forEach((id) => { const el = document.getElementById(id); if (el) { el.innerHTML = ""; shown(el, false); } });

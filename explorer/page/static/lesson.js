@@ -537,6 +537,15 @@
     if (stop !== null && /^\d+$/.test(stop) && lesson.stop < 0) at(Number(stop), teaching);
   }
 
+  // A student's view shown to everyone while a question is open: the question stays, and says that the screen now
+  // shows another view than the one it asks about (helper 21: stop 6 asked about the last layer's average while every
+  // screen showed a student's head 3); Bring everyone back (rejoin) clears it. ``nick``: "" when the showing ended.
+  function shownNote(nick) {
+    if (lesson.stop < 0 || lesson.stop >= STOPS.length) return;
+    lesson.moved = nick ? AE.t("lesson.shown", { nick }) : "";
+    render();
+  }
+
   // the running stop's view brought into sight again (presentation mode, the window resized) -> whether one runs
   function reaim() {
     if (lesson.stop < 0 || lesson.stop >= STOPS.length) return false;
@@ -544,7 +553,7 @@
     return true;
   }
 
-  AE.lesson = { start, go, reaim, answer, fold, cover, end, again, refresh, refreshClass, at, rejoin, moving, values, resume, newRun, state: lesson, stops: STOPS.length,
+  AE.lesson = { start, go, reaim, shownNote, answer, fold, cover, end, again, refresh, refreshClass, at, rejoin, moving, values, resume, newRun, state: lesson, stops: STOPS.length,
     title: (i) => (STOPS[i] ? STOPS[i].title : ""),
     // stop i's question on the sentence shown now (in the page's language; its ids as the room keeps them), or null
     question: (i) => {

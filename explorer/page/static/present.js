@@ -13,7 +13,8 @@
     if (!window.Plotly) return;
     document.querySelectorAll(".js-plotly-plot").forEach((el) => {
       const update = { "font.size": s.font, "title.font.size": s.title };
-      if (el.layout && el.layout.height) update.height = Math.round(el.layout.height / was.tall * s.tall);
+      // (a height alone would pin the width the figure has now: autosize kept for the class panel opened later)
+      if (el.layout && el.layout.height) Object.assign(update, { height: Math.round(el.layout.height / was.tall * s.tall), autosize: true, width: null });
       try { window.Plotly.relayout(el, update); } catch (e) { /* not drawn yet */ }
     });
   }
@@ -33,7 +34,9 @@
         update["font.size"] = font;
         // (at most the screen's height: the lesson and the tab bar bring a view to the screen's top; Inside a head's
         // 1000 px ran 232 px past a 1366x768 projector)
-        if (L.height) update.height = Math.min(Math.round(L.height * SIZES.true.tall), (window.innerHeight || 1080) - 24);
+        // (autosize kept and no width fixed: Plotly.relayout of a height alone pins the width it has now, and the
+        // figure never narrowed beside the class panel opened later: helper 21, a heatmap 1854 px in a 1251 px box)
+        if (L.height) Object.assign(update, { height: Math.min(Math.round(L.height * SIZES.true.tall), (window.innerHeight || 1080) - 24), autosize: true, width: null });
       }
       // a vertical axis of words gets the size its rows leave (larger words would run into each other)
       const height = update.height || L.height || 450, m = L.margin || {}, inner = height - (m.t || 80) - (m.b || 80);
@@ -114,7 +117,8 @@
   // A main view drawn as tall as the screen below its controls, whose controls then took more room (a title or a
   // shown student's note wrapped onto a second line: helper 20, a figure at 213-1103 px on a 1080 px projector), or
   // whose window changed (1920x1080 to 1366x768 mid-lesson): fitted again to what the screen leaves below its top.
-  // Figures the server draws (enlarge, above) are only made shorter, never taller than they were drawn.
+  // (Only this page's own figures: a server figure of several rows made shorter put its axis titles over the next
+  // row's titles: helper 21, Inside a head at stop 3.)
   function fitScreen() {
     if (!AE.state.present || !window.Plotly) return;
     const h = window.innerHeight || 1080;
@@ -125,9 +129,10 @@
     });
     if (!main) return;
     const L = main.layout, fill = (L.meta || {}).aeFill, top = main.getBoundingClientRect().top;
-    const want = Math.max(fill || 400, Math.floor(h - top - 12));
-    if (!L.height || Math.abs(want - L.height) < 8 || (!fill && (want > L.height || main.__aePresent !== L))) return;
-    try { window.Plotly.relayout(main, { height: want }); if (!fill) main.__aePresent = main.layout; } catch (e) { /* not drawn yet */ }
+    if (!fill || !L.height) return;
+    const want = Math.max(fill, Math.floor(h - top - 12));
+    if (Math.abs(want - L.height) < 8) return;
+    try { window.Plotly.relayout(main, { height: want, autosize: true, width: null }); } catch (e) { /* not drawn yet */ }
   }
   let resized = null;
   window.addEventListener("resize", () => {
