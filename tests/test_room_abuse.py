@@ -540,3 +540,28 @@ def test_the_qr_code_is_drawn_once_per_link():
     first = qr_svg("http://127.0.0.1:7860/?class=ABCDEF")
     assert first.startswith(b"<svg") and qr_svg("http://127.0.0.1:7860/?class=ABCDEF") is first
     assert qr_svg("http://127.0.0.1:7860/?class=ABCDEG") != first
+
+
+def test_a_rooms_qr_code_is_drawn_for_a_few_links_only():
+    """The client names the host the join link is drawn for: a made-up Host per request drew a new QR code each time
+    (helper 22: 60 a second pinned the event loop). A room's code is drawn for QR_LINKS links; a new one after that
+    is 429 in words, and the links already drawn still answer."""
+    from explorer.classroom import routes
+
+    rooms = Rooms()
+    with served(rooms) as url:
+        code = post(url, "/class/new").json()["code"]
+
+        def qr(host):
+            return httpx.get(f"{url}/class/{code}/qr.svg", params={"origin": f"http://{host}"},
+                             headers={"host": host}, timeout=30)
+        hosts = [f"projector{i}.example" for i in range(routes.QR_LINKS)]
+        for host in hosts:
+            got = qr(host)
+            assert got.status_code == 200 and got.content.startswith(b"<svg"), got.text
+        refused_ = qr("made-up.example")
+        assert refused_.status_code == 429 and "QR code" in refused_.json()["error"], refused_.text
+        assert qr(hosts[0]).status_code == 200  # a link drawn before: still answered (from the cache)
+        other = post(url, "/class/new").json()["code"]  # another room has links of its own
+        assert httpx.get(f"{url}/class/{other}/qr.svg", params={"origin": "http://made-up.example"},
+                         headers={"host": "made-up.example"}, timeout=30).status_code == 200
