@@ -3,8 +3,10 @@ markup in a message, a file left on disk, or a 500. Each case was reproduced on 
 
 import asyncio
 import http.client
+import logging
 import os
 import tempfile
+import time
 from pathlib import Path
 
 import gradio as gr
@@ -14,7 +16,7 @@ from app_server import MODEL, SENTENCE, served
 from app_server import api_call as call
 
 from explorer.serving.blocks import ExplorerBlocks
-from explorer.serving.edges import MAX_URL
+from explorer.serving.edges import LOG_EVERY_S, MAX_URL
 
 EVIL = '<a href="https://evil.example">Session expired</a><img src=x><form><input name=pw></form>'
 
@@ -86,6 +88,27 @@ def test_an_unknown_endpoint_gets_404_naming_the_endpoints(server, capfd):
     assert r.status_code == 404
     out, err = capfd.readouterr()
     assert "Traceback" not in out + err
+
+
+def test_streams_gradio_fails_and_floods_of_refusals_log_a_line_a_second_and_no_traceback(server, capfd, caplog):
+    """A result stream for a session Gradio does not know wrote two tracebacks (6 KB) per GET, and every refusal a
+    line: helper 22 grew the log 3.7 MB with 599 GETs. Now each ends quietly, counted in at most a line a second."""
+    url, _ = server
+    capfd.readouterr()
+    caplog.set_level(logging.WARNING, logger="attention-explorer")
+    started = time.monotonic()
+    for i in range(20):
+        r = httpx.get(url + f"gradio_api/queue/data?session_hash=nobody{i}", timeout=30)
+        assert "session_not_found" in r.text  # what Gradio answers, whole
+    for _ in range(30):
+        assert httpx.post(url + "gradio_api/upload", content=b"x", timeout=30).status_code == 403
+    seconds = time.monotonic() - started
+    out, err = capfd.readouterr()
+    assert "Traceback" not in out + err and "response already started" not in out + err
+    assert "returned without completing" not in out + err
+    lines = [rec.getMessage() for rec in caplog.records if rec.name == "attention-explorer"]
+    assert 1 <= len(lines) <= seconds / LOG_EVERY_S + 2, (seconds, lines)
+    assert any("more refused since the last line" in line for line in lines) or len(lines) == 50, lines
 
 
 def test_model_info_with_a_list_names_the_model_field(server):

@@ -14,7 +14,10 @@ Plain ASGI, outside Gradio's routes (app.serve puts it in the middleware list):
 - ``/gradio_api/call/<name>`` for a name that is not a public endpoint gets 404 naming the endpoints, where
   Gradio answered 500.
 
-Each refusal is one log line, never a traceback. It also counts the result streams open now
+Each refusal is one log line, never a traceback, and at most one such line a second (LOG_EVERY_S: the others are
+counted into the next): 518 refused requests a second wrote 112 KB/s. A result stream Gradio had started and then
+failed (``/gradio_api/queue/data`` for a session it does not know: two tracebacks, 6 KB, a request; helper 22 grew
+the log 3.7 MB with 599 GETs) ends the same way: quietly, counted in that line. It also counts the result streams open now
 (explorer/serving/listeners.py), so that long work nobody listens for can be dropped before it runs.
 """
 
@@ -22,6 +25,7 @@ from __future__ import annotations
 
 import json
 import logging
+import time
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
@@ -30,6 +34,7 @@ from explorer.serving.listeners import CALL_PREFIX
 
 log = logging.getLogger("attention-explorer")
 
+LOG_EVERY_S = 1.0
 MAX_URL = 16_384  # characters of path + query string
 MAX_BODY = 1_000_000  # bytes of a request body (a Translate's is well under 4 KB; a class route's at most 16 KB)
 UPLOAD_PATHS = ("/gradio_api/upload", "/upload", "/gradio_api/process_recording", "/process_recording")
@@ -92,6 +97,32 @@ class Edges:
         self.app = app
         self.names = frozenset(names)  # the public endpoints' api names
         self.refused = 0
+        self._logged_at = 0.0  # when the last refusal line was written
+        self._unlogged = 0  # refusals since, not written
+
+    def said(self, what: str, *args: Any) -> None:
+        """One log line for a refusal, at most one a second: the ones in between are counted into the next."""
+        now = time.monotonic()
+        if now - self._logged_at < LOG_EVERY_S:
+            self._unlogged += 1
+            return
+        more = f" (and {self._unlogged} more refused since the last line)" if self._unlogged else ""
+        self._logged_at, self._unlogged = now, 0
+        log.warning(what + "%s", *args, more)
+
+    async def passed(self, scope: dict[str, Any], receive, send) -> None:
+        """The app, with a result stream it started and then failed ended quietly (no traceback)."""
+        try:
+            return await self.app(scope, receive, send)
+        except RuntimeError as e:
+            if "response already started" not in str(e):
+                raise
+            self.said("ended a stream Gradio had failed after starting it: %s %s", scope.get("method", ""),
+                      scope.get("path", "")[:80])
+            try:  # the response completed (else uvicorn logs a line of its own for each)
+                await send({"type": "http.response.body", "body": b"", "more_body": False})
+            except Exception:  # noqa: BLE001 - the client has gone: nothing to complete
+                pass
 
     async def __call__(self, scope: dict[str, Any], receive, send) -> None:
         if scope["type"] != "http":
@@ -101,14 +132,14 @@ class Edges:
         if why is not None:
             self.refused += 1
             status, message = why
-            log.warning("refused %s %s: %s", method, path[:80], message[:120])
+            self.said("refused %s %s: %s", method, path[:80], message[:120])
             return await answer(send, status, message)
         receive = capped(receive)  # a body sent in chunks, without a length: cut off at MAX_BODY
         key = listeners.stream_key(method, path, query)
         if key is None:
-            return await self.app(scope, receive, send)
+            return await self.passed(scope, receive, send)
         listeners.opened(key)  # a result stream: someone listens for this session or event until it closes
         try:
-            return await self.app(scope, receive, send)
+            return await self.passed(scope, receive, send)
         finally:
             listeners.closed(key)
