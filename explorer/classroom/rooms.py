@@ -31,7 +31,11 @@ from i18n import speaking as _speaking
 
 ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"  # no look-alikes: no 0/O, 1/I/L
 CODE_LEN = 6
-MAX_ROOMS = 50  # rooms open at once in this process
+MAX_ROOMS = 200  # rooms open at once in this process (a room nobody is in costs a few KB)
+# rooms one address holds open at once (a school's teachers behind one address): with the room's opener kept in the
+# rooms file, a restart does not reset it; three addresses took all 50 rooms of the process in 0.29 s and kept them
+# (helper 22): now MAX_ROOMS / OPEN_PER_ADDRESS = 20 addresses would be needed, each holding its rooms alive
+OPEN_PER_ADDRESS = 10
 MAX_STUDENTS = 150  # students in one room
 IDLE_S = 3 * 3600  # a room nobody used for this long ends
 EMPTY_S = 10 * 60  # a room with no student and no teacher's page open ends after this long (one process's store)
@@ -240,6 +244,7 @@ class Room:
     back: int = 0  # how many times the teacher brought everyone back: a page that sees it change follows at once
     run: int = 0  # how many times the teacher started the lesson anew: each run's answers are counted afresh
     locked: bool = False  # the teacher let nobody new join
+    opener: str = ""  # the digest of the address that opened it (OPEN_PER_ADDRESS), never the address itself
     _changed: asyncio.Event | None = None
     _save: object = None  # Rooms' writer to its store (store.py), called at every change
 
@@ -312,7 +317,7 @@ class Room:
                 "students": [[s.sid, s.nick, s.following] for s in self.students.values()],
                 "answers": self.answers, "options": self.options, "revealed": sorted(self.revealed),
                 "shares": self.shares, "shown": self.shown, "stop": self.stop, "questions": self.questions,
-                "run": self.run, "early": self.early, "locked": self.locked}
+                "run": self.run, "early": self.early, "locked": self.locked, "opener": self.opener}
 
     def apply(self, data: dict) -> bool:
         """Another process's change (redis_store.py): this copy becomes ``data``, its waiters woken. -> changed"""
@@ -337,7 +342,7 @@ class Room:
                    answers=data["answers"], options=data["options"], revealed=set(data["revealed"]),
                    shares=data["shares"], shown=data["shown"], stop=data.get("stop", -1),
                    questions=data.get("questions", {}), run=data.get("run", 0), early=data.get("early", {}),
-                   locked=bool(data.get("locked", False)))
+                   locked=bool(data.get("locked", False)), opener=str(data.get("opener", "")))
         return room
 
 
@@ -550,13 +555,16 @@ class Rooms:
         self.sweep()
         if len(self.rooms) >= MAX_ROOMS:
             raise RoomError(t("class.err.max_rooms", n=MAX_ROOMS), 503)
+        opener = digest("address:" + address)
+        if sum(r.opener == opener and not r.ended for r in self.rooms.values()) >= OPEN_PER_ADDRESS:
+            raise RoomError(t("class.err.open_per_address", n=OPEN_PER_ADDRESS), 429)
         self.opens.take("a:" + address, t("class.err.rooms_per_hour", n=ROOMS_PER_HOUR))
         while True:
             code = "".join(secrets.choice(ALPHABET) for _ in range(CODE_LEN))
             if code not in self.rooms and not (getattr(self.store, "shared", False) and self.store.get(code)):
                 break
         key = secrets.token_urlsafe(24)
-        self.rooms[code] = room = self.kept(Room(code, digest(key)))
+        self.rooms[code] = room = self.kept(Room(code, digest(key), opener=opener))
         if self.store is not None:
             self.store.save(code, room.dump())
         return code, key
