@@ -89,10 +89,13 @@ def test_user_text_is_cleaned_or_refused_before_it_is_stored():
     refused(rooms.join, code, "x\ud800", status=400, words="not text")
     assert len(rooms.rooms[code].students) == before  # refused before the student is added
     for nick in ("Teacher", "teacher", " TEACHER ", "The Teacher", "Teacher.",
-                 "T\u0435acher", "\uff34\uff45\uff41\uff43\uff48\uff45\uff52", "T e a c h e r", "L\u0435hrkr\u0430ft"):
+                 "T\u0435acher", "\uff34\uff45\uff41\uff43\uff48\uff45\uff52", "T e a c h e r", "L\u0435hrkr\u0430ft",
+                 # helper 22: Cherokee and small capitals, a blank Hangul filler, and names with the word in them
+                 "\u13a2eacher", "\u1d1beacher", "\u3164Teacher", "teacher\u3164", "Teacher (real)", "Your teacher",
+                 "Lehrer M\u00fcller"):
         refused(rooms.join, code, nick, status=400, words="teacher")  # the Cyrillic, full-width, spaced look-alikes too
     # names that look like another's are told apart; one that looks like nothing gets a name of the room's
-    names = [rooms.join(code, nick)[1].nick for nick in ("ana", "\u0410na", "...", "\u00a0\u3000")]
+    names = [rooms.join(code, nick)[1].nick for nick in ("ana", "\u0410na", "...", "\u00a0\u3000", "\u3164\u3164")]
     assert names[:2] == ["ana (2)", "\u0410na (3)"] and all(n.startswith("Student") for n in names[2:]), names
     assert len({r.looks(s.nick) for s in rooms.rooms[code].students.values()}) == len(rooms.rooms[code].students)
     room = rooms.share(code, s.sid, "text=a", "a\u202eevil\u200b\u200d\u2066x\x85y\x9bz\u2028w\ufeff")

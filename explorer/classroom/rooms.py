@@ -158,8 +158,14 @@ def clean(value: object, name: str, limit: int, empty: str | None = None) -> str
     return text or (empty or "")
 
 
-# letters of other scripts that look like Latin ones (Cyrillic, Greek): a nickname's look, for telling names apart
-LOOKALIKE = str.maketrans("аеорсухіјѕԁһкмтвнԛԝαεορτυικνχ", "aeopcyxijsdhkmtbhqwaeoptuikvx")
+# letters of other scripts that look like Latin ones (Cyrillic, Greek, Cherokee, small capitals): a nickname's look,
+# for telling names apart (helper 22 got in as "Ꭲeacher" and "ᴛeacher"); and letters that show as nothing (Hangul
+# fillers: "ㅤTeacher" looked like the teacher)
+LOOKALIKE = str.maketrans("аеорсухіјѕԁһкмтвнԛԝαεορτυικνχ" "ᎢᎬᎪᏟᎻᎥᎫᏦᎷᏃᎠᏴᏒᏞᏚᎳᏙ" "ᴛᴇᴀᴄʜɪᴊᴋʟᴍɴᴏᴘʀᴜᴠᴡʏᴢ",
+                          "aeopcyxijsdhkmtbhqwaeoptuikvx" "teachijkmzdbrlswv" "teachijklmnopruvwyz",
+                          "\u3164\u115f\u1160\uffa0")
+# words that name the teacher: a nickname with one of them in it is refused ("Your teacher", "Lehrer Müller")
+TEACHER_WORDS = ("teacher", "lehrer", "lehrkraft")
 
 
 def looks(name: str) -> str:
@@ -729,7 +735,7 @@ class Rooms:
             raise RoomError(t("class.err.full", n=MAX_STUDENTS), 403)
         self.room_joins.take(f"{room.code}:{address}", t("class.err.room_joins", n=ROOM_JOINS_PER_MIN))
         name = clean(nick, "nickname", NICK_CHARS, empty="")
-        if looks(name) in {looks(n) for n in NOT_TEACHER_NICKS}:
+        if looks(name) in {looks(n) for n in NOT_TEACHER_NICKS} or any(w in looks(name) for w in TEACHER_WORDS):
             raise RoomError(t("class.err.teacher_nick"))
         if not looks(name):  # blank-looking (dots, spaces, marks): a name of the room's own, kept in English and
             # shown in each reader's language ("Student 3" is "Schüler·in 3" on a German page: class.js nickOf)
