@@ -166,8 +166,9 @@ def test_streams_are_capped_per_student_per_teacher_per_room_and_per_process(mon
             teacher = await open_streams(url, teacher_path, r.STREAMS_PER_TEACHER - 1, hold)
             assert teacher == [200] * (r.STREAMS_PER_TEACHER - 1)
             monkeypatch.setattr(r, "ROOM_STREAMS", r.STREAMS_PER_STUDENT + 2)  # the students' pages in one room
-            more = await open_streams(url, f"/class/{code}/events?sid={sids[1]}", 3, hold)
-            assert more == [200, 200, 503]  # the room's cap
+            more = await open_streams(url, f"/class/{code}/events?sid={sids[1]}", 2, hold)
+            assert more == [200, 200]
+            assert await open_streams(url, f"/class/{code}/events?sid={sids[2]}", 1, hold) == [503]  # the room's cap
             # a room full of students' pages still lets its teacher's panel open, up to the teacher's own cap
             assert await open_streams(url, teacher_path, 2, hold) == [200, 429]
             open_now = r.STREAMS_PER_STUDENT + 2 + r.STREAMS_PER_TEACHER
@@ -594,3 +595,10 @@ def test_an_address_holds_a_few_rooms_open_and_a_restart_keeps_the_count(monkeyp
                     headers={"x-forwarded-for": "10.1.0.1"}).status_code == 200
         assert post(url, "/class/new", headers={"x-forwarded-for": "10.1.0.1"}).status_code == 200
     assert "10.1.0.1" not in path.read_bytes().decode("latin-1")  # the file keeps a digest, never the address
+
+
+def test_a_full_class_fits_in_its_rooms_streams_whatever_each_student_holds():
+    """100 fake students holding 3 streams each took a room's 300 and the late honest students were refused (helper
+    22): what one student may hold, times the students a room takes, fits in the room's streams."""
+    assert r.STREAMS_PER_STUDENT * r.MAX_STUDENTS <= r.ROOM_STREAMS
+    assert r.STREAMS_PER_STUDENT >= 2  # a page and its reload's

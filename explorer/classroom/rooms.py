@@ -63,7 +63,9 @@ NOT_TEACHER_NICKS = {"teacher", "the teacher", "lehrkraft", "die lehrkraft", "le
 # push streams (server-sent events) open at once: a student's page (and a reload's), the teacher's (projector and
 # laptop), a room, this process; the process's cap stays far below its file descriptors, so that a flood is refused
 # in words and the server's accept loop keeps its descriptors
-STREAMS_PER_STUDENT = 3
+# (2: a page and its reload's; with 3, 100 fake students took a room's whole ROOM_STREAMS and the late honest ones
+# were refused, helper 22: at 2, MAX_STUDENTS students fit in it whatever each holds)
+STREAMS_PER_STUDENT = 2
 STREAMS_PER_TEACHER = 4
 ROOM_STREAMS = 2 * MAX_STUDENTS  # students' streams in one room (the teacher's are not counted here)
 MAX_STREAMS = max(64, min(3_000, resource.getrlimit(resource.RLIMIT_NOFILE)[0] // 4))

@@ -130,6 +130,9 @@ class FairQueue(Queue):
             return ok, event_id, state
         if refusal is None:
             event.ae_client, event.ae_address = client, address
+            if waiting is not None and len(waiting.queue) > 1:  # in turns by address too (helper 22: one address's
+                # 24 attributions held a student's rollout over 20 s)
+                waiting.queue[:] = interleaved(waiting.queue, address_key)
             return ok, event_id, state
         # taken and answered at once with the refusal, as an error of this event: a page shows it as a toast and a
         # client raises it with the message (a refused join would reach them as a bare "400 Bad Request")
