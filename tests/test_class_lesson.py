@@ -544,3 +544,46 @@ def test_presentation_mode_then_a_class_the_heatmap_narrows_beside_the_panel(bro
         except Exception:
             raise AssertionError(teacher.evaluate(fits)) from None
         assert teacher.evaluate("() => document.querySelectorAll('#heatmap .xtick').length") >= 8
+
+
+VIEW = """() => ({ kind: document.querySelector('#kind input:checked')?.value,
+  layer: document.querySelector('#layer input[type=number]')?.value,
+  head: document.querySelector('#head input')?.value })"""
+
+
+def test_bring_everyone_back_at_a_stop_that_names_only_its_tab_restores_the_teachers_view(browser, server):  # noqa: F811
+    """Stop 4 names only its tab: a student's view on that same tab (encoder self-attention), shown to everyone and
+    brought back, left every screen on the student's attention type, layer and head (helper 23). Bring everyone back
+    puts the teacher's own view from before the showing back on all three pages, and it stays."""
+    with ExitStack() as stack:
+        teacher, code, (a, b) = start_class(stack, browser, server)
+        teacher.get_by_text("Guided lesson").first.click()
+        teacher.locator("#ae-lesson-start").click()
+        for _ in range(3):
+            teacher.locator("#ae-lesson .ae-nav button", has_text="Next").click()
+            teacher.wait_for_timeout(400)
+        for pg in (teacher, a, b):
+            at_stop(pg, 4)
+        teacher.wait_for_timeout(1_500)
+        own = teacher.evaluate(VIEW)
+        assert own["kind"] and own["kind"] != "Encoder self-attention", own
+        a.locator("#class-banner button", has_text="Explore on my own").click()
+        banner(a, "Exploring")
+        a.locator("#kind label", has_text="Encoder self-attention").click()
+        a.wait_for_function("() => document.querySelector('#kind input:checked')?.value === 'Encoder self-attention'",
+                            timeout=10_000)
+        send_and_show(teacher, a, "encoder")
+        for pg in (teacher, b):
+            pg.wait_for_function("() => document.querySelector('#kind input:checked')?.value === "
+                                 "'Encoder self-attention'", timeout=20_000)
+        teacher.locator("#class-panel button", has_text="Bring everyone back").first.click()
+        same = (f"(want) => {{ const v = ({VIEW})(); "
+                "return v.kind === want.kind && v.layer === want.layer && v.head === want.head; }")
+        for name, pg in (("teacher", teacher), ("phone A", a), ("phone B", b)):
+            try:
+                pg.wait_for_function(same, arg=own, timeout=20_000)
+            except Exception:
+                raise AssertionError((name, pg.evaluate(VIEW), own)) from None
+        teacher.wait_for_timeout(5_000)  # and it stays so (the stop's view set again at 1.5 s and 4 s agrees)
+        for name, pg in (("teacher", teacher), ("phone A", a), ("phone B", b)):
+            assert pg.evaluate(same, own), (name, pg.evaluate(VIEW), own)

@@ -90,7 +90,9 @@
   function unnameRoom() {
     const url = new URL(window.location.href);
     if (!url.searchParams.has("class")) return;
-    const mine = room.role === "teacher" && room.pushed ? new URLSearchParams(room.pushed) : url.searchParams;
+    // (a follower's address held an older view than it showed: helper 23's reload after End opened stop 7's)
+    const last = room.role === "teacher" ? room.pushed : room.following ? room.last : "";
+    const mine = last ? new URLSearchParams(last) : url.searchParams;
     mine.delete("class");
     url.search = mine.toString() ? "?" + mine.toString() : "";
     try { window.history.replaceState(null, "", url.toString()); } catch (e) { /* a sandboxed frame */ }
@@ -168,6 +170,10 @@
   function ended(message) {
     close();
     unnameRoom();
+    // the teacher's own lesson ran the class's: it ends with it (a reload after End put the teacher's own empty
+    // "Score: 0 of 8" on the projector: helper 23)
+    if (room.role === "teacher") room.over = true;  // (and nothing posted for it: lessonAt)
+    if (room.role === "teacher" && AE.lesson && AE.lesson.state.stop >= 0 && AE.lesson.end) AE.lesson.end();
     if (room.role === "teacher") localStorage.removeItem("ae-teach");
     say(room.role === "student" ? AE.t("class.ended_student", { message }) : message);
   }
@@ -182,7 +188,7 @@
     try {
       const r = await api("new");
       close();
-      Object.assign(room, { role: "teacher", code: r.code, key: r.key, pushed: "" });
+      Object.assign(room, { role: "teacher", code: r.code, key: r.key, pushed: "", over: false });
       localStorage.setItem("ae-teach", JSON.stringify({ code: r.code, key: r.key }));
       listenTeacher();
     } catch (e) { room.role = "teacher"; say(e.message); }
@@ -200,7 +206,9 @@
       const shownId = room.data.shown ? room.data.shown.id : null;
       const mine = room.unsent.state ? room.unsent.state[1].state : "";  // the teacher's view the room has not heard yet
       if (!room.restored && mine) { adopt(mine, true); room.pushed = mine; }
-      else if (!room.restored || (shownId && shownId !== room.shownId)) {  // a reload, or Show to everyone
+      // the teacher's own view when a student's is first shown: Bring everyone back returns to it
+      if (room.restored && shownId && !room.shownId) room.ownView = room.pushed;
+      if (!room.restored || (shownId && shownId !== room.shownId)) {  // a reload, or Show to everyone
         if (room.data.state && (shownId || !room.pushed)) adopt(room.data.state, !room.restored);
       }
       // (the lesson's stop comes back with the room's view, adopted above: not set again to the question's own)
@@ -215,7 +223,19 @@
       // 400 ms tick had absorbed the shown view in between, and the phones stayed on it)
       if (room.restored && room.shownId && !shownId && room.data.back !== room.backSeen) {
         Object.assign(room, { adopting: 0, pushed: room.data.state || "" });
-        if (AE.lesson && AE.lesson.state.stop >= 0 && AE.lesson.state.stop < AE.lesson.stops) AE.lesson.rejoin(AE.lesson.state.stop);
+        const stop = AE.lesson ? AE.lesson.state.stop : -1, since = Date.now();
+        if (stop >= 0 && stop < AE.lesson.stops) {
+          // the stop names its tab (and some an attention type), not every control: the teacher's own view from
+          // before the showing comes back first (helper 23: at stop 4, which names only its tab, every screen
+          // stayed on the student's encoder self-attention, layer 2, head 1)
+          if (room.ownView) AE.follow(room.ownView);
+          AE.lesson.rejoin(stop);
+          // (that view arrives through the server's answers, after the stop's own tab and attention type were set:
+          // those are set again once it has, unless the teacher moved on by hand meanwhile)
+          [1500, 4000].forEach((ms) => setTimeout(() => {
+            if (hand.started <= since && AE.lesson.state.stop === stop && !room.shownId) AE.lesson.rejoin(stop);
+          }, ms));
+        }
       }
       if (shownId && shownId !== room.shownId && AE.lesson && AE.lesson.shownNote) AE.lesson.shownNote(nickOf(room.data.shown.nick));
       room.backSeen = room.data.back;
@@ -365,7 +385,7 @@
 
   // the teacher's lesson: where it is, and the question there (for the tally), posted when it changed
   function lessonAt(stop, q, fresh) {
-    if (room.role !== "teacher" || !room.code) return;
+    if (room.role !== "teacher" || !room.code || room.over) return;
     if (!showsRoomSentence()) { room.lessonLater = [stop, q, fresh]; return; }  // posted once it is (push)
     room.lessonLater = null;
     const body = { stop };

@@ -140,7 +140,9 @@
     clearTimeout(resized);
     resized = setTimeout(() => {  // the stop's view (or the tab's) at the screen's top again, then fitted to it
       if (!(AE.lesson && AE.lesson.reaim && AE.lesson.reaim())) place();
-      setTimeout(fitScreen, 150);
+      // (and again after the lesson's own scrolls, at 1 s and 2.5 s: helper 23's step figure was fitted before the
+      // stop brought it to the top, and ran 56 px under a 768 px screen)
+      [150, 1300, 2800].forEach((ms) => setTimeout(fitScreen, ms));
     }, 300);
   });
 
