@@ -73,6 +73,16 @@ def start_class(stack, browser, server):  # noqa: F811
     return teacher, code, students
 
 
+def begin_lesson(teacher, nexts: int, gap_ms: int = 0) -> None:
+    """The teacher starts the guided lesson and presses Next ``nexts`` times (``gap_ms`` apart)."""
+    teacher.get_by_text("Guided lesson").first.click()
+    teacher.locator("#ae-lesson-start").click()
+    for _ in range(nexts):
+        teacher.locator("#ae-lesson .ae-nav button", has_text="Next").click()
+        if gap_ms:
+            teacher.wait_for_timeout(gap_ms)
+
+
 def test_show_follow_explore_and_bring_back(browser, server):  # noqa: F811
     with ExitStack() as stack:
         teacher, code, (a, b) = start_class(stack, browser, server)
@@ -221,10 +231,7 @@ def test_a_new_sentence_at_a_stop_is_a_new_question_for_the_whole_class(browser,
     from nobody, nothing revealed, and no phone shows its old answer as one to the new question."""
     with ExitStack() as stack:
         teacher, code, (a, b) = start_class(stack, browser, server)
-        teacher.get_by_text("Guided lesson").first.click()
-        teacher.locator("#ae-lesson-start").click()
-        for _ in range(7):
-            teacher.locator("#ae-lesson .ae-nav button", has_text="Next").click()
+        begin_lesson(teacher, 7)
         for s in (a, b):
             at_stop(s, 8)
         old = a.locator("#ae-lesson .ae-stop > p").nth(1).inner_text()
@@ -557,11 +564,7 @@ def test_bring_everyone_back_at_a_stop_that_names_only_its_tab_restores_the_teac
     puts the teacher's own view from before the showing back on all three pages, and it stays."""
     with ExitStack() as stack:
         teacher, code, (a, b) = start_class(stack, browser, server)
-        teacher.get_by_text("Guided lesson").first.click()
-        teacher.locator("#ae-lesson-start").click()
-        for _ in range(3):
-            teacher.locator("#ae-lesson .ae-nav button", has_text="Next").click()
-            teacher.wait_for_timeout(400)
+        begin_lesson(teacher, 3, gap_ms=400)
         for pg in (teacher, a, b):
             at_stop(pg, 4)
         teacher.wait_for_timeout(1_500)
