@@ -590,3 +590,20 @@ def test_bring_everyone_back_at_a_stop_that_names_only_its_tab_restores_the_teac
         teacher.wait_for_timeout(5_000)  # and it stays so (the stop's view set again at 1.5 s and 4 s agrees)
         for name, pg in (("teacher", teacher), ("phone A", a), ("phone B", b)):
             assert pg.evaluate(same, own), (name, pg.evaluate(VIEW), own)
+
+
+def test_the_colour_bars_keep_their_colours_when_the_address_names_the_class(browser, server):  # noqa: F811
+    """Behind Gradio's <base> element Plotly points a colour bar's gradient at the page's full address when drawn;
+    Teach a class puts the class in the address, and the heatmap's scale went blank (helper 24). Every gradient the
+    figures use points at the page's address as it is now."""
+    with opened(browser, server, **LAPTOP) as teacher:
+        settled(teacher)
+        teacher.locator("#teach").click()
+        teacher.locator("#class-code").wait_for(timeout=10_000)
+        teacher.wait_for_function("() => location.search.includes('class=')", timeout=5_000)
+        refs = teacher.evaluate("""() => [...document.querySelectorAll(".js-plotly-plot [style*='url(']")]
+          .map((el) => el.style.fill || el.style.stroke).filter((v) => v && v.includes('#'))""")
+        assert refs, "no gradient in the drawn figures"
+        here = teacher.evaluate("() => location.href.split('#')[0]")
+        stale = [r for r in refs if "http" in r and here + "#" not in r]
+        assert not stale, (here, stale[:3])

@@ -95,7 +95,7 @@
     const mine = last ? new URLSearchParams(last) : url.searchParams;
     mine.delete("class");
     url.search = mine.toString() ? "?" + mine.toString() : "";
-    try { window.history.replaceState(null, "", url.toString()); } catch (e) { /* a sandboxed frame */ }
+    AE.setAddress(url.toString());  // (links.js: the figures' colour bars follow it)
   }
 
   // the address bar names the room this page is in (a reload stays in it)
@@ -103,7 +103,7 @@
     const url = new URL(window.location.href);
     if (url.searchParams.get("class") === code) return;
     url.search = "?class=" + encodeURIComponent(code);
-    try { window.history.replaceState(null, "", url.toString()); } catch (e) { /* a sandboxed frame */ }
+    AE.setAddress(url.toString());  // (links.js: the figures' colour bars follow it)
   }
 
   // this page shows a view that came from the room (a shown view on the teacher's page, or the teacher's own view

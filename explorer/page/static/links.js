@@ -271,11 +271,28 @@
     setTimeout(() => tabs.scrollIntoView({ behavior: AE.motion ? AE.motion() : "smooth", block: "start" }), 60);
   }
 
+  // The address bar set to ``url`` (a link copied, a class named or left). Behind Gradio's <base> element Plotly
+  // points each colour bar's gradient at the page's full address as it was when drawn: once the address changes
+  // the gradient is looked up in another document and the bar goes blank (helper 24: the heatmap's scale, empty
+  // from Teach a class on): those references follow the new address.
+  function setAddress(url) {
+    const was = window.location.href.split("#")[0];
+    try { window.history.replaceState(null, "", url); } catch (e) { return; /* a sandboxed frame */ }
+    const now = window.location.href.split("#")[0];
+    if (was === now) return;
+    document.querySelectorAll(".js-plotly-plot [style*='url(']").forEach((el) => {
+      ["fill", "stroke"].forEach((prop) => {
+        const v = el.style[prop];
+        if (v && v.includes(was + "#")) el.style[prop] = v.split(was + "#").join(now + "#");
+      });
+    });
+  }
+
   // "Copy link": the shown request (not the text box: a link names what the views show) and the view state.
   // -> the URL (also put in the address bar and, where the browser allows, on the clipboard).
   function linkOut(...values) {
     const url = window.location.origin + window.location.pathname + "?" + linkQuery(...values);
-    try { window.history.replaceState(null, "", url); } catch (e) { /* a sandboxed frame: the box still has it */ }
+    setAddress(url);  // (a sandboxed frame: the box still has it)
     const box = document.getElementById("link");  // hidden until there is a link to show
     if (box) box.classList.remove("ae-hidden");
     // said to a screen reader, as it went (the link box appearing below says nothing by itself: issue 49)
@@ -391,5 +408,5 @@
 
   // whether a followed view arrived in the last ``ms`` (its sentence is set, then translated)
   const followedWithin = (ms) => !!link.followedAt && Date.now() - link.followedAt < ms;
-  Object.assign(AE, { followedWithin, modelPicked, startOver, scrollToView, linkExtras, linkRun, linkQuery, follow, followIn, followGo, NO_RUNS, linkIn, linkGo, linkView, linkOut, linkNote, link, openTabButton, showView });
+  Object.assign(AE, { setAddress, followedWithin, modelPicked, startOver, scrollToView, linkExtras, linkRun, linkQuery, follow, followIn, followGo, NO_RUNS, linkIn, linkGo, linkView, linkOut, linkNote, link, openTabButton, showView });
 })();
