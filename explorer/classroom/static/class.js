@@ -88,7 +88,8 @@
   // last showed (a reload after End opened a student's "There is no class with the code…" and the default sentence,
   // the teacher's own lost: helper 21)
   function unnameRoom() {
-    const url = new URL(window.location.href);
+    let url;
+    try { url = new URL(window.location.href); } catch (e) { return; }  // (no address: a test harness)
     if (!url.searchParams.has("class")) return;
     // (a follower's address held an older view than it showed: helper 23's reload after End opened stop 7's)
     const last = room.role === "teacher" ? room.pushed : room.following ? room.last : "";
