@@ -117,12 +117,11 @@ class Edges:
         except RuntimeError as e:
             if "response already started" not in str(e):
                 raise
+            # (the response is left incomplete, as the exception left it: uvicorn closes the connection, and the page's
+            # Gradio client hears the same broken stream as before and recovers as it did; uvicorn's own line for it
+            # is filtered, at the end of this file)
             self.said("ended a stream Gradio had failed after starting it: %s %s", scope.get("method", ""),
                       scope.get("path", "")[:80])
-            try:  # the response completed (else uvicorn logs a line of its own for each)
-                await send({"type": "http.response.body", "body": b"", "more_body": False})
-            except Exception:  # noqa: BLE001 - the client has gone: nothing to complete
-                pass
 
     async def __call__(self, scope: dict[str, Any], receive, send) -> None:
         if scope["type"] != "http":
@@ -143,3 +142,13 @@ class Edges:
             return await self.passed(scope, receive, send)
         finally:
             listeners.closed(key)
+
+
+class _Unfinished(logging.Filter):
+    """uvicorn's line for a response left incomplete: Edges.passed says it (at most a line a second) instead."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return "returned without completing response" not in record.getMessage()
+
+
+logging.getLogger("uvicorn.error").addFilter(_Unfinished())
