@@ -737,9 +737,10 @@ class Rooms:
             raise RoomError(t("class.err.full", n=MAX_STUDENTS), 403)
         self.room_joins.take(f"{room.code}:{address}", t("class.err.room_joins", n=ROOM_JOINS_PER_MIN))
         name = clean(nick, "nickname", NICK_CHARS, empty="")
-        if looks(name) in {looks(n) for n in NOT_TEACHER_NICKS} or any(w in looks(name) for w in TEACHER_WORDS):
+        look = looks(name)
+        if look in {looks(n) for n in NOT_TEACHER_NICKS} or any(w in look for w in TEACHER_WORDS):
             raise RoomError(t("class.err.teacher_nick"))
-        if not looks(name):  # blank-looking (dots, spaces, marks): a name of the room's own, kept in English and
+        if not look:  # blank-looking (dots, spaces, marks): a name of the room's own, kept in English and
             # shown in each reader's language ("Student 3" is "Schüler·in 3" on a German page: class.js nickOf)
             name = english("class.student_nick", n=len(room.students) + 1)
         taken = {looks(s.nick) for s in room.students.values()}

@@ -86,6 +86,12 @@ def address_key(event: Any) -> str:
 
 
 class FairQueue(Queue):
+    def _in_turns(self, concurrency_id: str) -> None:
+        """That group's waiting events in turns by address (no await since the push: get_events waits for it)."""
+        waiting = self.event_queue_per_concurrency_id.get(concurrency_id)
+        if waiting is not None and len(waiting.queue) > 1:
+            waiting.queue[:] = interleaved(waiting.queue, address_key)
+
     def _long_events(self) -> list[Any]:
         queued = list(self.event_queue_per_concurrency_id[LONG].queue) if LONG in self.event_queue_per_concurrency_id \
             else []
@@ -104,9 +110,7 @@ class FairQueue(Queue):
             event = self.event_ids_to_events.get(event_id) if ok else None
             if event is not None:
                 event.ae_address = address_of(request)
-                waiting = self.event_queue_per_concurrency_id.get(event.concurrency_id)
-                if waiting is not None and len(waiting.queue) > 1:  # (no await since the push: get_events waits)
-                    waiting.queue[:] = interleaved(waiting.queue, address_key)
+                self._in_turns(event.concurrency_id)
             return ok, event_id, state
         client, address = client_of(body, request), address_of(request)
         long = self._long_events()
@@ -130,9 +134,7 @@ class FairQueue(Queue):
             return ok, event_id, state
         if refusal is None:
             event.ae_client, event.ae_address = client, address
-            if waiting is not None and len(waiting.queue) > 1:  # in turns by address too (helper 22: one address's
-                # 24 attributions held a student's rollout over 20 s)
-                waiting.queue[:] = interleaved(waiting.queue, address_key)
+            self._in_turns(LONG)  # (helper 22: one address's 24 attributions held a student's rollout over 20 s)
             return ok, event_id, state
         # taken and answered at once with the refusal, as an error of this event: a page shows it as a toast and a
         # client raises it with the message (a refused join would reach them as a bare "400 Bad Request")
