@@ -255,7 +255,7 @@ def build() -> gr.Blocks:
         follow_in.click(None, link_in, link_in, js="(...v) => AE.followIn(...v)", **PRIVATE).then(
             None, None, None, js="() => { AE.followGo(); }", **PRIVATE)
         after_translate(gr.Button(elem_id="ae-follow-view", elem_classes=["ae-hidden"]).click(
-            None, None, None, js="() => {}", **PRIVATE))
+            None, None, None, js="() => { AE.replay(); }", **PRIVATE))
         gr.Button(elem_id="ae-room-state", elem_classes=["ae-hidden"]).click(
             None, [p.shown, *view_state, *extra_in], None,
             js="(...v) => { AE.room.push(AE.linkQuery(...v, AE.NO_RUNS)); }", **PRIVATE)

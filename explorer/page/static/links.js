@@ -69,7 +69,9 @@
   // On page load: the request's values from the URL (the text box and decoding options), the rest kept for after
   // the translation. -> values for [text, model, ...options], as they were when the URL names none.
   function linkIn(...values) {
-    return take(new URLSearchParams(window.location.search), values);
+    const out = take(new URLSearchParams(window.location.search), values);
+    link.asked = out;  // (what linkGo translates)
+    return out;
   }
 
   // A link's state taken in (on page load, or when a class room's view arrives): the request's values (returned,
@@ -108,9 +110,36 @@
   function linkGo() {
     if (!link.go) return;
     link.go = false;
-    const button = document.getElementById("translate");
-    if (button) button.click();
+    translateNow(link.asked);
   }
+
+  // Translate pressed by the page itself (a link, a followed view), counted until its answer: a followed view that
+  // arrives meanwhile waits for the answer on its way, and is not translated twice when it asks for that same
+  // request. Applied at once to the sentence shown before (the replay path), it was undone by the answer's own
+  // reset (step 0): a reopened page at stop 7 showed step 0 while the question asked about step 1 (helpers 23, 24).
+  const FLIGHT_MS = 30000;  // an answer that never came (the server down) holds nothing longer than this
+  function flying() {
+    if (link.flying && Date.now() - link.flyingAt > FLIGHT_MS) link.flying = 0;
+    return link.flying || 0;
+  }
+  // ``request``: [text, model, ...options], as the text box and options now hold them
+  function translateNow(request) {
+    const button = document.getElementById("translate");
+    if (!button) return;
+    link.flying = flying() + 1;
+    link.flyingAt = Date.now();
+    link.flight = JSON.stringify((request || []).map(String));
+    button.click();
+  }
+  // a Translate's answer (the page's own or the person's): the newest request's answer is the last on its way
+  // (Gradio runs only the newest of those waiting: always_last)
+  function landed(bank) {
+    if (!flying()) return;
+    const text = (JSON.parse(link.flight || "[]") || [])[0];
+    link.flying = bank && bank.text === text ? 0 : link.flying - 1;
+  }
+  // the hidden #ae-follow-view's own event: the after-chain that follows runs for the shown sentence, no answer
+  function replay() { link.replay = true; }
 
   // After a translation (before the views draw): the link's view state, once; else the values as they are.
   // values: [kind, layer, head, step, step_layer, step_head]
@@ -118,6 +147,9 @@
   function linkView(...values) {
     const bank = AE.parsed(values.pop());
     const view = link.pending;
+    if (!link.replay) landed(bank);
+    link.replay = false;
+    if (view && flying()) return values;  // the view is for the answer still on its way
     if (!view) {
       if (link.seen) link.ignored = [];
       link.seen = true;
@@ -159,7 +191,7 @@
   // are. values: the extra components in app.py's order (extras), then the bank.
   function linkExtras(...values) {
     const bank = AE.parsed(values.pop());
-    if (!link.extrasPending) return values;
+    if (!link.extrasPending || flying()) return values;  // (as linkView: kept for the answer on its way)
     link.extrasPending = false;
     const ignoredBefore = link.ignored.length;
     const fields = extraRules(), keys = Object.keys(fields), out = values.slice();
@@ -375,13 +407,19 @@
     if (!link.go && link.onFollowed) setTimeout(link.onFollowed, 0);
     const bank = AE.current();
     link.same = out.every((v, i) => String(v) === String(values[i])) && !!bank && bank.text === out[0];
+    // the request on its way already (a reopened page's own link, the class's view arriving meanwhile): its answer
+    // takes this view, and nothing is asked twice
+    link.riding = link.go && flying() > 0 && link.flight === JSON.stringify(out.map(String));
+    link.asked = out;
     return out;
   }
 
   function followGo() {
     if (!link.go) return;
     link.go = false;
-    const button = document.getElementById(link.same ? "ae-follow-view" : "translate");
+    if (link.riding) return;
+    if (!link.same) { translateNow(link.asked); return; }
+    const button = document.getElementById("ae-follow-view");
     if (button) button.click();
   }
 
@@ -408,5 +446,5 @@
 
   // whether a followed view arrived in the last ``ms`` (its sentence is set, then translated)
   const followedWithin = (ms) => !!link.followedAt && Date.now() - link.followedAt < ms;
-  Object.assign(AE, { setAddress, followedWithin, modelPicked, startOver, scrollToView, linkExtras, linkRun, linkQuery, follow, followIn, followGo, NO_RUNS, linkIn, linkGo, linkView, linkOut, linkNote, link, openTabButton, showView });
+  Object.assign(AE, { replay, setAddress, followedWithin, modelPicked, startOver, scrollToView, linkExtras, linkRun, linkQuery, follow, followIn, followGo, NO_RUNS, linkIn, linkGo, linkView, linkOut, linkNote, link, openTabButton, showView });
 })();
