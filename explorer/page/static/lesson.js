@@ -516,6 +516,9 @@
   function marked() {
     try {
       if (lesson.stop >= 0) sessionStorage.setItem("ae-lesson", String(lesson.stop)); else sessionStorage.removeItem("ae-lesson");
+      // the first answers too: the score after a reload (helper 24: 8 of 8, then 0 of 8 once the class had ended and
+      // the room no longer held them)
+      sessionStorage.setItem("ae-lesson-first", JSON.stringify(lesson.first.map((r) => (r === undefined ? null : r))));
     } catch (e) { /* storage refused */ }
     const on = lesson.stop >= 0 && lesson.stop < STOPS.length;
     const mark = on ? "ae-lesson-stop-" + (lesson.stop + 1) : lesson.stop >= STOPS.length ? "ae-lesson-end" : "";
@@ -534,7 +537,11 @@
     // a teacher's page in a class takes its view from the room (class.js adopts it): the stop comes back without
     // setting its own view again (kept), whichever of the two arrives first
     const r = AE.room && AE.room.state, teaching = !!(r && r.role === "teacher" && r.code);
-    if (stop !== null && /^\d+$/.test(stop) && lesson.stop < 0) at(Number(stop), teaching);
+    if (stop === null || !/^\d+$/.test(stop) || lesson.stop >= 0) return;
+    let first = [];
+    try { first = JSON.parse(sessionStorage.getItem("ae-lesson-first") || "[]"); } catch (e) { first = []; }
+    if (Array.isArray(first)) lesson.first = first.slice(0, STOPS.length).map((r) => (typeof r === "boolean" ? r : undefined));
+    at(Number(stop), teaching);
   }
 
   // A student's view shown to everyone while a question is open: the question stays, and says that the screen now
