@@ -128,10 +128,13 @@
       return r.height > 0 && r.top >= 0 && r.top < h / 2;
     });
     if (!main) return;
+    // (the height drawn: a window's resize makes Plotly drop a figure's layout height when its width is free, as
+    // ours is, and it keeps what it had: helper 24's step figure stayed 1060 px tall on a 768 px screen)
     const L = main.layout, fill = (L.meta || {}).aeFill, top = main.getBoundingClientRect().top;
-    if (!fill || !L.height) return;
+    const have = L.height || (main._fullLayout || {}).height;
+    if (!fill || !have) return;
     const want = Math.max(fill, Math.floor(h - top - 12));
-    if (Math.abs(want - L.height) < 8) return;
+    if (Math.abs(want - have) < 8) return;
     try { window.Plotly.relayout(main, { height: want, autosize: true, width: null }); } catch (e) { /* not drawn yet */ }
   }
   let resized = null;
