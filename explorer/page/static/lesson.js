@@ -306,7 +306,7 @@
   function inSight(stop) {
     const since = Date.now();
     [120, 1000, 2500, 5000].forEach((ms) => setTimeout(() => {  // (Inside a head is drawn by the server)
-      if (lesson.stop < 0 || STOPS[lesson.stop] !== stop) return;
+      if (lesson.stop < 0 || STOPS[lesson.stop] !== stop || lesson.showing) return;
       if (AE.sight && AE.sight.touchedSince && AE.sight.touchedSince(since + 300)) return;  // (not the key or tap that moved it)
       const el = document.querySelector(focusOf(stop));
       if (!el) return;
@@ -473,6 +473,7 @@
     lesson.pending = null;  // (a stop asked for while the fold opened is older than this one)
     if (stop < 0 || stop === lesson.stop) return;
     lesson.stop = Math.min(stop, STOPS.length);
+    lesson.showing = false;  // (a new stop's own view)
     lesson.answered = null;
     lesson.moved = "";
     lesson.kept = kept ? lesson.stop : null;
@@ -483,6 +484,7 @@
   // Brought back by the teacher (Bring everyone back, Follow again): the teacher's stop shown anew, unfolded, with
   // its view in sight, even where this page's lesson is at that stop already (a student who had scrolled away)
   function rejoin(stop) {
+    lesson.showing = false;
     if (!body() || stop < 0) { at(stop); return; }
     lesson.folded = null;
     lesson.moved = "";  // (brought back to the stop's view: "the teacher moved the class" is old news: helper 20)
@@ -548,13 +550,31 @@
   // shows another view than the one it asks about (helper 21: stop 6 asked about the last layer's average while every
   // screen showed a student's head 3); Bring everyone back (rejoin) clears it. ``nick``: "" when the showing ended.
   function shownNote(nick) {
+    lesson.showing = !!nick;
+    if (nick) shownInSight();
     if (lesson.stop < 0 || lesson.stop >= STOPS.length) return;
     lesson.moved = nick ? AE.t("lesson.shown", { nick }) : "";
     render();
   }
 
+  // The shown view's own figure brought to the screen's top (and the stop's view no longer brought back over it):
+  // helper 24, Show to everyone at stop 4 drew the shown heatmap 830 px above a projector that kept the stop's model
+  // view in sight. Again while the shown view arrives (it may be translated first), until a hand scrolls or taps.
+  const MAINS = { attend: "#heatmap", steps: "#step-plot", pe: "#pe-table", inside: "#inside-plot",
+    experiments: "#lens-plot", compare: "#compare-view" };
+  function shownInSight() {
+    const since = Date.now();
+    [300, 1500, 3000].forEach((ms) => setTimeout(() => {
+      if (!lesson.showing || (AE.sight && AE.sight.touchedSince && AE.sight.touchedSince(since + 300))) return;
+      const el = document.querySelector(MAINS[AE.state && AE.state.tab] || "#tabs");
+      if (!el || !el.offsetParent) return;
+      if (AE.sight && AE.sight.bring) AE.sight.bring(el); else if (el.scrollIntoView) el.scrollIntoView({ block: "start" });
+    }, ms));
+  }
+
   // the running stop's view brought into sight again (presentation mode, the window resized) -> whether one runs
   function reaim() {
+    if (lesson.showing) { shownInSight(); return true; }
     if (lesson.stop < 0 || lesson.stop >= STOPS.length) return false;
     inSight(STOPS[lesson.stop]);
     return true;
@@ -569,8 +589,9 @@
       try { return about(STOPS[i].ask(b), b); } catch (e) { return null; }
     },
     // the part the running stop asks about, when it is on ``tab`` (sight.js brings it into a follower's sight)
-    partOf: (tab) => (lesson.stop >= 0 && lesson.stop < STOPS.length && STOPS[lesson.stop].view.tab === tab ? focusOf(STOPS[lesson.stop]) : null),
+    // (none while a student's view is shown to everyone: that view's own figure is brought instead)
+    partOf: (tab) => (!lesson.showing && lesson.stop >= 0 && lesson.stop < STOPS.length && STOPS[lesson.stop].view.tab === tab ? focusOf(STOPS[lesson.stop]) : null),
     // that part placed as its stop wants it, if it asks about one panel of it on a phone (sight.js asks first)
-    place: (el) => lesson.stop >= 0 && lesson.stop < STOPS.length && !!STOPS[lesson.stop].panel &&
+    place: (el) => !lesson.showing && lesson.stop >= 0 && lesson.stop < STOPS.length && !!STOPS[lesson.stop].panel &&
       el === document.querySelector(focusOf(STOPS[lesson.stop])) && panelAbove(el, STOPS[lesson.stop].panel) };
 })();

@@ -36,7 +36,20 @@
   }
 
   function bring(el) {
-    const y = el.getBoundingClientRect().top + window.scrollY - bannerBottom() - 6;
+    const r = el.getBoundingClientRect(), top = bannerBottom(), foot = sheetTop(), room = foot - top - 6;
+    let y = r.top + window.scrollY - top - 6;
+    // a phone's lesson sheet leaves a little less room than the figure takes: its title goes under the banner
+    // where that puts its whole plot and the words on its axes above the sheet (helper 24: stop 6's column words,
+    // the answer's options, under the sheet below a German banner and sheet, each a line or two taller)
+    if (foot < window.innerHeight && r.height > room) {
+      const fig = el.classList.contains("js-plotly-plot") ? el : el.querySelector(".js-plotly-plot");
+      const L = fig && fig._fullLayout;
+      const title = L ? fig.getBoundingClientRect().top - r.top + ((L.margin || {}).t || 0) - 4 : 0;
+      // (the lowest words on its axes, once its top is under the banner: how far they would run under the sheet)
+      const low = Math.max(0, ...[...(fig ? fig.querySelectorAll("g[class*='tick'] text") : [])].map((w) => w.getBoundingClientRect().bottom));
+      const under = low - (r.top - (top + 6)) - (foot - 4);
+      if (under > 0 && under <= title) y += under;
+    }
     window.scrollTo({ top: Math.max(0, y), behavior: "instant" });
   }
 
