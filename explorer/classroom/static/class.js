@@ -423,8 +423,15 @@
     // each view sent in says its sentence (what Show to everyone would put on every screen), not only who and a note
     const sentence = (s) => { try { return new URLSearchParams(s.state || "").get("text") || ""; } catch (e) { return ""; } };
     const quoted = (text) => (text ? " <q lang='en'>" + esc(text.slice(0, 80)) + (text.length > 80 ? "…" : "") + "</q>" : "");
+    // the view's tab, by its name in the teacher's language (a student's state is data: only a tab id is looked up)
+    const tabOf = (s) => {
+      let tab = "attend";
+      try { tab = new URLSearchParams(s.state || "").get("tab") || "attend"; } catch (e) { tab = ""; }
+      const name = /^[a-z]{2,12}$/.test(tab) ? AE.t("page." + tab + ".tab") : "";
+      return name && name !== "page." + tab + ".tab" ? " <small class='ae-share-tab'>(" + esc(name) + ")</small>" : "";
+    };
     const shares = d.shares.slice().reverse().map((s) => "<li><b>" + esc(nickOf(s.nick)) + "</b>" + (s.note ? ": " + esc(s.note) : "") +
-      quoted(sentence(s)) +
+      quoted(sentence(s)) + tabOf(s) +
       " <button onclick='AE.room.show(" + attr(s.id) + ")'>" + AE.t("class.show") + "</button>" +
       " <button onclick='AE.room.remove(" + attr(s.id) + ")'>" + AE.t("class.remove") + "</button></li>").join("");
     const counts = { n: d.students, following: d.following, exploring: d.exploring };
@@ -678,15 +685,22 @@
 
   function shareView() {
     const note = window.prompt ? window.prompt(AE.t("class.note_prompt"), "") : "";
-    if (note === null) return;
+    if (note === null) { sentNote("class.not_sent"); return; }  // (Cancel said nothing: helper 23)
     room.note = note;
     const b = document.getElementById("ae-room-share");
     if (b) b.click();
   }
 
+  // what became of "Send my view", said in the banner (its notes are read out: aria-live)
+  function sentNote(key) {
+    const el = box("class-banner"), notes = el.querySelector(".ae-class-notes");
+    el.querySelectorAll(".ae-sent").forEach((s) => s.remove());
+    (notes || el).insertAdjacentHTML("beforeend", " <span class='ae-sent'>" + AE.t(key) + "</span>");
+  }
+
   function share(query) {
     api(room.code + "/share", { sid: room.sid, state: query, note: room.note || "" })
-      .then(() => { const el = box("class-banner"); el.insertAdjacentHTML("beforeend", " <span class='ae-sent'>" + AE.t("class.sent") + "</span>"); })
+      .then(() => sentNote("class.sent"))
       .catch((e) => say(e.message));
   }
 
