@@ -110,7 +110,12 @@ def test_show_follow_explore_and_bring_back(browser, server):  # noqa: F811
         a.locator("#class-banner button", has_text="Explore on my own").click()
         banner(a, "Exploring")
         translate(a, "A cat sleeps on the sofa.")
+        a.evaluate("() => { window.prompt = () => null; }")  # Cancel in the note's prompt: nothing sent, and said
+        a.locator("#class-banner button", has_text="Send my view").click()
+        banner(a, "Not sent")
+        assert teacher.locator("#class-shares button", has_text="Show to everyone").count() == 0
         send_and_show(teacher, a, "the cat")
+        assert "(Inside a head)" in teacher.locator("#class-shares").inner_text()  # the shared view's tab, named
         shows(teacher, "A cat sleeps on the sofa.", 60_000)
         shows(b, "A cat sleeps on the sofa.", 60_000)
         banner(b, "Shown:")
@@ -275,16 +280,23 @@ def test_a_new_sentence_at_a_stop_is_a_new_question_for_the_whole_class(browser,
 STEP = "() => document.querySelector('#step input[type=number]')?.value"
 
 
+def class_at_stop_7(stack, browser, server):  # noqa: F811
+    """A class whose teacher ran the lesson to stop 7 (a decoding step's question), each phone there on Step by step,
+    the stop's own step set. -> (teacher, code, (phone A, phone B))"""
+    teacher, code, (a, b) = start_class(stack, browser, server)
+    lesson_to(teacher, 7)
+    for s in (a, b):
+        at_stop(s, 7)
+        wait_tab(s, "Step by step")
+    teacher.wait_for_timeout(2_000)  # the stop's own step set
+    return teacher, code, (a, b)
+
+
 def test_the_teachers_reload_keeps_the_step_the_class_is_on(browser, server):  # noqa: F811
     """At stop 7 (a decoding step's question) the teacher moves the step on; the phones follow. The teacher's reload
     brings back the lesson at stop 7 with the room's view: the step the class is on, not the question's own."""
     with ExitStack() as stack:
-        teacher, code, (a, b) = start_class(stack, browser, server)
-        lesson_to(teacher, 7)
-        for s in (a, b):
-            at_stop(s, 7)
-            wait_tab(s, "Step by step")
-        teacher.wait_for_timeout(2_000)  # the stop's own step set
+        teacher, code, (a, b) = class_at_stop_7(stack, browser, server)
         moved = str(int(teacher.evaluate(STEP)) + 1)
         step = teacher.locator("#step input[type=number]")
         step.fill(moved)
@@ -368,6 +380,14 @@ def test_stop_3_shows_the_weights_its_question_is_about_above_a_phones_sheet(bro
             assert at and at["room"][0] <= at["title"] and at["title"] + PANEL_HEIGHT <= at["room"][1], at
 
 
+# the heatmap's row and column words not between a phone's class banner and its lesson sheet
+WORDS_OUT = """() => { const b = document.querySelector('#class-banner').getBoundingClientRect().bottom;
+  const sheet = document.querySelector('#lesson-box .ae-docked'), f = sheet ? sheet.getBoundingClientRect().top : innerHeight;
+  const out = [...document.querySelectorAll('#heatmap .xtick text, #heatmap .ytick text')].filter((t) => {
+    const r = t.getBoundingClientRect(); return r.top < b - 1 || r.bottom > f + 1; }).map((t) => t.textContent);
+  return { out, n: document.querySelectorAll('#heatmap .xtick text').length, b, f }; }"""
+
+
 def test_stop_6_is_readable_on_a_short_projector_beside_the_class_panel_in_german(browser, server):  # noqa: F811
     """1366x768 in presentation mode, the class panel beside the page, in German (the longest labels): at stop 4
     the model view's token words do not run into each other; at stop 6 the cross-attention heatmap is wholly on the
@@ -379,6 +399,9 @@ def test_stop_6_is_readable_on_a_short_projector_beside_the_class_panel_in_germa
         translate(teacher, "The children are playing football in the park.")
         teacher.locator("#teach").click()
         teacher.locator("#class-code").wait_for(timeout=10_000)
+        phone = stack.enter_context(opened(browser, f"{server}?class={teacher.locator('#class-code').inner_text()}",
+                                           **PHONE))
+        banner(phone, "Du folgst der Lehrkraft", 60_000)
         teacher.locator("#present").click()
         teacher.locator("#class-lesson-start").click()
         for n in range(2, 7):
@@ -410,6 +433,12 @@ def test_stop_6_is_readable_on_a_short_projector_beside_the_class_panel_in_germa
         teacher.locator("#class-now-tally li.ae-right").wait_for(timeout=10_000)
         place = teacher.evaluate(PANEL_PLACES)
         assert place["answered"] <= place["actions"] + 1 and place["bottom"] <= 768, place
+        # the phone: the heatmap's row and column words between the (two-line German) banner and the lesson's sheet
+        # (helper 24: the column words the question asks about were under the sheet)
+        phone.locator("#ae-lesson h3", has_text="Station 6 von 8").wait_for(timeout=20_000)
+        phone.wait_for_timeout(5_500)  # the stop's own bringing (at 120 ms, 1 s, 2.5 s and 5 s)
+        words = phone.evaluate(WORDS_OUT)
+        assert words["n"] >= 8 and not words["out"], words
 
 
 def test_bring_everyone_back_after_a_shown_view_puts_every_screen_on_the_stops_view(browser, server):  # noqa: F811
@@ -607,3 +636,86 @@ def test_the_colour_bars_keep_their_colours_when_the_address_names_the_class(bro
         here = teacher.evaluate("() => location.href.split('#')[0]")
         stale = [r for r in refs if "http" in r and here + "#" not in r]
         assert not stale, (here, stale[:3])
+
+
+def test_the_language_switch_at_stop_7_keeps_the_step_its_question_asks_about(browser, server):  # noqa: F811
+    """At stop 7 (the step's question) the teacher switches to German: the teacher's page and each phone reopen in
+    German, translate the class's sentence again, and show the step the question asks about, not step 0 (helpers
+    23 and 24: every screen fell back to step 0 while the question and the addresses said step 1)."""
+    with ExitStack() as stack:
+        teacher, code, (a, b) = class_at_stop_7(stack, browser, server)
+        asked = teacher.evaluate(STEP)
+        assert asked not in (None, "0")
+        for s in (a, b):
+            s.wait_for_function(f"() => ({STEP})() === {asked!r}", timeout=20_000)
+        teacher.locator("#ae-langs button[data-lang='de']").click()
+        for pg in (teacher, a, b):
+            pg.wait_for_function("() => document.documentElement.lang === 'de'", timeout=60_000)
+        teacher.wait_for_function("() => document.querySelector('#ae-lesson h3')?.innerText.includes('Station 7 von 8')",
+                                  timeout=60_000)
+        teacher.wait_for_timeout(6_000)  # each page's own translation and the class's view both answered
+        assert [pg.evaluate(STEP) for pg in (teacher, a, b)] == [asked] * 3
+        for pg in (teacher, a, b):
+            assert pg.errors == []
+
+
+def test_a_students_score_survives_the_end_of_the_class_and_a_reload(browser, server):  # noqa: F811
+    """A student answers, the teacher finishes the lesson and ends the class; the student's reload still shows
+    the score the page showed (helper 24: 8 of 8, then 0 of 8 once the room that held the answers was gone)."""
+    with ExitStack() as stack:
+        teacher, code, (a, b) = start_class(stack, browser, server)
+        teacher.get_by_text("Guided lesson").first.click()
+        teacher.locator("#ae-lesson-start").click()
+        for n in range(1, 4):  # stops 1 to 3 answered by phone A, the rest not
+            at_stop(a, n)
+            a.locator("#ae-lesson .ae-answer").nth(0).click()
+            a.locator("#ae-lesson .ae-answer.ae-chosen").wait_for(timeout=10_000)
+            teacher.locator("#class-next").click()
+        for _ in range(4, 9):
+            teacher.locator("#class-next").click()
+            teacher.wait_for_timeout(300)
+        score = a.locator("#ae-lesson .ae-score")
+        score.wait_for(timeout=30_000)
+        before = score.inner_text()
+        assert "5 not answered" in before, before  # three of eight answered
+        teacher.locator("#class-end").click()
+        banner(a, "ended", 20_000)
+        a.reload(wait_until="domcontentloaded")
+        score.wait_for(timeout=60_000)
+        a.wait_for_timeout(3_000)  # the page's own translation answered (the lesson's end drawn again)
+        assert score.inner_text() == before
+        assert a.errors == []
+
+
+HEATMAP_TOP = ("() => { const e = document.querySelector('#heatmap .js-plotly-plot'); if (!e || !e.offsetParent) return null;"
+               " return Math.round(e.getBoundingClientRect().top); }")
+
+
+def test_a_view_shown_to_everyone_at_stop_4_is_brought_to_every_screen(browser, server):  # noqa: F811
+    """Stop 4 brings the model view to the screen's top. A student's view shown to everyone there is a heatmap:
+    it is brought to the top of the projector and of each phone, not left above the screen (helper 24: 830 px up,
+    while the class looked at the model view with the student's head as one panel of twelve)."""
+    with ExitStack() as stack:
+        teacher, code, (a, b) = start_class(stack, browser, server)
+        teacher.locator("#present").click()
+        teacher.get_by_text("Guided lesson").first.click()
+        teacher.locator("#ae-lesson-start").click()
+        for n in (2, 3, 4):
+            teacher.locator("#class-next").click()
+            at_stop(teacher, n)
+        for pg in (a, b):
+            at_stop(pg, 4)
+        teacher.wait_for_timeout(2_500)  # the stop's model view brought to the top
+        a.locator("#class-banner button", has_text="Explore on my own").click()
+        banner(a, "Exploring")
+        translate(a, "My brother reads a book.")
+        send_and_show(teacher, a, "mine")
+        for pg in (teacher, b):
+            pg.wait_for_function("() => document.querySelector('#status')?.innerText.includes('My brother')",
+                                 timeout=30_000)
+        teacher.wait_for_timeout(4_000)
+        top, h = teacher.evaluate(HEATMAP_TOP), teacher.evaluate("innerHeight")
+        assert top is not None and -2 <= top < h / 2, (top, h)
+        # (a phone: the figure's words between the banner and the sheet, its title perhaps under the banner)
+        words = b.evaluate(WORDS_OUT)
+        assert words["n"] >= 4 and not words["out"], words
