@@ -95,6 +95,28 @@ def test_a_shown_view_reaches_every_follower_and_a_student_exploring_alone_is_no
     assert room.for_teacher()["students"] == 2
 
 
+def test_the_teachers_panel_hears_each_students_newest_view_in_a_few_bytes_not_every_view_whole():
+    """A student who sends view after view (a removed one rejoining, a script) kept the teacher's stream busy: every
+    panel news carried the last 20 views whole, up to 8,000 characters each (attacker helper 22: 3.2 MB/s down the
+    teacher's stream). The panel now hears each student's newest view only, as its sentence (cut) and tab."""
+    rooms = Rooms()
+    code, key = rooms.open()
+    students = [rooms.join(code, f"S{i}", f"10.0.0.{i}")[1] for i in range(20)]
+    big = "text=" + "a%20" * 100 + "&tab=inside&" + "&".join(f"k{i}=" + "x" * 40 for i in range(150))
+    for _ in range(5):
+        for s in students:
+            room = rooms.share(code, s.sid, big, "look")
+    panel = room.for_teacher()["shares"]
+    assert len(panel) == 20 and sorted(x["nick"] for x in panel) == sorted(f"S{i}" for i in range(20))
+    assert {x["tab"] for x in panel} == {"inside"} and all(x["text"].startswith("a a a") for x in panel)
+    assert len(json.dumps(panel)) < 20 * 300, len(json.dumps(panel))
+    rooms.share(code, students[1].sid, "a&" * 3000, "")  # (no view a page sends: the panel still answers)
+    assert room.for_teacher()["shares"][-1]["text"] == ""
+    # Show to everyone still shows the whole view
+    rooms.show(code, key, panel[0]["id"])
+    assert room.for_student(students[0].sid)["state"].endswith("x" * 40)
+
+
 def test_each_bound_is_refused_with_its_message(monkeypatch):
     rooms = Rooms()
     code, key = rooms.open()

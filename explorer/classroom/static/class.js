@@ -421,12 +421,11 @@
         " <i>" + AE.t("class.revealed") + "</i>" : " <button onclick='AE.room.reveal(" + attr(n.stop) + ")'>" + AE.t("class.reveal") +
         "</button>") + "</li>").join("");
     // each view sent in says its sentence (what Show to everyone would put on every screen), not only who and a note
-    const sentence = (s) => { try { return new URLSearchParams(s.state || "").get("text") || ""; } catch (e) { return ""; } };
+    const sentence = (s) => String(s.text || "");  // (the room sends a view sent as its sentence and tab: rooms.brief)
     const quoted = (text) => (text ? " <q lang='en'>" + esc(text.slice(0, 80)) + (text.length > 80 ? "…" : "") + "</q>" : "");
-    // the view's tab, by its name in the teacher's language (a student's state is data: only a tab id is looked up)
+    // the view's tab, by its name in the teacher's language (a student's view is data: only a tab id is looked up)
     const tabOf = (s) => {
-      let tab = "attend";
-      try { tab = new URLSearchParams(s.state || "").get("tab") || "attend"; } catch (e) { tab = ""; }
+      const tab = String(s.tab || "");
       const name = /^[a-z]{2,12}$/.test(tab) ? AE.t("page." + tab + ".tab") : "";
       return name && name !== "page." + tab + ".tab" ? " <small class='ae-share-tab'>(" + esc(name) + ")</small>" : "";
     };
