@@ -719,3 +719,7 @@ def test_a_view_shown_to_everyone_at_stop_4_is_brought_to_every_screen(browser, 
         # (a phone: the figure's words between the banner and the sheet, its title perhaps under the banner)
         words = b.evaluate(WORDS_OUT)
         assert words["n"] >= 4 and not words["out"], words
+        # and the open question says the screen shows a student's view, not its stop's (helper 25: the phones' said
+        # nothing once the shown sentence had been translated)
+        for pg in (teacher, b):
+            assert "The screen now shows" in pg.locator("#ae-lesson").inner_text()

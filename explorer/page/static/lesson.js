@@ -398,11 +398,14 @@
       // a new sentence: its question's view set, and brought into sight (the teacher typed it at the page's top)
       if (!AE.current || AE.current() !== lesson.asked) {
         lesson.answered = null;
-        lesson.moved = "";  // (a sentence of the student's own: "the teacher moved the class" is old news)
+        // (a sentence of the student's own: "the teacher moved the class" is old news; a view shown to everyone
+        // keeps saying so: helper 25, the phones' question at stop 4 lost it once the shown sentence arrived)
+        if (!lesson.showing) lesson.moved = "";
         // (a stop that came back with the room's view, at a teacher's reload: the page's own example and then the
         // room's sentence are analysed anew, and the view stays the room's; a sentence typed after that is aimed)
         const b = AE.current && AE.current();
-        if (lesson.kept === lesson.stop) { if (roomSentence(b)) lesson.kept = null; } else aim(STOPS[lesson.stop]);
+        // (a shown view is the student's as they sent it: the stop's layer, head or step not set over it)
+        if (lesson.kept === lesson.stop) { if (roomSentence(b)) lesson.kept = null; } else if (!lesson.showing) aim(STOPS[lesson.stop]);
         inSight(STOPS[lesson.stop]);
       }
       render();
