@@ -135,7 +135,12 @@
     if (!fill || !have) return;
     const want = Math.max(fill, Math.floor(h - top - 12));
     if (Math.abs(want - have) < 8) return;
-    try { window.Plotly.relayout(main, { height: want, autosize: true, width: null }); } catch (e) { /* not drawn yet */ }
+    const update = { height: want, autosize: true, width: null };
+    // a row title longer than the rows now are tall is dropped (views.js's rule when it draws: the subtitle says
+    // what the rows are), as it would run into the subtitle (helper 25: stop 6 at 1366x768)
+    const m = L.margin || {}, rows = want - (m.t || 80) - (m.b || 80), y = ((L.yaxis || {}).title || {}).text;
+    if (y && rows < 11 * String(y).length) update["yaxis.title.text"] = "";
+    try { window.Plotly.relayout(main, update); } catch (e) { /* not drawn yet */ }
   }
   let resized = null;
   window.addEventListener("resize", () => {
