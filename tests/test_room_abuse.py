@@ -292,6 +292,16 @@ def test_wrong_codes_keys_and_ids_get_one_answer_and_a_limit_per_address():
         # other addresses (a class behind its own) are not held back
         assert post(url, f"/class/{code}/check", {"key": key}, headers=as_("10.0.0.4")).status_code == 200
         assert post(url, f"/class/{code}/check", {"sid": sid}, headers=as_("10.0.0.4")).json()["open"] is True
+        # nor other browsers behind the guesser's address (each page names its browser in a cookie): a school's
+        # students join while one of them is held (attacker helper 22: 31 misses held every join behind a Space's
+        # proxy); a guesser who changes cookies is held with the whole address after ADDRESS_MISSES_PER_MIN
+        honest = as_("10.0.0.3") | {"cookie": "ae_lang=en; ae_browser=honest-browser-1"}
+        assert post(url, f"/class/{code}/join", {"nick": "Kim"}, headers=honest).status_code == 200
+        for i in range(r.ADDRESS_MISSES_PER_MIN - r.MISSES_PER_MIN):
+            post(url, f"/class/ZZZ{i:03d}/check", {"key": "x"},
+                 headers=as_("10.0.0.3") | {"cookie": f"ae_browser=guess-{i:06d}"})
+        late = post(url, f"/class/{code}/join", {"nick": "Lee"}, headers=honest)
+        assert late.status_code == 429 and "wrong class codes" in late.json()["error"], late.text
 
 
 # -- (6) POSTs: JSON only, from this server's own pages -----------------------------------------------------------

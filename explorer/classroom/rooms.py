@@ -51,7 +51,10 @@ MESSAGES_PER_MIN = 60  # what one student may send in a minute
 # what the teacher's page may send in a minute: it posts its view every 0.4 s while a slider moves (150 a minute), and
 # opening the teacher's stream is not counted
 TEACHER_MESSAGES_PER_MIN = 240
-MISSES_PER_MIN = 30  # wrong codes, keys or student ids from one address in a minute; then every code route waits
+MISSES_PER_MIN = 30  # wrong codes, keys or student ids from one browser in a minute; then its code routes wait
+# ... and from one address, all its browsers together (a school's NAT, a Space's proxy: one student's 31 typos or
+# guesses held every join behind the address, attacker helper 22), or a guesser who changes cookies each time
+ADDRESS_MISSES_PER_MIN = 300
 JOINS_PER_MIN = 300  # joins from one address in a minute (a school's classes behind one address join at once)
 ROOM_JOINS_PER_MIN = 60  # joins into one room from one address in a minute: a class behind one address joins at
 # once, while one visitor needs minutes to fill a room of MAX_STUDENTS (the teacher sees them coming and removes them)
@@ -418,7 +421,8 @@ class Rooms:
         self.joins = Rate(JOINS_PER_MIN, 60)
         self.room_joins = Rate(ROOM_JOINS_PER_MIN, 60)
         self.opens = Rate(ROOMS_PER_HOUR, 3600)
-        self.misses = Rate(MISSES_PER_MIN, 60)
+        self.misses = Rate(MISSES_PER_MIN, 60)  # by address and browser (routes.browser: its cookie)
+        self.address_misses = Rate(ADDRESS_MISSES_PER_MIN, 60)
         self.streams: dict[str, int] = {}  # "s:<sid>" / "t:<code>" -> streams open now
         self.open_streams = 0  # in this process
 
@@ -472,8 +476,8 @@ class Rooms:
 
     # -- wrong codes, keys and ids: counted per address; past MISSES_PER_MIN a code route waits unless the request
     # carries a key or id of the room (a class behind one address, a Space's proxy, is not shut out by one guesser)
-    def held(self, address: str) -> bool:
-        return self.misses.full("a:" + address)
+    def held(self, address: str, browser: str = "") -> bool:
+        return self.misses.full(f"a:{address}|{browser}") or self.address_misses.full("a:" + address)
 
     def admit(self, code: object, key: object = None, sid: object = None) -> None:
         """For an address that is held: go on only with the room's key or one of its students' ids; else 429 (not
@@ -486,11 +490,12 @@ class Rooms:
         except NoRoom:
             raise RoomError(t("class.err.misses"), 429) from None
 
-    def missed(self, address: str) -> None:
-        try:
-            self.misses.take("a:" + address, "")
-        except RoomError:
-            pass
+    def missed(self, address: str, browser: str = "") -> None:
+        for rate, key in ((self.misses, f"a:{address}|{browser}"), (self.address_misses, "a:" + address)):
+            try:
+                rate.take(key, "")
+            except RoomError:
+                pass
 
     # -- push streams ----------------------------------------------------------------------------------------------
     @contextmanager

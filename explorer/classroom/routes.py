@@ -14,9 +14,10 @@ Every refusal is JSON ``{"error": "<words>"}`` with its status (rooms.RoomError)
 in rooms.py and escaped wherever the page shows it. A POST must be ``application/json`` (415 otherwise), and when it
 carries an ``Origin`` header that origin must be this server's own (403): a page elsewhere cannot post to a class.
 A POST without ``Origin`` comes from no browser (curl, the benchmarks) and is taken. A code that is no room, a key
-not the room's and an id not in it get one answer (rooms.NoRoom, 404) and count as misses of the client's address;
-past rooms.MISSES_PER_MIN in a minute a route that takes a code answers 429, unless the request carries the room's
-key or one of its students' ids (a class behind one address is not shut out by one guesser among it). The client's
+not the room's and an id not in it get one answer (rooms.NoRoom, 404) and count as misses of the client's browser
+(its ``ae_browser`` cookie, at its address) and of its address; past rooms.MISSES_PER_MIN in a minute from the browser,
+or rooms.ADDRESS_MISSES_PER_MIN from the address, a route that takes a code answers 429, unless the request carries
+the room's key or one of its students' ids (a class behind one address is not shut out by one guesser among it). The client's
 address is the TCP peer, or with ``ATTENTION_EXPLORER_TRUSTED_PROXY=N`` (N proxies in front, each appending to
 X-Forwarded-For; 1 by default on a Hugging Face Space) the N-th address of X-Forwarded-For from the right; without it,
 every request that carries X-Forwarded-For counts as one address ("forwarded"), so a forged header buys nothing.
@@ -106,6 +107,20 @@ def language(scope) -> str | None:
         if name.strip() == COOKIE and known(value.strip().strip('"')):
             return known(value.strip().strip('"'))
     return from_accept(headers.get("accept-language"))
+
+
+BROWSER_COOKIE = "ae_browser"  # a random name the page keeps in its browser (class.js): misses are counted by it
+_BROWSER = re.compile(r"[A-Za-z0-9_-]{8,40}")
+
+
+def browser(scope) -> str:
+    """The browser a request comes from, by the name its page chose (``ae_browser`` cookie); "" for a client that
+    sends none (curl, a script: all of them one browser of their address)."""
+    for part in headers_of(scope).get("cookie", "").split(";"):
+        name, _, value = part.partition("=")
+        if name.strip() == BROWSER_COOKIE and _BROWSER.fullmatch(value.strip()):
+            return value.strip()
+    return ""
 
 
 def check_post(scope) -> None:
@@ -224,7 +239,7 @@ class ClassRoutes:
                                  path[len(PREFIX):].strip("/").split("/"), client)
             except RoomError as e:
                 if isinstance(e, NoRoom):
-                    self.rooms.missed(client)
+                    self.rooms.missed(client, browser(scope))
                 log.info("class: refused %s %s: %s", scope.get("method"), path[:60], str(e)[:120])
                 await reply(send, e.status, {"error": str(e)})
 
@@ -240,7 +255,7 @@ class ClassRoutes:
         code, action = parts
         # past MISSES_PER_MIN wrong codes, keys or ids from this address: only a request carrying this room's key or
         # one of its students' ids goes on (rooms.admit); a join, a QR code or a guess waits
-        held = rooms.held(client)
+        held = rooms.held(client, browser(scope))
 
         def admitted(key=None, sid=None) -> None:
             if held:

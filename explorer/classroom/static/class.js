@@ -9,6 +9,14 @@
   const room = { role: null, code: "", key: "", sid: "", source: null, following: true, last: null, pushed: "",
     data: null, timer: null, note: "", unsent: {} };
 
+  // A random name for this browser, sent with every class request (a cookie): wrong codes are counted per browser,
+  // so one student's typos or guesses do not hold back the joins of a whole school behind one address (routes.py)
+  if (!/(^|;\s*)ae_browser=[A-Za-z0-9_-]{8,40}/.test(document.cookie || "") && window.crypto && crypto.getRandomValues) {
+    const bytes = crypto.getRandomValues(new Uint8Array(12));
+    const name = Array.from(bytes, (b) => "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_"[b & 63]).join("");
+    document.cookie = "ae_browser=" + name + "; path=/; max-age=31536000; SameSite=Lax";
+  }
+
   async function api(path, body) {
     let r;
     try {
