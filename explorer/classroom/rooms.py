@@ -46,7 +46,9 @@ STATE_CHARS = 8_000  # a view: a link's query string (links.js), as long as a lo
 STOP_CHARS = 40  # a lesson stop's name
 MAX_OPTIONS = 8
 OPTION_CHARS = 160  # one option's text, as the teacher's panel shows it
-MAX_SHARES = 60  # views sent to the teacher in one room; the oldest go first
+# views sent to the teacher that a room keeps (the newest of each student), the oldest going first: the panel lists
+# them all; each may hold STATE_CHARS, and a room is written whole at every change (432 KB at 60, 1.2 ms a change)
+MAX_SHARES = 20
 MESSAGES_PER_MIN = 60  # what one student may send in a minute
 # what the teacher's page may send in a minute: it posts its view every 0.4 s while a slider moves (150 a minute), and
 # opening the teacher's stream is not counted
@@ -316,7 +318,7 @@ class Room:
                               for stop, q in self.questions.items()},
                 # each view sent as the panel lists it (its sentence, cut, and tab), never whole: Show to everyone
                 # takes the whole view from the room (20 views of 8,000 characters in every panel news: 3.2 MB/s)
-                "shares": [brief(share) for share in self.shares[-PANEL_SHARES:]],
+                "shares": [brief(share) for share in self.shares[-MAX_SHARES:]],
                 # every student, for the teacher to remove any of them: by a name for their id that is no key (the id
                 # itself lets its holder answer as that student)
                 "roster": [{"id": public_id(s.sid), "nick": s.nick, "following": s.following}
@@ -378,7 +380,6 @@ def shared(method):
     return run
 
 
-PANEL_SHARES = 20  # views sent that the teacher's panel lists, the newest
 SHARE_TEXT_CHARS = 80  # of a sent view's sentence, as the panel quotes it
 
 
