@@ -639,13 +639,19 @@ def test_the_colour_bars_keep_their_colours_when_the_address_names_the_class(bro
 
 
 def test_the_language_switch_at_stop_7_keeps_the_step_its_question_asks_about(browser, server):  # noqa: F811
-    """At stop 7 (the step's question) the teacher switches to German: the teacher's page and each phone reopen in
-    German, translate the class's sentence again, and show the step the question asks about, not step 0 (helpers
-    23 and 24: every screen fell back to step 0 while the question and the addresses said step 1)."""
+    """At stop 7 (the step's question) the teacher moves the class a step on and switches to German: the teacher's page
+    and each phone reopen in German, translate the class's sentence again, and show the step the class is on, not
+    step 0 (helpers 23 and 24: every screen fell back to step 0 while the question and the addresses said step 1),
+    nor the stop's own step (helper 26: the phones went back to it)."""
     with ExitStack() as stack:
         teacher, code, (a, b) = class_at_stop_7(stack, browser, server)
         asked = teacher.evaluate(STEP)
         assert asked not in (None, "0")
+        # the teacher moves the class on a step (helper 26: the phones then reopened at the stop's own step)
+        asked = str(int(asked) + 1)
+        step = teacher.locator("#step input[type=number]")
+        step.fill(asked)
+        step.press("Enter")
         for s in (a, b):
             s.wait_for_function(f"() => ({STEP})() === {asked!r}", timeout=20_000)
         teacher.locator("#ae-langs button[data-lang='de']").click()
@@ -723,3 +729,46 @@ def test_a_view_shown_to_everyone_at_stop_4_is_brought_to_every_screen(browser, 
         # nothing once the shown sentence had been translated)
         for pg in (teacher, b):
             assert "The screen now shows" in pg.locator("#ae-lesson").inner_text()
+
+
+def test_a_view_shown_at_stop_6_leaves_the_question_waiting_and_its_answers_kept(browser, server):  # noqa: F811
+    """Stop 6 asks about the last layer's average. A student's view of another sentence, at layer 1, shown to
+    everyone: the question stays the one the class was answering, waiting (no answer taken), said on the phones and
+    the teacher's panel; Bring everyone back brings it back with its answers (helper 26: the question was asked
+    anew about the shown sentence's last layer, which no screen showed, and Bring back asked the first again from
+    nobody)."""
+    with ExitStack() as stack:
+        teacher, code, (a, b) = start_class(stack, browser, server)
+        lesson_to(teacher, 6)
+        for s in (a, b):
+            at_stop(s, 6)
+        prompt = teacher.locator("#class-now-question").inner_text()
+        a.locator("#ae-lesson .ae-answer").nth(0).click()
+        panel(teacher, "1 answered")
+        b.locator("#class-banner button", has_text="Explore on my own").click()
+        banner(b, "Exploring")
+        translate(b, "My brother reads a book.")
+        b.locator("#layer input[type=number]").fill("1")
+        b.locator("#layer input[type=number]").press("Enter")
+        send_and_show(teacher, b, "layer 1")
+        for pg in (teacher, a):
+            pg.wait_for_function("() => document.querySelector('#status')?.innerText.includes('My brother')",
+                                 timeout=30_000)
+        teacher.wait_for_timeout(3_000)
+        for pg in (teacher, a):  # the shown view as sent: layer 1
+            assert pg.evaluate("() => document.querySelector('#layer input[type=number]').value") == "1"
+        assert teacher.locator("#class-now-question").inner_text() == prompt  # the same question, waiting
+        panel(teacher, "1 answered")
+        teacher.locator("#class-now-waits").wait_for(timeout=5_000)
+        assert "The screen now shows" in a.locator("#ae-lesson").inner_text()
+        assert a.locator("#ae-lesson .ae-answer[disabled]").count() == a.locator("#ae-lesson .ae-answer").count() > 0
+        assert a.locator("#ae-lesson .ae-answer.ae-chosen").get_attribute("data-i") == "0"
+        teacher.locator("#class-panel button", has_text="Bring everyone back").first.click()
+        banner(b, "Following the teacher")
+        teacher.wait_for_timeout(5_000)  # the class's sentence back on every page, the stop set again
+        assert teacher.locator("#class-now-question").inner_text() == prompt
+        panel(teacher, "1 answered")
+        a.locator("#ae-lesson .ae-answer.ae-chosen[data-i='0']").wait_for(timeout=10_000)
+        assert a.locator("#ae-lesson .ae-answer[disabled]").count() == 0
+        for pg in (teacher, a, b):
+            assert pg.errors == []

@@ -369,7 +369,8 @@
     const plain = (html) => new DOMParser().parseFromString(String(html), "text/html").body.textContent;
     return "<section id='class-now' aria-label='" + esc(AE.t("class.now")) + "'><h3>" + esc(AE.lesson.title(L.stop)) + " <small>" +
       AE.t("lesson.of", { n: L.stop + 1, total: AE.lesson.stops }) + "</small></h3><p id='class-now-question'>" + esc(plain(L.q.prompt)) +
-      "</p><div id='class-now-tally'>" + tallyLine(tally, true) + "</div><p class='ae-class-answered'>" +
+      "</p>" + (d.shown ? "<p class='ae-status ae-stale' id='class-now-waits'>" + esc(AE.t("class.question_waits", { nick: nickOf(d.shown.nick) })) + "</p>" : "") +
+      "<div id='class-now-tally'>" + tallyLine(tally, true) + "</div><p class='ae-class-answered'>" +
       AE.t("class.answered_count", { n: tally.answered }) + (revealed ? " <i>" + AE.t("class.revealed") + "</i>" : "") + "</p></section>" +
       "<div class='ae-class-actions'><button id='class-prev' onclick='AE.room.lesson(-1)'" + (L.stop ? "" : " disabled") + ">" +
       AE.t("lesson.back") + "</button> <button id='class-reveal' onclick='AE.room.reveal(" + attr(name) + ")'" + (revealed ? " disabled" : "") +

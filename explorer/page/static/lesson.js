@@ -158,7 +158,12 @@
       foldWords(AE.t("lesson.fold"))) + "</button>";
     if (!b || !b.att) { el.innerHTML = close + "<p>" + AE.t("lesson.translate_first") + "</p>"; return; }
     if (lesson.stop >= STOPS.length) { el.classList.remove("ae-folded"); el.innerHTML = close + ending(); led(); return; }
-    const stop = STOPS[lesson.stop], q = about(stop.ask(b), b);
+    // while a student's view is shown to everyone, and until the question's own sentence is back, the question stays
+    // the one the class was answering, waiting (helper 26: at stop 6 a shown layer-1 view of another sentence made a
+    // new question about the last layer of that sentence, which no screen showed; Bring everyone back then asked the
+    // first again from nobody, its answers gone)
+    const held = lesson.held && (lesson.showing || b !== lesson.held.bank) ? lesson.held : null;
+    const stop = STOPS[lesson.stop], q = held ? held.q : about(stop.ask(b), b);
     lesson.q = q;
     // in a class, an answer this student gave before a reload (or a language switch, or a new analysis of the same
     // sentence, or the teacher going Back to a stop) is theirs still: taken from the room whenever the page shows the
@@ -176,13 +181,14 @@
       lesson.answered = kept;
       if (lesson.first[lesson.stop] === undefined) lesson.first[lesson.stop] = kept === q.answer;
     }
-    lesson.asked = b;
+    if (!held) lesson.asked = b;
     // a question not answered yet (nor revealed to the class): what would give its answer away stays covered
     // (stop 1: the count of source pieces above the tabs; style.css)
     cover();
     led(q);
     const buttons = q.options.map((_, i) => "<button class='ae-answer" + (lesson.answered === i ? " ae-chosen" : "") +
-      "' data-i='" + i + "' aria-pressed='" + (lesson.answered === i) + "' onclick='AE.lesson.answer(" + i + ")'><b>" + LETTERS[i] + "</b> " + option(q, i) + "</button>").join(" ");
+      "' data-i='" + i + "' aria-pressed='" + (lesson.answered === i) + "'" + (held ? " disabled" : "") +
+      " onclick='AE.lesson.answer(" + i + ")'><b>" + LETTERS[i] + "</b> " + option(q, i) + "</button>").join(" ");
     let reveal = "";
     if (lesson.answered !== null) {
       const right = lesson.answered === q.answer;
@@ -334,6 +340,7 @@
     const r = AE.room && AE.room.state;
     if (r && r.role === "student" && r.sid && r.following && AE.room.explore) AE.room.explore();
     lesson.moved = "";
+    lesson.held = null;
     lesson.stop = Math.max(0, Math.min(STOPS.length, lesson.stop + delta));
     lesson.answered = null;
     if (lesson.stop < STOPS.length) show(STOPS[lesson.stop]);
@@ -343,7 +350,7 @@
   function start() {
     lesson.fresh = true;  // a class counts this run's answers afresh (led)
     if (!body()) { lesson.stop = -1; at(0); return; }  // its fold opened first (at)
-    lesson.stop = 0; lesson.answered = null; lesson.first = [];
+    lesson.stop = 0; lesson.answered = null; lesson.first = []; lesson.held = null;
     show(STOPS[0]);
     render();
   }
@@ -376,6 +383,7 @@
   }
 
   function answer(i) {
+    if (lesson.showing) return;  // (the question waits while a student's view is shown: render)
     if (!lesson.q || lesson.stop < 0 || lesson.stop >= STOPS.length || i < 0 || i >= lesson.q.options.length) return;
     if (lesson.first[lesson.stop] === undefined) lesson.first[lesson.stop] = i === lesson.q.answer;  // the score
     // in a class: into its tally, once for each question the room asks there (the stop asked again on another
@@ -393,6 +401,11 @@
   function refresh() {
     if (lesson.restart) { lesson.restart = false; start(); return; }
     if (lesson.stop >= 0 && lesson.stop < STOPS.length && body() && body().classList.contains("ae-docked")) {
+      // a shown view's analysis: the question waits as it was (render); the first analysis after the showing ended is
+      // the class's own sentence back (the room kept its answers) or a new one: asked as usual, not aimed anew
+      const back = !!lesson.held && !lesson.showing;
+      if (back) lesson.held = null;
+      if (lesson.held) { render(); return; }
       // a new analysis asks the stop again; the same one (a view's chain ending after the student answered) keeps
       // the answer and its feedback (views.js parses each analysis once: the same analysis is the same object)
       // a new sentence: its question's view set, and brought into sight (the teacher typed it at the page's top)
@@ -405,7 +418,7 @@
         // room's sentence are analysed anew, and the view stays the room's; a sentence typed after that is aimed)
         const b = AE.current && AE.current();
         // (a shown view is the student's as they sent it: the stop's layer, head or step not set over it)
-        if (lesson.kept === lesson.stop) { if (roomSentence(b)) lesson.kept = null; } else if (!lesson.showing) aim(STOPS[lesson.stop]);
+        if (lesson.kept === lesson.stop) { if (roomSentence(b)) lesson.kept = null; } else if (!lesson.showing && !back) aim(STOPS[lesson.stop]);
         inSight(STOPS[lesson.stop]);
       }
       render();
@@ -445,6 +458,7 @@
 
   // the teacher started the lesson anew (class.js hears the room's run change): this page's first answers count again
   function newRun() {
+    lesson.held = null;
     lesson.first = [];
     lesson.answered = null;
     refreshClass();
@@ -477,6 +491,7 @@
     if (stop < 0 || stop === lesson.stop) return;
     lesson.stop = Math.min(stop, STOPS.length);
     lesson.showing = false;  // (a new stop's own view)
+    lesson.held = null;
     lesson.answered = null;
     lesson.moved = "";
     lesson.kept = kept ? lesson.stop : null;
@@ -541,7 +556,9 @@
     try { stop = sessionStorage.getItem("ae-lesson"); } catch (e) { stop = null; }
     // a teacher's page in a class takes its view from the room (class.js adopts it): the stop comes back without
     // setting its own view again (kept), whichever of the two arrives first
-    const r = AE.room && AE.room.state, teaching = !!(r && r.role === "teacher" && r.code);
+    // (a following student's too: the page reopened in the class's language showed the stop's own step, not the one
+    // the teacher had moved the class to: helper 26)
+    const r = AE.room && AE.room.state, teaching = !!(r && r.code && (r.role === "teacher" || (r.role === "student" && r.following)));
     if (stop === null || !/^\d+$/.test(stop) || lesson.stop >= 0) return;
     let first = [];
     try { first = JSON.parse(sessionStorage.getItem("ae-lesson-first") || "[]"); } catch (e) { first = []; }
@@ -554,6 +571,8 @@
   // screen showed a student's head 3); Bring everyone back (rejoin) clears it. ``nick``: "" when the showing ended.
   function shownNote(nick) {
     lesson.showing = !!nick;
+    // the question as it stands, kept while the shown view (perhaps another sentence) is on the screens
+    if (nick && !lesson.held && lesson.q && lesson.stop >= 0 && lesson.stop < STOPS.length) lesson.held = { q: lesson.q, bank: lesson.asked };
     if (nick) shownInSight();
     if (lesson.stop < 0 || lesson.stop >= STOPS.length) return;
     lesson.moved = nick ? AE.t("lesson.shown", { nick }) : "";
