@@ -39,7 +39,7 @@
         if (L.height) Object.assign(update, { height: Math.min(Math.round(L.height * SIZES.true.tall), (window.innerHeight || 1080) - 24), autosize: true, width: null });
       }
       // a vertical axis of words gets the size its rows leave (larger words would run into each other)
-      const height = update.height || L.height || 450, m = L.margin || {}, inner = height - (m.t || 80) - (m.b || 80);
+      const height = update.height || L.height || (el._fullLayout || {}).height || 450, m = L.margin || {}, inner = height - (m.t || 80) - (m.b || 80);
       Object.keys(L).filter((k) => /^[xy]axis\d*$/.test(k)).forEach((k) => {
         const axis = L[k] || {}, size = (axis.tickfont || {}).size, n = (axis.ticktext || []).length;
         const room = k[0] === "y" && n ? Math.floor(((axis.domain || [0, 1])[1] - (axis.domain || [0, 1])[0]) * inner / n) - 2 : LEAST.tick;
