@@ -292,17 +292,23 @@ def class_at_stop_7(stack, browser, server):  # noqa: F811
     return teacher, code, (a, b)
 
 
+def step_on(teacher, phones) -> str:
+    """The teacher moves the class one decoding step on; each phone follows. -> the step now shown"""
+    moved = str(int(teacher.evaluate(STEP)) + 1)
+    step = teacher.locator("#step input[type=number]")
+    step.fill(moved)
+    step.press("Enter")
+    for s in phones:
+        s.wait_for_function(f"() => ({STEP})() === {moved!r}", timeout=20_000)
+    return moved
+
+
 def test_the_teachers_reload_keeps_the_step_the_class_is_on(browser, server):  # noqa: F811
     """At stop 7 (a decoding step's question) the teacher moves the step on; the phones follow. The teacher's reload
     brings back the lesson at stop 7 with the room's view: the step the class is on, not the question's own."""
     with ExitStack() as stack:
         teacher, code, (a, b) = class_at_stop_7(stack, browser, server)
-        moved = str(int(teacher.evaluate(STEP)) + 1)
-        step = teacher.locator("#step input[type=number]")
-        step.fill(moved)
-        step.press("Enter")
-        for s in (a, b):
-            s.wait_for_function(f"() => ({STEP})() === {moved!r}", timeout=20_000)
+        moved = step_on(teacher, (a, b))
         teacher.reload(wait_until="domcontentloaded")
         teacher.locator("#class-code", has_text=code).wait_for(state="attached", timeout=60_000)
         at_stop(teacher, 7, 60_000)
@@ -645,15 +651,9 @@ def test_the_language_switch_at_stop_7_keeps_the_step_its_question_asks_about(br
     nor the stop's own step (helper 26: the phones went back to it)."""
     with ExitStack() as stack:
         teacher, code, (a, b) = class_at_stop_7(stack, browser, server)
-        asked = teacher.evaluate(STEP)
-        assert asked not in (None, "0")
+        assert teacher.evaluate(STEP) not in (None, "0")
         # the teacher moves the class on a step (helper 26: the phones then reopened at the stop's own step)
-        asked = str(int(asked) + 1)
-        step = teacher.locator("#step input[type=number]")
-        step.fill(asked)
-        step.press("Enter")
-        for s in (a, b):
-            s.wait_for_function(f"() => ({STEP})() === {asked!r}", timeout=20_000)
+        asked = step_on(teacher, (a, b))
         teacher.locator("#ae-langs button[data-lang='de']").click()
         for pg in (teacher, a, b):
             pg.wait_for_function("() => document.documentElement.lang === 'de'", timeout=60_000)
@@ -772,3 +772,36 @@ def test_a_view_shown_at_stop_6_leaves_the_question_waiting_and_its_answers_kept
         assert a.locator("#ae-lesson .ae-answer[disabled]").count() == 0
         for pg in (teacher, a, b):
             assert pg.errors == []
+
+
+def test_bring_everyone_back_at_stop_7_brings_the_step_the_teacher_is_on(browser, server):  # noqa: F811
+    """At stop 7 the teacher moves the class a step on; a student explores; Bring everyone back: every page shows the
+    teacher's step, not the stop's own (helper 27: the phones went back to step 1 while the projector stayed at 2)."""
+    with ExitStack() as stack:
+        teacher, code, (a, b) = class_at_stop_7(stack, browser, server)
+        moved = step_on(teacher, (a, b))
+        a.locator("#class-banner button", has_text="Explore on my own").click()
+        banner(a, "Exploring")
+        teacher.locator("#class-panel button", has_text="Bring everyone back").first.click()
+        banner(a, "Following the teacher")
+        teacher.wait_for_timeout(5_000)  # the stop's view set again at 1.5 s and 4 s on the teacher's page
+        assert [pg.evaluate(STEP) for pg in (teacher, a, b)] == [moved] * 3
+
+
+def test_the_note_that_the_teacher_moved_the_class_is_in_sight_on_a_phone_scrolled_to_its_feedback(browser, server):  # noqa: F811
+    """A phone answers at stop 6 and the teacher reveals (the sheet scrolls down to the feedback and the class's
+    answers); the teacher then opens another view: the note that says so is in sight in the sheet (helper 27: it sat
+    above the sheet's scrolled part, the question in sight naming a layer the screen no longer showed)."""
+    with ExitStack() as stack:
+        teacher, code, (a, b) = start_class(stack, browser, server)
+        lesson_to(teacher, 6)
+        at_stop(a, 6)
+        a.locator("#ae-lesson .ae-answer").nth(0).click()
+        panel(teacher, "1 answered")
+        teacher.locator("#class-reveal").click()
+        a.locator("#ae-lesson .ae-class-tally").wait_for(timeout=20_000)
+        open_tab(teacher, "Inside a head")
+        wait_tab(a, "Inside a head")
+        a.locator("#ae-lesson .ae-class-moved").wait_for(timeout=20_000)
+        a.wait_for_timeout(500)
+        assert a.evaluate(LINES_HIDDEN, "#ae-lesson .ae-class-moved") == []

@@ -222,11 +222,28 @@
       "</p><div class='ae-options'>" + buttons + "</div>" + reveal + "<p class='ae-nav'><button onclick='AE.lesson.go(-1)'" +
       (lesson.stop ? "" : " disabled") + ">" + AE.t("lesson.back") + "</button> <button onclick='AE.lesson.go(1)'>" +
       (lesson.stop === STOPS.length - 1 ? AE.t("lesson.finish") : AE.t("lesson.next")) + "</button>" + keys + "</p></div>";
+    // a new note that the screen shows another view than the question's (the teacher moved the class, a student's
+    // view shown): in sight at the top of a sheet scrolled down to an answer's feedback (helper 27: it sat above the
+    // sheet's scrolled area while the question in sight named the last layer and the screen showed layer 1)
+    const note = el.querySelector(".ae-class-moved");
+    const sheet = AE.sight && AE.sight.sheetTop && AE.sight.sheetTop() < window.innerHeight;  // (a phone's bottom sheet)
+    if (note && sheet && lesson.moved !== lesson.movedSeen && lesson.tallied !== "new") noteInSight(el, note);
+    lesson.movedSeen = lesson.moved;
     if (lesson.tallied === "new") {  // the class's answers just revealed: in sight inside the sheet (a phone's is short)
       lesson.tallied = stopKey();
       const t = el.querySelector(".ae-class-tally");
       if (t && t.scrollIntoView) t.scrollIntoView({ block: "nearest" });
     }
+  }
+
+  // ``note`` below the sheet's sticky title (Hide and ✕ beside it): the sheet scrolled up to it where it was above
+  function noteInSight(el, note) {
+    let box = note.parentElement;
+    while (box && box !== document.body && !(box.scrollHeight > box.clientHeight + 1 && /auto|scroll/.test(getComputedStyle(box).overflowY))) box = box.parentElement;
+    if (!box || box === document.body) return;
+    const head = el.querySelector(".ae-head"), below = head ? head.getBoundingClientRect().bottom : box.getBoundingClientRect().top;
+    const up = below + 4 - note.getBoundingClientRect().top;
+    if (up > 0) box.scrollTop = Math.max(0, box.scrollTop - up);
   }
 
   // "▾ Hide": on a phone only its arrow shows (style.css), so the stop's title keeps the sheet's width (a German
@@ -288,7 +305,13 @@
 
   // The values the stop's question is about in the shown analysis (stop 7's decoding step, stop 6's layer), set by
   // the hidden button's event (values() reads lesson.view): when the stop opens, and again for a new sentence there
+  // A following student's page shows the room's view: the teacher's page sets each stop's view and the class takes it
+  // from there, so a follower never sets one itself (helper 27: Bring everyone back at stop 7, and a reopened page
+  // after the language switch, set the stop's own step 1 on the phones while the teacher's page showed step 2 or 5)
+  const following = () => { const r = AE.room && AE.room.state; return !!(r && r.role === "student" && r.code && r.following); };
+
   function aim(stop) {
+    if (following()) { lesson.view = null; return; }
     const b = AE.current();
     let q = null;
     try { q = b && b.att ? stop.ask(b) : null; } catch (e) { q = null; }
@@ -471,7 +494,8 @@
     if (!body()) {  // Gradio draws the fold's content when it opens: open it, then go on at the newest stop asked for
       // (one wait, not one per call: the teacher's quick Next, Next... sent stops 2 to 8 before the fold was drawn,
       // and each call's own wait went to its stop when it next looked, in no order: a phone stayed at stop 6)
-      lesson.pending = [stop, kept];
+      // (kept stays kept for the same stop: the room's news asked for it while a reload's own resume waited)
+      lesson.pending = [stop, kept || (!!lesson.pending && lesson.pending[0] === stop && lesson.pending[1])];
       if (lesson.waiting) return;
       lesson.waiting = true;
       const fold = document.querySelector("#lesson-box .label-wrap, #lesson-box > button");
