@@ -780,6 +780,8 @@ def test_bring_everyone_back_at_stop_7_brings_the_step_the_teacher_is_on(browser
     with ExitStack() as stack:
         teacher, code, (a, b) = class_at_stop_7(stack, browser, server)
         moved = step_on(teacher, (a, b))
+        for s in (a, b):  # the phones' question names another step than the one shown: said (helper 28)
+            s.locator("#ae-lesson .ae-class-moved", has_text=f"to step {moved}").wait_for(timeout=10_000)
         a.locator("#class-banner button", has_text="Explore on my own").click()
         banner(a, "Exploring")
         teacher.locator("#class-panel button", has_text="Bring everyone back").first.click()
@@ -805,3 +807,26 @@ def test_the_note_that_the_teacher_moved_the_class_is_in_sight_on_a_phone_scroll
         a.locator("#ae-lesson .ae-class-moved").wait_for(timeout=20_000)
         a.wait_for_timeout(500)
         assert a.evaluate(LINES_HIDDEN, "#ae-lesson .ae-class-moved") == []
+
+
+def test_a_projector_resized_mid_stop_draws_its_views_again_for_the_new_size(browser, server):  # noqa: F811
+    """Presentation mode at 1920x1080, the lesson at stop 4 (the model view); the window becomes 1366x768: the model
+    view's row words are laid out for the smaller screen, none written over another (helper 28: they stayed 16 px on
+    rows 9 px apart until a reload)."""
+    with opened(browser, server, viewport={"width": 1920, "height": 1080}) as teacher:
+        settled(teacher)
+        translate(teacher, "We listened to music on the train to Berlin.")
+        teacher.locator("#present").click()
+        teacher.get_by_text("Guided lesson").first.click()
+        teacher.locator("#ae-lesson-start").click()
+        for n in (2, 3, 4):
+            teacher.locator("#ae-lesson .ae-nav button", has_text="Next").click()
+            at_stop(teacher, n)
+        teacher.wait_for_function("() => !!document.querySelector('#model-view .js-plotly-plot')?.layout", timeout=10_000)
+        teacher.wait_for_timeout(2_000)
+        teacher.set_viewport_size({"width": 1366, "height": 768})
+        try:
+            teacher.wait_for_function(f"() => ({OVERLAPS})('#model-view .ytick text').length === 0", timeout=8_000)
+        except Exception:
+            raise AssertionError(teacher.evaluate(OVERLAPS, "#model-view .ytick text")) from None
+        assert teacher.errors == []

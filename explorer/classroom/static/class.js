@@ -569,7 +569,7 @@
       banner();
       if (room.following && d.state && d.state !== room.last) {
         room.last = d.state;
-        if (AE.lesson && AE.lesson.moving) AE.lesson.moving(new URLSearchParams(d.state).get("tab"), d.lesson);
+        if (AE.lesson && AE.lesson.moving) AE.lesson.moving(new URLSearchParams(d.state).get("tab"), d.lesson, d.state);
         if (room.rejoin) followAnew(d.state); else AE.follow(d.state);
       }
       // a view shown to everyone: the lesson's question says the screen shows that view, not its stop's (once a showing)

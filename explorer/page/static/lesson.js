@@ -537,13 +537,31 @@
 
   // Following moved the page while a question is open: the question stays, and says so. -> whether it did (a
   // following page about to show ``tab`` with the lesson going to ``stop``)
-  function moving(tab, stop) {
+  function moving(tab, stop, state) {
     const open = body() && body().classList.contains("ae-docked");
     const at = stop >= 0 ? stop : lesson.stop;
-    if (!open || !tab || at < 0 || at >= STOPS.length || STOPS[at].view.tab === tab) return false;
+    if (!open || !tab || at < 0 || at >= STOPS.length) return false;
+    if (STOPS[at].view.tab === tab) return stepMoved(at, state);
     lesson.moved = AE.t("lesson.moved", { title: STOPS[at].title.replace(/^\d+\. /, "") });
+    lesson.movedStep = false;
     if (at === lesson.stop) render();
     return true;
+  }
+
+  // On the question's own tab, a decoding step the teacher moved the class to that is not the one the question asks
+  // about (stop 7) is said too, and unsaid when the class is back at it (helper 28: the phones' question named step 1
+  // over the bars of step 3, none of its options among them)
+  function stepMoved(at, state) {
+    const asked = at === lesson.stop && lesson.q && lesson.q.view ? lesson.q.view.step : undefined;
+    const step = state ? new URLSearchParams(state).get("step") : null;
+    if (asked === undefined || step === null || !/^\d{1,3}$/.test(step) || lesson.showing) return false;
+    if (lesson.moved && !lesson.movedStep) return false;  // (another note stands: the view, a shown view)
+    const note = String(asked) === step ? "" : AE.t("lesson.step_moved", { step, asked });
+    if (note === lesson.moved) return false;
+    lesson.moved = note;
+    lesson.movedStep = !!note;
+    render();
+    return !!note;
   }
 
   // The values a stop's question is about, for the hidden #ae-lesson-view's event (app.py): its inputs are the view's

@@ -142,11 +142,16 @@
     if (y && rows < 11 * String(y).length) update["yaxis.title.text"] = "";
     try { window.Plotly.relayout(main, update); } catch (e) { /* not drawn yet */ }
   }
-  let resized = null;
+  let resized = null, screen = window.innerWidth + "x" + window.innerHeight;
   window.addEventListener("resize", () => {
     if (!AE.state.present) return;
     clearTimeout(resized);
     resized = setTimeout(() => {  // the stop's view (or the tab's) at the screen's top again, then fitted to it
+      // another screen (1920x1080 to 1366x768): the page's own figures drawn again for it, as a reload would (which
+      // words fit, the lens on its side: helper 28, the model view's rows written over each other until a reload)
+      const now = window.innerWidth + "x" + window.innerHeight, redraw = document.getElementById("ae-redraw");
+      if (now !== screen && redraw) redraw.click();
+      screen = now;
       if (!(AE.lesson && AE.lesson.reaim && AE.lesson.reaim())) place();
       // (and again after the lesson's own scrolls, at 1 s and 2.5 s: helper 23's step figure was fitted before the
       // stop brought it to the top, and ran 56 px under a 768 px screen)
