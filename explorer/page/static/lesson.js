@@ -600,7 +600,7 @@
     // setting its own view again (kept), whichever of the two arrives first
     // (a following student's too: the page reopened in the class's language showed the stop's own step, not the one
     // the teacher had moved the class to: helper 26)
-    const r = AE.room && AE.room.state, teaching = !!(r && r.code && (r.role === "teacher" || (r.role === "student" && r.following)));
+    const r = AE.room && AE.room.state, teaching = !!(r && r.code && r.role === "teacher") || following();
     if (stop === null || !/^\d+$/.test(stop) || lesson.stop >= 0) return;
     let first = [];
     try { first = JSON.parse(sessionStorage.getItem("ae-lesson-first") || "[]"); } catch (e) { first = []; }
@@ -624,15 +624,13 @@
   // The shown view's own figure brought to the screen's top (and the stop's view no longer brought back over it):
   // helper 24, Show to everyone at stop 4 drew the shown heatmap 830 px above a projector that kept the stop's model
   // view in sight. Again while the shown view arrives (it may be translated first), until a hand scrolls or taps.
-  const MAINS = { attend: "#heatmap", steps: "#step-plot", pe: "#pe-table", inside: "#inside-plot",
-    experiments: "#lens-plot", compare: "#compare-view" };
   function shownInSight() {
     const since = Date.now();
     [300, 1500, 3000].forEach((ms) => setTimeout(() => {
       if (!lesson.showing || (AE.sight && AE.sight.touchedSince && AE.sight.touchedSince(since + 300))) return;
-      const el = document.querySelector(MAINS[AE.state && AE.state.tab] || "#tabs");
+      const el = AE.sight && AE.sight.viewOf ? AE.sight.viewOf(AE.state.tab) : null;  // (the tab's main view)
       if (!el || !el.offsetParent) return;
-      if (AE.sight && AE.sight.bring) AE.sight.bring(el); else if (el.scrollIntoView) el.scrollIntoView({ block: "start" });
+      AE.sight.bring(el);
     }, ms));
   }
 

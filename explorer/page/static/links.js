@@ -129,14 +129,14 @@
     link.flying = flying() + 1;
     link.flyingAt = Date.now();
     link.flight = JSON.stringify((request || []).map(String));
+    link.flightText = String((request || [])[0]);
     button.click();
   }
   // a Translate's answer (the page's own or the person's): the newest request's answer is the last on its way
   // (Gradio runs only the newest of those waiting: always_last)
   function landed(bank) {
     if (!flying()) return;
-    const text = (JSON.parse(link.flight || "[]") || [])[0];
-    link.flying = bank && bank.text === text ? 0 : link.flying - 1;
+    link.flying = bank && bank.text === link.flightText ? 0 : link.flying - 1;
   }
   // the hidden #ae-follow-view's own event: the after-chain that follows runs for the shown sentence, no answer
   function replay() { link.replay = true; }
