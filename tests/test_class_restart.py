@@ -13,7 +13,7 @@ import pytest
 from app_server import MODEL, free_port
 from processes import kill_group, started
 from test_browser import browser, open_tab, settled  # noqa: F401
-from test_class_lesson import banner, panel, start_class
+from test_class_lesson import banner, panel, pick, start_class
 from test_class_room import shows, translate
 from test_every_screen import wait_tab
 
@@ -84,3 +84,38 @@ def test_a_restart_does_not_end_the_class(browser, tmp_path):  # noqa: F811
         assert back_s < 15
         for pg in (teacher, a, b):
             assert [e for e in pg.errors if "fetch" not in e.lower()] == []
+
+
+def test_a_change_inside_a_head_while_the_server_is_down_is_said_not_sent(browser, tmp_path):  # noqa: F811
+    """Helper 28: a pick in Inside a head made while the server was down was lost without a word. Such a pick asks
+    the server for its figure, and Gradio then runs none of the page's events (the one that reads the teacher's view
+    included) and reloads the page when the server is back: the teacher is told, before and after that reload."""
+    port, rooms = free_port(), tmp_path / "rooms.sqlite3"
+    url = f"http://127.0.0.1:{port}/"
+    unsent = "(s) => document.querySelector('#class-panel .ae-class-unsent')?.innerText.includes(s)"
+    head = "() => document.querySelector('#in-head input')?.value"
+    with ExitStack() as stack:
+        server = stack.enter_context(app_process(port, rooms))
+        teacher, code, (a, b) = start_class(stack, browser, url)
+        open_tab(teacher, "Inside a head")
+        for s in (a, b):
+            wait_tab(s, "Inside a head")
+        kill_group(server.pid)
+        server.wait()
+        panel(teacher, "Reconnecting")
+        pick(teacher, "in-head", "head 3")
+        teacher.wait_for_function(unsent, arg="Not sent: this change (Head)", timeout=5_000)
+
+        stack.enter_context(app_process(port, rooms))
+        # the page reloads by itself (Gradio) and shows the room's view: the note says the pick was lost
+        teacher.wait_for_function(unsent, arg="was lost when this page reconnected", timeout=60_000)
+        panel(teacher, "2 following", 30_000)
+        assert teacher.evaluate(head) == "head 0"
+        for s in (a, b):
+            assert s.evaluate(head) == "head 0", "a phone shows a head the teacher's page does not"
+        # made again, the pick reaches the class and the note goes
+        open_tab(teacher, "Inside a head")
+        pick(teacher, "in-head", "head 3")
+        for s in (a, b):
+            s.wait_for_function(f"() => ({head})() === 'head 3'", timeout=30_000)
+        teacher.wait_for_function("() => !document.querySelector('#class-panel .ae-class-unsent')", timeout=10_000)

@@ -208,6 +208,7 @@
     room.source = es;
     es.addEventListener("room", (e) => {
       if (!room.restored) room.unsent = Object.assign(keptUnsent(), room.unsent);  // a reload's changes not sent yet
+      if (!room.restored && !room.lost) room.lost = keptLost();  // and one it could not read (lostEdit)
       heard();
       room.data = JSON.parse(e.data);
       if (room.data.ended) { ended(why(room.data)); return; }
@@ -265,6 +266,8 @@
 
   function push(query) {
     if (room.lessonLater && showsRoomSentence()) lessonAt(...room.lessonLater);  // held while another sentence showed
+    // the page's events still run: a change made while the server was away is in this view (kept and sent below)
+    if (room.lost && !room.lost.reloaded && Date.now() - room.lost.at > LOST_READ_MS) lostAbsorbed();
     if (room.role !== "teacher" || query === room.pushed) return;
     if (!room.restored) return;  // the room's view first: a reloaded page's defaults are no change of the teacher's
     if (room.adopting) {  // the room's view is being applied here: what the page shows then is no change of ours
@@ -279,7 +282,47 @@
       if (room.adopted && query === room.pushed) return;
     }
     room.pushed = query;
+    if (room.lost && room.lost.reloaded) lostAbsorbed();  // the teacher's next change after the reload: said no more
     send("state", { state: query }, "state");
+  }
+
+  // A change Gradio never lets the page read: a page whose request found no server (Inside a head's figure asks for
+  // one at every pick) runs no event of its own from then on, the hidden button that reads the teacher's view
+  // included, and reloads when the server is back. Such a change is said on the panel at once, and again after that
+  // reload, by its control's name, so the teacher makes it again (helper 28: it was lost without a word). A change
+  // the page could still read is kept with the other unsent ones and sent when the server is back.
+  const LOST_READ_MS = 300;  // a change is read at the hidden button's next tick (400 ms) at the latest
+  function lostEdit(e) {
+    if (room.role !== "teacher" || !room.code || !room.reconnecting) return;
+    const t = e.target;
+    if (!t || !t.closest || !t.closest(".gradio-container") || t.closest(CLASS_PARTS)) return;
+    if (e.type === "click" && !t.closest(CHANGING_CLICKS)) return;
+    // a dropdown's option is picked by a pointer on it (its click lands elsewhere: the list is gone by then) or Enter
+    const picked = e.isTrusted && ((e.type === "pointerdown" && !!t.closest("[role='option'], ul.options li")) ||
+      (e.type === "keydown" && e.key === "Enter" && !!t.closest("[role='combobox']")));
+    if ((e.type === "pointerdown" || e.type === "keydown") && !picked) return;
+    const typed = e.type === "input" && !!e.inputType && document.activeElement === t;
+    if (!(picked || typed || byHand(t))) return;
+    const block = control(t);
+    const info = block && block.querySelector ? block.querySelector("[data-testid='block-info']") : null;
+    const name = ((info || block || t).textContent || "").trim().replace(/\s+/g, " ").slice(0, 40);
+    const names = room.lost && !room.lost.reloaded ? room.lost.what.split(", ").filter((n) => n && n !== name) : [];
+    room.lost = { at: Date.now(), what: [...names, name].slice(-3).join(", ") };
+    keepLost();
+    setTimeout(unsentNote, LOST_READ_MS + 500);  // (said unless the page read it meanwhile)
+  }
+  function lostAbsorbed() { room.lost = null; keepLost(); unsentNote(); }
+  function keepLost() {
+    try {
+      if (room.lost && !room.lost.reloaded) sessionStorage.setItem("ae-lost-" + room.code, JSON.stringify(room.lost));
+      else sessionStorage.removeItem("ae-lost-" + room.code);
+    } catch (e) { /* storage refused */ }
+  }
+  function keptLost() {  // a reloaded page: the change lost in the reload, said once here
+    let lost = null;
+    try { lost = JSON.parse(sessionStorage.getItem("ae-lost-" + room.code) || "null"); } catch (e) { lost = null; }
+    try { sessionStorage.removeItem("ae-lost-" + room.code); } catch (e) { /* storage refused */ }
+    return lost && typeof lost.what === "string" ? { at: 0, what: lost.what.slice(0, 130), reloaded: true } : null;
   }
 
   // A teacher's change the server did not take because it could not be reached (a restart, a dropped network) is
@@ -315,9 +358,12 @@
     const el = document.getElementById("class-panel");
     if (!el) return;
     let note = el.querySelector(".ae-class-unsent");
-    if (!Object.keys(room.unsent).length) { if (note) note.remove(); return; }
+    const lost = room.lost && (room.lost.reloaded || Date.now() - room.lost.at > LOST_READ_MS) ?
+      AE.t(room.lost.reloaded ? "class.lost" : "class.lost_now", { what: room.lost.what || "?" }) : "";
+    const words = [Object.keys(room.unsent).length ? AE.t("class.unsent") : "", lost].filter(Boolean).join(" ");
+    if (!words) { if (note) note.remove(); return; }
     if (!note) { el.insertAdjacentHTML("afterbegin", "<div class='ae-status ae-stale ae-class-unsent' role='status'></div>"); note = el.querySelector(".ae-class-unsent"); }
-    note.textContent = AE.t("class.unsent");
+    if (note.textContent !== words) note.textContent = words;
   }
   function notice(message) {  // a button's request that found no server: said, the panel kept
     const el = box("class-panel");
@@ -635,6 +681,10 @@
   // (events no script can make trusted) reached the same control just before. What the page or the lesson changes by itself (a radio the lesson
   // clicks, a view the room applies) fires the same events, often marked trusted too, with no such gesture.
   const GESTURE_MS = 1500;
+  // a click that changes the view by itself: a tab, a dropdown's option, an example (it translates at once)
+  const CHANGING_CLICKS = "button[role='tab'], [role='option'], ul.options li, .overflow-dropdown button, " +
+    "#examples button, #examples .gallery-item";
+  const CLASS_PARTS = "#class-banner, #class-panel, #ae-lesson, #lesson-box, #where, #ae-join";  // not the view's inputs
   const hand = { at: 0, target: null, down: false, started: 0 };
   function gesture(e) {
     if (!e.isTrusted) return;
@@ -652,10 +702,8 @@
   function edited(e) {
     if (room.role !== "student" || !room.sid || !room.following) return;
     const t = e.target;
-    if (!t || !t.closest || t.closest("#class-banner, #class-panel, #ae-lesson, #lesson-box, #where, #ae-join")) return;
-    // a click that changes the view by itself: a tab, a dropdown's option, an example (it translates at once)
-    if (e.type === "click" && !t.closest("button[role='tab'], [role='option'], ul.options li, .overflow-dropdown button, " +
-      "#examples button, #examples .gallery-item")) return;
+    if (!t || !t.closest || t.closest(CLASS_PARTS)) return;
+    if (e.type === "click" && !t.closest(CHANGING_CLICKS)) return;
     // typed, pasted, dictated or dropped text: an editing InputEvent (inputType) in the focused box, which no script
     // of the page makes trusted
     const typed = e.type === "input" && e.isTrusted && !!e.inputType && document.activeElement === t;
@@ -669,6 +717,7 @@
   if (document.addEventListener) {
     ["pointerdown", "pointerup", "keydown", "touchstart"].forEach((type) => document.addEventListener(type, gesture, true));
     ["input", "change", "click"].forEach((type) => document.addEventListener(type, edited, true));
+    ["input", "change", "click", "pointerdown", "keydown"].forEach((type) => document.addEventListener(type, lostEdit, true));
   }
 
   // brought back or following again: the teacher's view, brought into sight even on the tab this page shows (helper
