@@ -404,9 +404,14 @@
   // the stop the teacher's lesson is at: its question, and the class's answers there, large (the projector's view)
   function nowPart(d) {
     const L = AE.lesson ? AE.lesson.state : null;
+    // the newest view sent in, its Show among the buttons kept on the projector's screen (the list of views sent in
+    // is below the fold of a 1366x768 one: helper 28); hidden outside presentation mode, where the list is in sight
+    const newest = d.shares.length ? d.shares[d.shares.length - 1] : null;
+    const showNewest = newest ? " <button id='class-show-newest' onclick='AE.room.show(" + attr(newest.id) + ")'>" +
+      esc(AE.t("class.show_newest", { nick: nickOf(newest.nick) })) + "</button>" : "";
     if (!L || L.stop < 0 || L.stop >= AE.lesson.stops || !L.q) {
       return "<div class='ae-class-actions'><button id='class-lesson-start' onclick='AE.room.lesson(0)'>" + AE.t("class.lesson_start") +
-        "</button> <button id='class-bring-back' onclick='AE.room.back()'>" + AE.t("class.bring_back") + "</button></div>";
+        "</button> <button id='class-bring-back' onclick='AE.room.back()'>" + AE.t("class.bring_back") + "</button>" + showNewest + "</div>";
     }
     const name = "stop " + (L.stop + 1);
     const tally = d.tallies[name] || { stop: name, answered: 0, counts: L.q.options.map(() => 0) };
@@ -422,7 +427,7 @@
       AE.t("lesson.back") + "</button> <button id='class-reveal' onclick='AE.room.reveal(" + attr(name) + ")'" + (revealed ? " disabled" : "") +
       ">" + AE.t("class.reveal") + "</button> <button id='class-next' onclick='AE.room.lesson(1)'>" +
       (L.stop === AE.lesson.stops - 1 ? AE.t("lesson.finish") : AE.t("lesson.next")) + "</button> <button id='class-bring-back' " +
-      "onclick='AE.room.back()'>" + AE.t("class.bring_back") + "</button></div>";
+      "onclick='AE.room.back()'>" + AE.t("class.bring_back") + "</button>" + showNewest + "</div>";
   }
 
   // The lesson's question is the class's only when this page shows the room's sentence: a reloaded page (or one
