@@ -831,29 +831,3 @@ def test_a_projector_resized_mid_stop_draws_its_views_again_for_the_new_size(bro
             raise AssertionError(teacher.evaluate(OVERLAPS, "#model-view .ytick text")) from None
         assert teacher.errors == []
 
-
-def test_a_view_sent_in_can_be_shown_from_a_1366x768_projector_without_scrolling(browser, server):  # noqa: F811
-    """Helpers 26-28: on a 1366x768 projector the views sent in sat below the panel's fold. The newest one's Show
-    is among the buttons kept on the screen, and it shows that view to everyone."""
-    with ExitStack() as stack:
-        teacher, _, (a, b) = start_class(stack, browser, server)
-        teacher.set_viewport_size({"width": 1366, "height": 768})
-        teacher.locator("#present").click()
-        teacher.locator("#class-lesson-start").click()
-        for n in range(2, 5):
-            teacher.locator("#class-next").click()
-            at_stop(teacher, n)
-        b.evaluate("() => { window.prompt = () => 'look at this'; }")  # the note the student types
-        b.locator("#class-banner button", has_text="Send my view").click()
-        panel(teacher, "look at this")
-        show = teacher.locator("#class-show-newest")
-        assert "Student" in show.inner_text()
-        on_screen = """() => { const e = document.querySelector('#class-show-newest'), r = e.getBoundingClientRect();
-          const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
-          return r.top >= 0 && r.bottom <= innerHeight && !!hit && e.contains(hit); }"""
-        assert teacher.evaluate(on_screen), teacher.evaluate("() => document.querySelector('#class-show-newest')"
-                                                             ".getBoundingClientRect().toJSON()")
-        show.click()
-        for s in (a, b):
-            banner(s, "Shown:")
-        panel(teacher, "Everyone sees")

@@ -1,0 +1,70 @@
+"""What each screen of a class shows as the lesson runs (the class room's own acceptance test is
+test_lesson_journey.py): the projector's buttons at 1366x768, the phones' view kept in sight. A module of its own: each
+module's app is a new server to the rooms' per-address limits (conftest.py), and test_class_lesson.py opens 20."""
+
+from contextlib import ExitStack
+
+import pytest
+from app_server import MODEL
+from test_browser import browser, server  # noqa: F401
+from test_class_lesson import at_stop, banner, panel, start_class
+
+pytestmark = pytest.mark.skipif(MODEL != "en-de", reason="English sentences on the shipped en-de model")
+
+
+def test_a_view_sent_in_can_be_shown_from_a_1366x768_projector_without_scrolling(browser, server):  # noqa: F811
+    """Helpers 26-28: on a 1366x768 projector the views sent in sat below the panel's fold. The newest one's Show
+    is among the buttons kept on the screen, and it shows that view to everyone."""
+    with ExitStack() as stack:
+        teacher, _, (a, b) = start_class(stack, browser, server)
+        teacher.set_viewport_size({"width": 1366, "height": 768})
+        teacher.locator("#present").click()
+        teacher.locator("#class-lesson-start").click()
+        for n in range(2, 5):
+            teacher.locator("#class-next").click()
+            at_stop(teacher, n)
+        b.evaluate("() => { window.prompt = () => 'look at this'; }")  # the note the student types
+        b.locator("#class-banner button", has_text="Send my view").click()
+        panel(teacher, "look at this")
+        show = teacher.locator("#class-show-newest")
+        assert "Student" in show.inner_text()
+        on_screen = """() => { const e = document.querySelector('#class-show-newest'), r = e.getBoundingClientRect();
+          const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+          return r.top >= 0 && r.bottom <= innerHeight && !!hit && e.contains(hit); }"""
+        assert teacher.evaluate(on_screen), teacher.evaluate("() => document.querySelector('#class-show-newest')"
+                                                             ".getBoundingClientRect().toJSON()")
+        show.click()
+        for s in (a, b):
+            banner(s, "Shown:")
+        panel(teacher, "Everyone sees")
+
+
+def test_the_step_view_stays_in_sight_on_the_phones_as_the_teacher_walks_the_steps(browser, server):  # noqa: F811
+    """Helper 29: at stop 7, two steps 400 ms apart left both phones scrolled 1,100 px down to the empty beam-search
+    boxes, the step view above the screen, until Bring everyone back. Whatever moves a following page while a view
+    the student was looking at is drawn again (here: the page scrolled by something other than the student's hand,
+    as the browser's scroll anchoring did), that view is brought back into sight."""
+    figure = """() => { const r = document.querySelector('#step-plot .js-plotly-plot').getBoundingClientRect();
+      return {top: Math.round(r.top), bottom: Math.round(r.bottom)}; }"""
+    with ExitStack() as stack:
+        teacher, _, (a, b) = start_class(stack, browser, server)
+        teacher.locator("#present").click()
+        teacher.locator("#class-lesson-start").click()
+        for n in range(2, 8):
+            teacher.locator("#class-next").click()
+            at_stop(teacher, n)
+        for s in (a, b):  # the step view, in sight above the sheet
+            s.wait_for_function(f"() => {{ const f = ({figure})(); return f.top >= 0 && f.top < 300; }}", timeout=20_000)
+        teacher.wait_for_timeout(13_000)  # the stop's own bringing into sight is over (12 s at most)
+        slider = teacher.locator("#step input[type=range]")
+        slider.click()  # (the step it lands on, then two more with the arrow keys)
+        for _ in range(2):
+            teacher.keyboard.press("ArrowRight")
+            teacher.wait_for_timeout(400)
+        want = teacher.locator("#step input[type=number]").input_value()
+        for s in (a, b):
+            s.wait_for_function("(w) => document.querySelector('#step input[type=number]').value === w", arg=want,
+                                timeout=20_000)
+            s.evaluate("() => window.scrollBy(0, 1100)")  # carried down a screen, as scroll anchoring did
+        for s in (a, b):
+            s.wait_for_function(f"() => {{ const f = ({figure})(); return f.top >= 0 && f.top < 300; }}", timeout=5_000)
