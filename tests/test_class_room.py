@@ -135,6 +135,20 @@ def test_the_teacher_removes_any_student_for_good_and_locks_the_class(browser, s
         says(fake, "The teacher removed you from the class.", 60_000)
         fake.wait_for_timeout(2_000)
         assert "1 student" in teacher.locator("#class-panel").inner_text()
+        # the class's size set to the students in it: one more is refused in words, and gets in once it is larger
+        teacher.locator("#class-size").select_option("1")
+        teacher.locator("#class-size option[value='1']:checked").wait_for(state="attached", timeout=10_000)
+        assert teacher.evaluate("() => document.activeElement?.id") == "class-size"
+        crowd = stack.enter_context(opened(browser, link, **PHONE))
+        says(crowd, "This class is full (1 students)", 60_000)
+        teacher.locator("#class-size").select_option("60")
+        teacher.locator("#class-size option[value='60']:checked").wait_for(state="attached", timeout=10_000)
+        crowd.goto(link, wait_until="domcontentloaded")
+        crowd.locator("#class-banner", has_text="Following the teacher").wait_for(timeout=60_000)
+        teacher.locator("#class-panel", has_text="2 students").wait_for(timeout=10_000)
+        crowd.close()  # (its page gone: it leaves the class)
+        teacher.locator("#class-roster-list li").nth(1).get_by_role("button", name="Remove").click()
+        teacher.locator("#class-panel", has_text="1 student").wait_for(timeout=10_000)
         # locked: a newcomer is refused in words; the class in the room goes on following
         teacher.locator("#class-lock").click()
         teacher.locator("#class-roster summary", has_text="Locked").wait_for(timeout=10_000)

@@ -439,11 +439,20 @@ def test_the_teacher_removes_any_student_by_the_roster_and_locks_the_room(tmp_pa
         assert refused.status_code == 403 and "locked" in refused.json()["error"]
         assert post(url, f"/class/{code}/answer", {"sid": sids[0], "stop": "stop 1", "option": 2,
                                                   "options": 4}).status_code == 200
-    again = Rooms(RoomStore(tmp_path / "rooms.sqlite3"))  # a restart keeps the lock and the roster
+        # the class's size: a join beyond it refused in words; nobody in it removed by a smaller one
+        for bad in (0, 151, "30", True, None):
+            assert post(url, f"/class/{code}/size", {"key": key, "size": bad}).status_code == 400
+        assert post(url, f"/class/{code}/size", {"key": sids[0], "size": 1}).status_code == 404  # a student: no
+        assert post(url, f"/class/{code}/size", {"key": key, "size": 1}).json()["size"] == 1
+    again = Rooms(RoomStore(tmp_path / "rooms.sqlite3"))  # a restart keeps the lock, the size and the roster
     with served(again) as url:
         assert post(url, f"/class/{code}/join", {"nick": "Late"}).status_code == 403
         assert post(url, f"/class/{code}/lock", {"key": key, "locked": False}).json()["locked"] is False
+        full = post(url, f"/class/{code}/join", {"nick": "Late"})
+        assert full.status_code == 403 and full.json()["error"] == "This class is full (1 students)."
+        assert post(url, f"/class/{code}/size", {"key": key, "size": 2}).json()["students"] == 1
         assert post(url, f"/class/{code}/join", {"nick": "Late"}).status_code == 200
+        assert post(url, f"/class/{code}/join", {"nick": "Later"}).status_code == 403
         assert [s["nick"] for s in post(url, f"/class/{code}/back", {"key": key}).json()["roster"]] == ["Ana", "Late"]
 
 

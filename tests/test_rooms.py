@@ -125,10 +125,11 @@ def test_each_bound_is_refused_with_its_message(monkeypatch):
     assert s.nick == "Student 1"
     refused(rooms.share, code, s.sid, "text=a", "n" * (r.NOTE_CHARS + 1), words=f"{r.NOTE_CHARS} characters")
     refused(rooms.set_state, code, key, "s" * (r.STATE_CHARS + 1), words="characters")
-    monkeypatch.setattr(r, "MAX_STUDENTS", 2)
+    rooms.resize(code, key, 2)  # the room's size, the teacher's (at most MAX_STUDENTS)
     rooms.join(code, "")
-    refused(rooms.join, code, "", status=403, words="full")
-    monkeypatch.setattr(r, "MAX_STUDENTS", 150)
+    refused(rooms.join, code, "", status=403, words="full (2 students)")
+    refused(rooms.resize, code, key, r.MAX_STUDENTS + 1, words=f"from 1 to {r.MAX_STUDENTS}")
+    rooms.resize(code, key, r.MAX_STUDENTS)
     for _ in range(r.MESSAGES_PER_MIN - 1):  # the refused share above was one message
         rooms.follow(code, s.sid, True)
     refused(rooms.follow, code, s.sid, True, status=429, words="too many messages")

@@ -37,7 +37,8 @@ MAX_ROOMS = 200  # rooms open at once in this process (a room nobody is in costs
 # rooms file, a restart does not reset it; three addresses took all 50 rooms of the process in 0.29 s and kept them
 # (helper 22): now MAX_ROOMS / OPEN_PER_ADDRESS = 20 addresses would be needed, each holding its rooms alive
 OPEN_PER_ADDRESS = 10
-MAX_STUDENTS = 150  # students in one room
+MAX_STUDENTS = 150  # students in one room, at most (the teacher sets the room's own size up to it)
+ROOM_SIZE = 60  # a new room's size: a class and then some; a teacher with a lecture hall sets more (Rooms.resize)
 IDLE_S = 3 * 3600  # a room nobody used for this long ends
 EMPTY_S = 10 * 60  # a room with no student and no teacher's page open ends after this long (one process's store)
 NICK_CHARS = 24
@@ -258,6 +259,7 @@ class Room:
     back: int = 0  # how many times the teacher brought everyone back: a page that sees it change follows at once
     run: int = 0  # how many times the teacher started the lesson anew: each run's answers are counted afresh
     locked: bool = False  # the teacher let nobody new join
+    size: int = ROOM_SIZE  # students the room takes (the teacher's, 1 to MAX_STUDENTS): then a join is refused in words
     opener: str = ""  # the digest of the address that opened it (OPEN_PER_ADDRESS), never the address itself
     _changed: asyncio.Event | None = None
     _save: object = None  # Rooms' writer to its store (store.py), called at every change
@@ -323,7 +325,8 @@ class Room:
                 # itself lets its holder answer as that student)
                 "roster": [{"id": public_id(s.sid), "nick": s.nick, "following": s.following}
                            for s in self.students.values()],
-                "locked": self.locked, "back": self.back}  # (back: Bring everyone back, counted)
+                "locked": self.locked, "size": self.size, "max_size": MAX_STUDENTS,
+                "back": self.back}  # (back: Bring everyone back, counted)
 
 
     # -- kept between restarts (store.py): everything but the push channel's waiters and the open streams
@@ -333,7 +336,7 @@ class Room:
                 "students": [[s.sid, s.nick, s.following] for s in self.students.values()],
                 "answers": self.answers, "options": self.options, "revealed": sorted(self.revealed),
                 "shares": self.shares, "shown": self.shown, "stop": self.stop, "questions": self.questions,
-                "run": self.run, "early": self.early, "locked": self.locked, "opener": self.opener}
+                "run": self.run, "early": self.early, "locked": self.locked, "size": self.size, "opener": self.opener}
 
     def apply(self, data: dict) -> bool:
         """Another process's change (redis_store.py): this copy becomes ``data``, its waiters woken. -> changed"""
@@ -342,7 +345,7 @@ class Room:
             return False
         other = Room.load(data, 0)
         for name in ("state", "back", "students", "answers", "options", "revealed", "shares", "shown", "stop",
-                     "questions", "run", "early", "locked"):
+                     "questions", "run", "early", "locked", "size"):
             setattr(self, name, getattr(other, name))
         self.version += 1
         self.teacher_version += 1
@@ -358,8 +361,14 @@ class Room:
                    answers=data["answers"], options=data["options"], revealed=set(data["revealed"]),
                    shares=data["shares"], shown=data["shown"], stop=data.get("stop", -1),
                    questions=data.get("questions", {}), run=data.get("run", 0), early=data.get("early", {}),
-                   locked=bool(data.get("locked", False)), opener=str(data.get("opener", "")))
+                   locked=bool(data.get("locked", False)), size=room_size(data.get("size", ROOM_SIZE)),
+                   opener=str(data.get("opener", "")))
         return room
+
+
+def room_size(n: object) -> int:
+    """A size kept in the rooms file, within 1..MAX_STUDENTS (a damaged or older row: the default)."""
+    return n if isinstance(n, int) and not isinstance(n, bool) and 1 <= n <= MAX_STUDENTS else ROOM_SIZE
 
 
 def public_id(sid: str) -> str:
@@ -738,6 +747,18 @@ class Rooms:
         return room
 
     @shared
+    def resize(self, code: object, key: object, size: object) -> Room:
+        """The teacher sets how many students the room takes (1 to MAX_STUDENTS); nobody in it is removed: below the
+        students already in, new joins wait until some leave."""
+        room = self.teacher(code, key)
+        if not isinstance(size, int) or isinstance(size, bool) or not 1 <= size <= MAX_STUDENTS:
+            raise RoomError(t("class.err.size", n=MAX_STUDENTS))
+        if room.size != size:
+            room.size = size
+            room.bump(follower=False)
+        return room
+
+    @shared
     def end(self, code: object, key: object) -> None:
         self.close(self.teacher(code, key), english("class.ended.teacher"))
 
@@ -758,8 +779,8 @@ class Rooms:
         room = self.room(code)
         if room.locked:
             raise RoomError(t("class.err.locked"), 403)
-        if len(room.students) >= MAX_STUDENTS:
-            raise RoomError(t("class.err.full", n=MAX_STUDENTS), 403)
+        if len(room.students) >= room.size:
+            raise RoomError(t("class.err.full", n=room.size), 403)
         self.room_joins.take(f"{room.code}:{address}", t("class.err.room_joins", n=ROOM_JOINS_PER_MIN))
         name = clean(nick, "nickname", NICK_CHARS, empty="")
         look = looks(name)

@@ -7,7 +7,7 @@ not a Gradio queue event per student per change.
     GET  /class/<code>/events?sid=      server-sent events: the student's view of the room at every change
     GET  /class/<code>/teacher?key=     server-sent events: the teacher's panel (students, tallies, shared views)
     GET  /class/<code>/qr.svg?origin=   the join link as a QR code (SVG), for the projector
-    POST /class/<code>/<action>         state, reveal, show, back, lesson, remove, lock, end (the teacher, with key);
+    POST /class/<code>/<action>         state, reveal, show, back, lesson, remove, lock, size, end (the teacher, with key);
                                         follow, answer, share (a student, with sid); check (either: is the room there for me?)
 
 Every refusal is JSON ``{"error": "<words>"}`` with its status (rooms.RoomError); user text is bounded and cleaned
@@ -212,7 +212,8 @@ TEACHER = {"state": lambda r, d: r.set_state(d.get("code"), d.get("key"), d.get(
            "lesson": lambda r, d: r.lesson_at(d.get("code"), d.get("key"), d.get("stop"), d.get("options"),
                                               d.get("answer"), d.get("fresh", False), d.get("ids")),
            "remove": lambda r, d: r.remove(d.get("code"), d.get("key"), d.get("share"), d.get("student")),
-           "lock": lambda r, d: r.lock(d.get("code"), d.get("key"), d.get("locked"))}
+           "lock": lambda r, d: r.lock(d.get("code"), d.get("key"), d.get("locked")),
+           "size": lambda r, d: r.resize(d.get("code"), d.get("key"), d.get("size"))}
 STUDENT = {"follow": lambda r, d: r.follow(d.get("code"), d.get("sid"), d.get("following")),
            "answer": lambda r, d: r.answer(d.get("code"), d.get("sid"), d.get("stop"), d.get("option"),
                                            d.get("options"), d.get("ids")),

@@ -503,7 +503,7 @@
     const students = "<details id='class-roster'" + (room.rosterOpen ? " open" : "") + " ontoggle='AE.room.rosterOpen(this.open)'>" +
       "<summary>" + AE.t("class.roster", { n: d.students }) + (d.locked ? " · " + AE.t("class.locked_note") : "") + "</summary>" +
       "<p><button id='class-lock' aria-pressed='" + !!d.locked + "' onclick='AE.room.lock()'>" +
-      AE.t(d.locked ? "class.unlock" : "class.lock") + "</button></p>" +
+      AE.t(d.locked ? "class.unlock" : "class.lock") + "</button></p>" + sizePart(d) +
       (roster ? "<ul id='class-roster-list'>" + roster + "</ul>" : "<p class='ae-join'>" + AE.t("class.roster_empty") + "</p>") +
       "</details>";
     const present = !!(AE.state && AE.state.present);
@@ -538,6 +538,16 @@
     unsentNote();
   }
 
+  // the room's size, chosen from a few and the number in it now (a list, not a box: the panel is drawn anew at every news of the room, which
+  // would wipe a number half typed)
+  function sizePart(d) {
+    const now = Number(d.size) || 0, most = Number(d.max_size) || now;
+    const sizes = [...new Set([d.students, 10, 20, 30, 40, 60, 90, 120, most, now])].filter((n) => n > 0 && n <= most).sort((a, b) => a - b);
+    return "<p><label for='class-size'>" + AE.t("class.size_label") + "</label> <select id='class-size' " +
+      "onchange='AE.room.size(this.value)'>" + sizes.map((n) => "<option value='" + n + "'" + (n === now ? " selected" : "") + ">" +
+      n + "</option>").join("") + "</select> <small>" + AE.t("class.size_note", { n: d.students }) + "</small></p>";
+  }
+
   // the lesson run from the panel (presentation mode hides the lesson's own box on the teacher's page): start it,
   // or move it a stop back or on
   function lessonMove(delta) {
@@ -552,13 +562,17 @@
 
   // the teacher removes a student (from the roster) or locks the class against new joins
   // the panel as the room answered the teacher's change, drawn at once, the focus kept in the roster
-  const answered = (d) => { if (d) { room.data = d; room.refocus = "class-lock"; render(); } };
+  const answered = (d, focus) => { if (d) { room.data = d; room.refocus = focus || "class-lock"; render(); } };
   function removeStudent(id, nick) {
     if (window.confirm && !window.confirm(AE.t("class.remove_confirm", { nick }))) return null;
     return send("remove", { student: id }).then(answered);
   }
   function lock() {
     return send("lock", { locked: !(room.data && room.data.locked) }).then(answered);
+  }
+  // how many students the room takes (new joins refused in words beyond it; nobody in it removed)
+  function size(n) {
+    return send("size", { size: Number(n) }).then((d) => answered(d, "class-size"));
   }
 
   function endClass() {
@@ -851,7 +865,7 @@
 
   AE.room = { teach, push, lessonAt, joinCode, share, shareView, answer, revealed, told, mine, asked, leave, start, state: room,
     reveal: (stop) => send("reveal", { stop }), show: (id) => send("show", { share: id }),
-    remove: (id) => send("remove", { share: id }), lesson: lessonMove, removeStudent, lock,
+    remove: (id) => send("remove", { share: id }), lesson: lessonMove, removeStudent, lock, size,
     rosterOpen: (open) => { room.rosterOpen = open; },
     qr: () => { room.qrOpen = !room.qrOpen; render(); const b = document.getElementById("class-qr-toggle"); if (b) b.focus(); },
     back: () => send("back"), end: endClass,
