@@ -4,6 +4,7 @@ every bound refused in words, and the push channel over real HTTP (server-sent e
 import json
 import threading
 import time
+import urllib.parse
 
 import httpx
 import pytest
@@ -341,3 +342,18 @@ def test_a_room_stays_small_whatever_its_students_answer_ahead(monkeypatch):
     assert rooms.room(code).tally("stop 1")["answered"] == 60
     rooms.lesson_at(code, key, 1, [f"o{i}" for i in range(8)], 0, ids=[f"x{i}" for i in range(8)])
     assert rooms.room(code).tally("stop 2")["answered"] == 0
+
+
+def test_a_shown_view_asks_no_page_to_compute_and_keeps_the_teachers_language():
+    """Helper 30: a view sent with run=attribute (integrated gradients, 128 steps) made every following page run it
+    when the teacher showed it, and its lang=de switched every page's language. The room's view after Show keeps the
+    view, without the runs, in the teacher's language."""
+    rooms = Rooms()
+    code, key = rooms.open()
+    rooms.set_state(code, key, "text=A+dog.&tab=attend&lang=en")
+    sid = rooms.join(code, "Ana")[1].sid
+    sent = "text=Two+cats+sleep.&tab=beyond&attr_method=integrated_gradients&attr_steps=128&run=attribute&lang=de"
+    rooms.share(code, sid, sent, "look")
+    shown = rooms.show(code, key, rooms.room(code).shares[-1]["id"]).state
+    assert dict(urllib.parse.parse_qsl(shown)) == {"text": "Two cats sleep.", "tab": "beyond", "attr_steps": "128",
+                                                   "attr_method": "integrated_gradients", "lang": "en"}

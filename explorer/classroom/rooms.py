@@ -21,6 +21,7 @@ import resource
 import secrets
 import time
 import unicodedata
+import urllib.parse
 from collections import OrderedDict, deque
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -184,6 +185,18 @@ def looks(name: str) -> str:
     "T e a c h e r" all look like "teacher"; a name of dots and spaces looks like nothing)."""
     folded = unicodedata.normalize("NFKC", name).casefold().translate(LOOKALIKE)
     return "".join(ch for ch in folded if ch.isalnum())
+
+
+def shown_state(view: str, teacher: str) -> str:
+    """A student's view as every follower is to show it: without the results it asks each page to compute again
+    (``run``: helper 30's shown view had every page run a 128-step attribution, 12 s of a core each) and in the
+    teacher's language, not the sender's (its ``lang`` switched every page). The view is a link's query string."""
+    def key(part: str) -> str:
+        return urllib.parse.unquote_plus(part.split("=", 1)[0])
+
+    kept = [part for part in view.split("&") if part and key(part) not in ("run", "lang")]  # (as written: encoded)
+    lang = [part for part in (teacher or "").split("&") if key(part) == "lang"][-1:]
+    return "&".join(kept + lang)
 
 
 def ids_digest(ids: object) -> str:
@@ -702,7 +715,7 @@ class Rooms:
         share = next((s for s in room.shares if s["id"] == share_id), None)
         if share is None:
             raise RoomError(t("class.err.no_share"), 404)
-        room.state = share["state"]
+        room.state = shown_state(share["state"], room.state)
         room.shown = {"id": share["id"], "nick": share["nick"], "note": share["note"]}
         room.bump()
         return room
