@@ -470,6 +470,15 @@
     const d = room.data;
     if (!d) return;
     const el = box("class-panel");
+    // a button of the panel pressed and not yet let go: the panel is drawn anew once it is (drawn between the press
+    // and the release, the button pressed is gone and no click comes: helper 30 lost 4 of 10 Removes while 60
+    // students' news redrew the panel every second)
+    if (hand.down && hand.target && el.contains(hand.target) && Date.now() - hand.started < HELD_MS) {
+      if (!room.renderLater) setTimeout(() => { if (room.renderLater) render(); }, HELD_MS);  // (a release never heard)
+      room.renderLater = true;
+      return;
+    }
+    room.renderLater = false;
     shown(el, true);
     const origin = window.location.origin;
     const join = origin + window.location.pathname + "?class=" + d.code;
@@ -700,6 +709,7 @@
   // (events no script can make trusted) reached the same control just before. What the page or the lesson changes by itself (a radio the lesson
   // clicks, a view the room applies) fires the same events, often marked trusted too, with no such gesture.
   const GESTURE_MS = 1500;
+  const HELD_MS = 3000;  // the panel waits at most this long for a press on it to be let go
   // a click that changes the view by itself: a tab, a dropdown's option, an example (it translates at once)
   const CHANGING_CLICKS = "button[role='tab'], [role='option'], ul.options li, .overflow-dropdown button, " +
     "#examples button, #examples .gallery-item";
@@ -710,6 +720,7 @@
     if (e.type === "pointerdown" || e.type === "keydown" || e.type === "touchstart") { hand.target = e.target; hand.started = Date.now(); }
     hand.down = e.type === "pointerdown" || (hand.down && e.type !== "pointerup");
     hand.at = Date.now();
+    if (e.type === "pointerup" && room.renderLater) setTimeout(render, 0);  // (after its click)
   }
   // the control an event belongs to: a Gradio component's block, or the tab bar (with its "•••" menu)
   const control = (el) => (el && el.closest ? el.closest("#tabs .tab-wrapper, #tabs [role='tablist'], .overflow-dropdown, .block") : null);
