@@ -92,11 +92,17 @@ def test_user_text_is_cleaned_or_refused_before_it_is_stored():
                  "T\u0435acher", "\uff34\uff45\uff41\uff43\uff48\uff45\uff52", "T e a c h e r", "L\u0435hrkr\u0430ft",
                  # helper 22: Cherokee and small capitals, a blank Hangul filler, and names with the word in them
                  "\u13a2eacher", "\u1d1beacher", "\u3164Teacher", "teacher\u3164", "Teacher (real)", "Your teacher",
-                 "Lehrer M\u00fcller"):
+                 "Lehrer M\u00fcller",
+                 # helper 30: Latin's own and Armenian look-alikes, letters with marks, other words for the teacher
+                 "Te\u0251cher", "Tea\u03f2her", "Teac\u0570er", "Teache\u027e", "Teache\uab47", "\u0162eacher",
+                 "Teache\u1e59", "T\u0435\u0430\u0441h\u0435\u0433", "Instructor", "Admin"):
         refused(rooms.join, code, nick, status=400, words="teacher")  # the Cyrillic, full-width, spaced look-alikes too
     # names that look like another's are told apart; one that looks like nothing gets a name of the room's
-    names = [rooms.join(code, nick)[1].nick for nick in ("ana", "\u0410na", "...", "\u00a0\u3000", "\u3164\u3164")]
+    # (and one posing as the room's own name for an anonymous student, "Student 3", gets the room's next one: helper 30)
+    names = [rooms.join(code, nick)[1].nick for nick in ("ana", "\u0410na", "...", "\u00a0\u3000", "\u3164\u3164",
+                                                         "Student 3", "Sch\u00fcler/in 3")]
     assert names[:2] == ["ana (2)", "\u0410na (3)"] and all(n.startswith("Student") for n in names[2:]), names
+    assert len(set(names)) == len(names), names
     assert len({r.looks(s.nick) for s in rooms.rooms[code].students.values()}) == len(rooms.rooms[code].students)
     room = rooms.share(code, s.sid, "text=a", "a\u202eevil\u200b\u200d\u2066x\x85y\x9bz\u2028w\ufeff")
     note = room.shares[-1]["note"]

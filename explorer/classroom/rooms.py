@@ -175,16 +175,23 @@ def clean(value: object, name: str, limit: int, empty: str | None = None) -> str
 LOOKALIKE = str.maketrans("аеорсухіјѕԁһкмтвнԛԝαεορτυικνχ" "ᎢᎬᎪᏟᎻᎥᎫᏦᎷᏃᎠᏴᏒᏞᏚᎳᏙ" "ᴛᴇᴀᴄʜɪᴊᴋʟᴍɴᴏᴘʀᴜᴠᴡʏᴢ",
                           "aeopcyxijsdhkmtbhqwaeoptuikvx" "teachijkmzdbrlswv" "teachijklmnopruvwyz",
                           "\u3164\u115f\u1160\uffa0")
+# ... and Latin's own look-alikes, Armenian's and others' (helper 30: "Teɑcher", "Teaϲher", "Teacհer", "Teacheɾ",
+# "Teacheꭇ", "Tеасhег" got in); marks on letters ("Ţeacher", "Teacheṙ") are dropped before (looks)
+MORE_LOOKALIKE = str.maketrans("ɑɡɩıɪʋɾꭇгհոսօϲσϳɛꞵꮪ", "agiiivrrrhnuoccjebs")
 # words that name the teacher: a nickname with one of them in it is refused ("Your teacher", "Lehrer Müller")
-TEACHER_WORDS = ("teacher", "lehrer", "lehrkraft")
+TEACHER_WORDS = ("teacher", "lehrer", "lehrkraft", "instructor", "admin", "moderator")
+# the room's own names for a student who gave none ("Student 3", "Schüler/in 3"): a nickname that looks like one is
+# given the room's own next name instead (a fake posing as an anonymous classmate: helper 30)
+ROOM_NICK = re.compile(r"(student|schulerin|schuler)\d+")
 
 
 def looks(name: str) -> str:
     """How a nickname looks, for telling names apart: width forms folded (NFKC), case folded, look-alike letters of
     other scripts read as Latin, and only letters and digits kept ("Tеacher" in Cyrillic, "Ｔｅａｃｈｅｒ" and
     "T e a c h e r" all look like "teacher"; a name of dots and spaces looks like nothing)."""
-    folded = unicodedata.normalize("NFKC", name).casefold().translate(LOOKALIKE)
-    return "".join(ch for ch in folded if ch.isalnum())
+    folded = unicodedata.normalize("NFKC", name).casefold().translate(LOOKALIKE).translate(MORE_LOOKALIKE)
+    bare = "".join(ch for ch in unicodedata.normalize("NFKD", folded) if not unicodedata.combining(ch))
+    return "".join(ch for ch in bare if ch.isalnum())
 
 
 def shown_state(view: str, teacher: str) -> str:
@@ -811,7 +818,8 @@ class Rooms:
         look = looks(name)
         if look in {looks(n) for n in NOT_TEACHER_NICKS} or any(w in look for w in TEACHER_WORDS):
             raise RoomError(t("class.err.teacher_nick"))
-        if not look:  # blank-looking (dots, spaces, marks): a name of the room's own, kept in English and
+        if not look or ROOM_NICK.fullmatch(look):  # blank-looking (dots, spaces, marks), or posing as one of the
+            # room's own names: a name of the room's own, kept in English and
             # shown in each reader's language ("Student 3" is "Schüler·in 3" on a German page: class.js nickOf)
             name = english("class.student_nick", n=len(room.students) + 1)
         taken = {looks(s.nick) for s in room.students.values()}
