@@ -2,6 +2,7 @@
 client, long work nobody listens for dropped, one request's work capped. (bench/fair_share.py measures the
 figures: a flood of 40 and a class pressing Attribute together.)"""
 
+import json
 import threading
 import time
 
@@ -74,9 +75,14 @@ def test_chunked_integrated_gradients_and_patching_equal_one_pass(monkeypatch):
 
 
 @pytest.fixture(scope="module")
-def server():
-    with served() as (_, url):
-        yield url
+def app_served():
+    with served() as (demo, url):
+        yield demo, url
+
+
+@pytest.fixture(scope="module")
+def server(app_served):
+    return app_served[1]
 
 
 def post(url, name, data, session=None):
@@ -224,3 +230,75 @@ def test_waiting_work_is_taken_in_turns_by_address():
     order = [(e.ae_address, e.n) for e in fair_queue.interleaved(queue, fair_queue.address_key)]
     assert order == [("a", 0), ("b", 0), ("c", 0), ("a", 1), ("b", 1), ("a", 2), ("a", 3), ("a", 4)]
     assert fair_queue.interleaved([], fair_queue.address_key) == []
+
+
+def join(url, fn_index, data, session, who="?"):
+    """An event posted as a page posts it (/queue/join), from address ``who`` (as fair_queue.address_of reads it)."""
+    return httpx.post(f"{url}gradio_api/queue/join", json={"data": data, "fn_index": fn_index, "session_hash": session},
+                      headers={"x-test-address": who}, timeout=30)
+
+
+def read(url, session, want: int, timeout: float = 60) -> dict:
+    """Each event's outcome for ``session`` (its queue stream), until ``want`` have ended: event id -> message."""
+    out = {}
+    with httpx.stream("GET", f"{url}gradio_api/queue/data", params={"session_hash": session}, timeout=timeout) as s:
+        for line in s.iter_lines():
+            if not line.startswith("data:"):
+                continue
+            msg = json.loads(line[5:])
+            if msg.get("msg") == "process_completed":
+                out[msg["event_id"]] = "" if msg.get("success") else str((msg.get("output") or {}).get("error"))
+                if len(out) >= want:
+                    return out
+    return out
+
+
+@pytest.mark.skipif(MODEL != "en-de", reason="English sentences")
+def test_short_work_waiting_is_capped_per_client_and_address_and_a_full_queue_refuses_the_flooder(
+        app_served, monkeypatch):
+    """Helper 30: one client's loops kept Gradio's 800 places full (37 of 38 honest requests "Queue is full"), and an
+    unknown event index answered 500 with a traceback in the log. Short work waiting is capped per client and per
+    address, refused in words; a full queue refuses the newest event of the address holding the most, not the
+    newcomer; an index no server function answers is a 400."""
+    from explorer.api import handlers
+
+    demo, url = app_served
+    fn_index = next(i for i, fn in demo.fns.items() if fn.api_name == "translate")
+    release = threading.Event()
+    real = handlers.translate
+    monkeypatch.setattr(handlers, "translate", lambda *a, **k: (release.wait(60), real(*a, **k))[1])
+    monkeypatch.setattr(fair_queue, "address_of", lambda request: "address:" + request.headers.get("x-test-address"))
+    monkeypatch.setattr(limits, "SHORT_PER_CLIENT", 3)
+    monkeypatch.setattr(limits, "SHORT_PER_ADDRESS", 5)
+    try:
+        # one client: every translate slot taken (8), 3 waiting, the rest refused in words
+        posted = [join(url, fn_index, [f"A horse number {i} runs."], "flood-a", "F") for i in range(14)]
+        assert all(r.status_code == 200 for r in posted)
+        time.sleep(1.0)
+        # another client of the same address: the address's 5 waiting reached after 2
+        more = [join(url, fn_index, [f"A cow number {i} runs."], "flood-b", "F") for i in range(4)]
+        assert all(r.status_code == 200 for r in more)  # (taken, then refused in words on its stream)
+        bogus = join(url, 9999, [], "flood-c", "F")
+        assert bogus.status_code == 400 and "No such function" in bogus.text
+        refused_a, refused_b = read(url, "flood-a", 3, 20), read(url, "flood-b", 2, 20)
+        assert sorted(refused_a.values()) == ["You already have 3 requests waiting: each is answered in turn. "
+                                              "Wait for them before asking again."] * 3, refused_a
+        assert all("5 requests from your address" in m for m in refused_b.values()) and len(refused_b) == 2
+        # a full queue, every place the flooder's: a newcomer from another address takes the flooder's newest
+        monkeypatch.setattr(limits, "SHORT_PER_CLIENT", 100)
+        monkeypatch.setattr(limits, "SHORT_PER_ADDRESS", 100)
+        for i in range(6):
+            join(url, fn_index, [f"A pig number {i} runs."], "flood-d", "G")
+        waiting = lambda: sorted(getattr(e, "ae_address", "") for e in demo._queue._waiting())  # noqa: E731
+        time.sleep(0.5)
+        full = len(waiting())
+        assert waiting().count("address:G") >= 4, waiting()
+        monkeypatch.setattr(demo._queue, "max_size", full)
+        honest = join(url, fn_index, ["A dog runs."], "honest", "H")
+        assert honest.status_code == 200
+        after = waiting()
+        assert len(after) == full and after.count("address:H") == 1, after
+        release.set()
+        assert list(read(url, "honest", 1, 120).values()) == [""]  # and the newcomer's translation is answered
+    finally:
+        release.set()

@@ -9,7 +9,10 @@ concurrency group in app.py), so that one visitor cannot hold up a class:
   nobody has opened ``limits.UNHEARD_GRACE_S`` seconds after it was queued is dropped before it runs (four such
   posts once burned 30 CPU-seconds). A page that closes is already dropped by Gradio itself.
 
-Short work needs neither: its model work goes first at the model gate (explorer/serving/store.py). It is taken in
+Short work goes first at the model gate (explorer/serving/store.py); a client may have ``limits.SHORT_PER_CLIENT``
+of it waiting and an address ``limits.SHORT_PER_ADDRESS``, and a full queue refuses the newest event of the address
+holding the most rather than the newcomer; an event no server function answers (an unknown index, or one of the
+page's own browser-side events) is refused in words, not with a traceback. It is taken in
 turns by address instead of first come, first served: each address's first waiting request, then each one's second,
 and so on (``interleaved``), so that one visitor's 50 costly translations posted at once (beam 8, 100 tokens, 300
 characters: helper 22) wait behind each other and not in front of everyone's next Translate (28 s before). Written against
@@ -105,14 +108,11 @@ class FairQueue(Queue):
                 fn = route_utils.get_fn(self.blocks, None, body)
             except Exception:
                 fn = None
-        if fn is None or fn.concurrency_id != LONG:
-            ok, event_id, state = await super().push(body, request, username)
-            event = self.event_ids_to_events.get(event_id) if ok else None
-            if event is not None:
-                event.ae_address = address_of(request)
-                self._in_turns(event.concurrency_id)
-            return ok, event_id, state
+        if fn is None or fn.fn is None:  # (Gradio answered 500 and logged a traceback of 3-6 KB: helper 30)
+            return False, "No such function.", "error"
         client, address = client_of(body, request), address_of(request)
+        if fn.concurrency_id != LONG:
+            return await self._push_short(body, request, username, client, address)
         long = self._long_events()
         mine = [e for e in long if getattr(e, "ae_client", None) == client]
         theirs = sum(getattr(e, "ae_address", None) == address for e in long)
@@ -136,16 +136,58 @@ class FairQueue(Queue):
             event.ae_client, event.ae_address = client, address
             self._in_turns(LONG)  # (helper 22: one address's 24 attributions held a student's rollout over 20 s)
             return ok, event_id, state
-        # taken and answered at once with the refusal, as an error of this event: a page shows it as a toast and a
-        # client raises it with the message (a refused join would reach them as a bare "400 Bad Request")
+        await self._refuse(event, refusal)
+        return ok, event_id, state
+
+    async def _refuse(self, event: Any, message: str) -> None:
+        """``event`` taken out of the queue and answered at once with ``message``, as its error: a page shows it as a
+        toast and a client raises it (a refused join would reach them as a bare "400 Bad Request")."""
         async with self.delete_lock:
             queue = self.event_queue_per_concurrency_id[event.concurrency_id].queue
             if event in queue:
                 queue.remove(event)
-            self.event_ids_to_events.pop(event_id, None)
-        content = error_payload(Error(refusal, print_exception=False), True)
+            self.event_ids_to_events.pop(event._id, None)
+        content = error_payload(Error(message, print_exception=False), True)
         self.send_message(event, ProcessCompletedMessage(output=content, title="Error", success=False))
+
+    def _waiting(self) -> list[Any]:
+        return [e for q in self.event_queue_per_concurrency_id.values() for e in q.queue]
+
+    async def _push_short(self, body, request, username, client: str, address: str):
+        waiting = self._waiting()
+        mine = sum(getattr(e, "ae_client", None) == client for e in waiting)
+        theirs = sum(getattr(e, "ae_address", None) == address for e in waiting)
+        refusal = None
+        with speaking(language_of(request)):
+            if mine >= limits.SHORT_PER_CLIENT:
+                refusal = t("server.error.short_mine", n=mine)
+            elif theirs >= limits.SHORT_PER_ADDRESS:
+                refusal = t("server.error.short_address", n=theirs)
+        if refusal is None and self.max_size is not None and len(waiting) >= self.max_size:
+            await self._make_room(address, theirs)
+        ok, event_id, state = await super().push(body, request, username)
+        event = self.event_ids_to_events.get(event_id) if ok else None
+        if event is None:
+            return ok, event_id, state
+        event.ae_client, event.ae_address = client, address
+        if refusal is not None:
+            await self._refuse(event, refusal)
+            return ok, event_id, state
+        self._in_turns(event.concurrency_id)
         return ok, event_id, state
+
+    async def _make_room(self, address: str, theirs: int) -> None:
+        """A full queue: the newest waiting event of the address holding the most (more than this newcomer's) is
+        refused in words, so that a flood from one address takes places from itself, never from everyone else."""
+        counts: dict[str, int] = {}
+        for e in self._waiting():
+            counts[getattr(e, "ae_address", "")] = counts.get(getattr(e, "ae_address", ""), 0) + 1
+        most = max(counts, key=counts.get, default=None)
+        if most is None or most == address or counts[most] <= theirs + 1:
+            return
+        newest = max((e for e in self._waiting() if getattr(e, "ae_address", "") == most), key=lambda e: e.enqueue_time)
+        with speaking(None):
+            await self._refuse(newest, t("server.error.short_address", n=counts[most]))
 
     def get_events(self):
         """Gradio's choice of the next events, after dropping posted requests nobody is listening for."""

@@ -22,6 +22,12 @@ DECODE_BATCH = 8
 # The queue counts events, not people: a student's Translate is one event and each tab opened one more.
 MAX_STUDENTS = 200
 QUEUE_SIZE = MAX_STUDENTS * 4  # events waiting; a class of 100 clicking at once queues, never "Queue is full"
+# Short work waiting, per page (a session: a Translate and the views it draws are a few at once) and per address (a
+# class behind one school address fits): one visitor's flood of events never fills the queue for everyone else (helper
+# 30: one client's 10 loops kept Gradio's 800 places full, 37 of 38 honest requests "Queue is full"). A full queue
+# makes room for a newcomer by refusing the newest event of the address that holds the most.
+SHORT_PER_CLIENT = 24
+SHORT_PER_ADDRESS = QUEUE_SIZE // 4
 SESSION_CAPACITY = 16  # Gradio keeps each session's last output values in memory; the oldest sessions go first (the
 # page keeps its own state and every event sends what it needs, so a session evicted mid-class loses nothing)
 
