@@ -571,12 +571,14 @@ def test_the_qr_code_is_drawn_once_per_link():
     assert qr_svg("http://127.0.0.1:7860/?class=ABCDEG") != first
 
 
-def test_a_rooms_qr_code_is_drawn_for_a_few_links_only():
+def test_a_rooms_qr_code_is_drawn_a_few_times_a_minute_and_made_up_hosts_never_shut_out_the_teachers(monkeypatch):
     """The client names the host the join link is drawn for: a made-up Host per request drew a new QR code each time
-    (helper 22: 60 a second pinned the event loop). A room's code is drawn for QR_LINKS links; a new one after that
-    is 429 in words, and the links already drawn still answer."""
+    (helper 22: 60 a second pinned the event loop), and then three made-up hosts shut the teacher's own out with a 429
+    until a restart (helper 30). An address has QR_DRAWS_PER_MIN drawings of new links a minute, refused in words
+    beyond; a room keeps its QR_LINKS newest links, and an older one is drawn again."""
     from explorer.classroom import routes
 
+    monkeypatch.setattr(routes, "_qr_draws", r.Rate(routes.QR_DRAWS_PER_MIN, 60))
     rooms = Rooms()
     with served(rooms) as url:
         code = post(url, "/class/new").json()["code"]
@@ -584,16 +586,15 @@ def test_a_rooms_qr_code_is_drawn_for_a_few_links_only():
         def qr(host):
             return httpx.get(f"{url}/class/{code}/qr.svg", params={"origin": f"http://{host}"},
                              headers={"host": host}, timeout=30)
-        hosts = [f"projector{i}.example" for i in range(routes.QR_LINKS)]
-        for host in hosts:
-            got = qr(host)
-            assert got.status_code == 200 and got.content.startswith(b"<svg"), got.text
-        refused_ = qr("made-up.example")
-        assert refused_.status_code == 429 and "QR code" in refused_.json()["error"], refused_.text
-        assert qr(hosts[0]).status_code == 200  # a link drawn before: still answered (from the cache)
-        other = post(url, "/class/new").json()["code"]  # another room has links of its own
-        assert httpx.get(f"{url}/class/{other}/qr.svg", params={"origin": "http://made-up.example"},
-                         headers={"host": "made-up.example"}, timeout=30).status_code == 200
+        got = qr("projector.example")  # the teacher's
+        assert got.status_code == 200 and got.content.startswith(b"<svg"), got.text
+        made_up = [f"made-up{i}.example" for i in range(routes.QR_DRAWS_PER_MIN - 2)]
+        assert all(qr(host).status_code == 200 for host in made_up)
+        assert qr(made_up[-1]).status_code == 200  # drawn before: from the room's links, no drawing
+        assert qr("projector.example").status_code == 200  # the teacher's, pushed out: drawn again (the 12th)
+        refused_ = qr("one-more.example")
+        assert refused_.status_code == 429 and "QR codes" in refused_.json()["error"], refused_.text
+        assert qr("projector.example").status_code == 200  # (the room's newest: no drawing)
 
 
 def test_an_address_holds_a_few_rooms_open_and_a_restart_keeps_the_count(monkeypatch, tmp_path):

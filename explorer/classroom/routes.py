@@ -34,7 +34,7 @@ import re
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from explorer.classroom.rooms import ROOMS, NoRoom, Room, RoomError, Rooms, english
+from explorer.classroom.rooms import ROOMS, NoRoom, Rate, Room, RoomError, Rooms, english
 from explorer.serving.addresses import address, trusted_proxies
 from i18n import COOKIE, from_accept, known, num, speaking, t
 
@@ -46,9 +46,14 @@ RETRY_S = 10  # what a refused stream asks the page to wait (Retry-After)
 # The join links one room's QR code is drawn for (the projector's origin, a proxy's, a tunnel's): each new link costs a
 # drawing (7-21 ms of CPU), and the client names the host, so a made-up Host per request drew without end (helper 22:
 # 60 a second from one address took honest Translate's p50 from 0.1 s to 1.8 s). Drawn off the event loop, too.
+# A room keeps its QR_LINKS newest links (an older one is drawn again when asked: a made-up host never shuts out the
+# teacher's own, helper 30's 429 after three made-up hosts lasted until a restart), and an address has a drawing of
+# a new link QR_DRAWS_PER_MIN times a minute.
 QR_LINKS = 3
+QR_DRAWS_PER_MIN = 12
 QR_ROOMS = 4096  # rooms whose drawn links are remembered (the oldest forgotten first)
-_qr_links: dict[str, set[str]] = {}
+_qr_links: dict[str, list[str]] = {}
+_qr_draws = Rate(QR_DRAWS_PER_MIN, 60)
 
 
 def as_bytes(payload: Any) -> bytes:
@@ -284,12 +289,11 @@ class ClassRoutes:
                 raise RoomError(t("class.err.misses"), 429)
             room = rooms.room(code)
             link = join_url(scope, query(scope).get("origin", ""), room.code)
-            drawn = _qr_links.pop(room.code, set())  # (taken out and put back: the newest room last)
+            drawn = _qr_links.pop(room.code, [])  # (taken out and put back: the newest room last)
             _qr_links[room.code] = drawn
             if link not in drawn:
-                if len(drawn) >= QR_LINKS:
-                    raise RoomError(t("class.err.qr_links", n=QR_LINKS), 429)
-                drawn.add(link)
+                _qr_draws.take(client, t("class.err.qr_links", n=QR_DRAWS_PER_MIN))
+                drawn[:] = (drawn + [link])[-QR_LINKS:]
                 while len(_qr_links) > QR_ROOMS:
                     del _qr_links[next(iter(_qr_links))]
             return await reply(send, 200, await asyncio.to_thread(qr_svg, link), b"image/svg+xml")
