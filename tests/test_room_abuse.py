@@ -450,10 +450,28 @@ def test_the_teacher_removes_any_student_by_the_roster_and_locks_the_room(tmp_pa
             assert post(url, f"/class/{code}/size", {"key": key, "size": bad}).status_code == 400
         assert post(url, f"/class/{code}/size", {"key": sids[0], "size": 1}).status_code == 404  # a student: no
         assert post(url, f"/class/{code}/size", {"key": key, "size": 1}).json()["size"] == 1
+        # a removed student's browser (its own name, the cookie its page keeps) joins no more, on the server too
+        # (helper 30: 20 of 20 joins of a removed student got back in); another browser does
+        post(url, f"/class/{code}/lock", {"key": key, "locked": False})
+        post(url, f"/class/{code}/size", {"key": key, "size": 60})
+        troll = {"cookie": "ae_browser=troll-browser-1"}
+        sid = post(url, f"/class/{code}/join", {"nick": "Troll"}, headers=troll).json()["sid"]
+        row = next(s for s in post(url, f"/class/{code}/back", {"key": key}).json()["roster"] if s["nick"] == "Troll")
+        post(url, f"/class/{code}/remove", {"key": key, "student": row["id"]})
+        back = post(url, f"/class/{code}/join", {"nick": "Troll"}, headers=troll)
+        assert back.status_code == 403 and "removed you" in back.json()["error"] and sid not in back.text
+        other = post(url, f"/class/{code}/join", {"nick": "Newcomer"}, headers={"cookie": "ae_browser=other-browser"})
+        assert other.status_code == 200
+        post(url, f"/class/{code}/remove", {"key": key, "student": next(
+            s for s in post(url, f"/class/{code}/back", {"key": key}).json()["roster"] if s["nick"] == "Newcomer")["id"]})
+        post(url, f"/class/{code}/lock", {"key": key, "locked": True})
+        post(url, f"/class/{code}/size", {"key": key, "size": 1})
     again = Rooms(RoomStore(tmp_path / "rooms.sqlite3"))  # a restart keeps the lock, the size and the roster
     with served(again) as url:
         assert post(url, f"/class/{code}/join", {"nick": "Late"}).status_code == 403
         assert post(url, f"/class/{code}/lock", {"key": key, "locked": False}).json()["locked"] is False
+        assert post(url, f"/class/{code}/join", {"nick": "T"}, headers={"cookie": "ae_browser=troll-browser-1"}
+                    ).status_code == 403  # (barred across the restart, before the room's size is looked at)
         full = post(url, f"/class/{code}/join", {"nick": "Late"})
         assert full.status_code == 403 and full.json()["error"] == "This class is full (1 students)."
         assert post(url, f"/class/{code}/size", {"key": key, "size": 2}).json()["students"] == 1

@@ -40,6 +40,7 @@ MAX_ROOMS = 200  # rooms open at once in this process (a room nobody is in costs
 # (helper 22): now MAX_ROOMS / OPEN_PER_ADDRESS = 20 addresses would be needed, each holding its rooms alive
 OPEN_PER_ADDRESS = 10
 MAX_STUDENTS = 150  # students in one room, at most (the teacher sets the room's own size up to it)
+MAX_BARRED = 300  # browsers a room keeps barred (the oldest forgotten first)
 ROOM_SIZE = 60  # a new room's size: a class and then some; a teacher with a lecture hall sets more (Rooms.resize)
 IDLE_S = 3 * 3600  # a room nobody used for this long ends
 EMPTY_S = 10 * 60  # a room with no student and no teacher's page open ends after this long (one process's store)
@@ -264,6 +265,7 @@ class Student:
     sid: str
     nick: str
     following: bool = True
+    browser: str = ""  # the digest of the browser's own name (routes.browser), "" for a client that sends none
 
 
 @dataclass
@@ -290,6 +292,7 @@ class Room:
     back: int = 0  # how many times the teacher brought everyone back: a page that sees it change follows at once
     run: int = 0  # how many times the teacher started the lesson anew: each run's answers are counted afresh
     locked: bool = False  # the teacher let nobody new join
+    barred: list[str] = field(default_factory=list)  # browsers the teacher removed (their digests, the newest last)
     size: int = ROOM_SIZE  # students the room takes (the teacher's, 1 to MAX_STUDENTS): then a join is refused in words
     opener: str = ""  # the digest of the address that opened it (OPEN_PER_ADDRESS), never the address itself
     _changed: asyncio.Event | None = None
@@ -364,7 +367,8 @@ class Room:
     def dump(self) -> dict:
         return {"code": self.code, "key_digest": self.key_digest, "state": self.state, "version": self.version,
                 "teacher_version": self.teacher_version, "back": self.back,
-                "students": [[s.sid, s.nick, s.following] for s in self.students.values()],
+                "students": [[s.sid, s.nick, s.following, s.browser] for s in self.students.values()],
+                "barred": self.barred,
                 "answers": self.answers, "options": self.options, "revealed": sorted(self.revealed),
                 "shares": self.shares, "shown": self.shown, "stop": self.stop, "questions": self.questions,
                 "run": self.run, "early": self.early, "locked": self.locked, "size": self.size, "opener": self.opener}
@@ -376,7 +380,7 @@ class Room:
             return False
         other = Room.load(data, 0)
         for name in ("state", "back", "students", "answers", "options", "revealed", "shares", "shown", "stop",
-                     "questions", "run", "early", "locked", "size"):
+                     "questions", "run", "early", "locked", "size", "barred"):
             setattr(self, name, getattr(other, name))
         self.version += 1
         self.teacher_version += 1
@@ -388,7 +392,8 @@ class Room:
     def load(cls, data: dict, idle: float) -> Room:
         room = cls(data["code"], data["key_digest"], touched=time.monotonic() - idle, state=data["state"],
                    version=data["version"] + 1, teacher_version=data["teacher_version"] + 1, back=data.get("back", 0),
-                   students={sid: Student(sid, nick, following) for sid, nick, following in data["students"]},
+                   students={row[0]: Student(*row[:4]) for row in data["students"]},
+                   barred=[str(b) for b in data.get("barred", [])][-MAX_BARRED:],
                    answers=data["answers"], options=data["options"], revealed=set(data["revealed"]),
                    shares=data["shares"], shown=data["shown"], stop=data.get("stop", -1),
                    questions=data.get("questions", {}), run=data.get("run", 0), early=data.get("early", {}),
@@ -756,7 +761,9 @@ class Rooms:
             if share is None:
                 raise RoomError(t("class.err.no_share"), 404)
             sid = share["sid"]
-        room.students.pop(sid, None)
+        left = room.students.pop(sid, None)
+        if left is not None and left.browser and left.browser not in room.barred:  # (that browser joins no more)
+            room.barred = (room.barred + [left.browser])[-MAX_BARRED:]
         for votes in (*room.answers.values(), *room.early.values()):
             votes.pop(sid, None)
         gone = {s["id"] for s in room.shares if s["sid"] == sid}
@@ -806,9 +813,14 @@ class Rooms:
 
     # -- students ------------------------------------------------------------------------------------------
     @shared
-    def join(self, code: object, nick: object = "", address: str = "") -> tuple[Room, Student]:
+    def join(self, code: object, nick: object = "", address: str = "", browser: str = "") -> tuple[Room, Student]:
+        """A student joins (``browser``: the digest of their browser's own name, "" for a client that sends none): a
+        browser the teacher removed is refused, on the server, not only by its page (helper 30: a removed student's
+        20 of 20 joins got back in, their vote with them)."""
         self.joins.take("a:" + address, t("class.err.joins"))
         room = self.room(code)
+        if browser and browser in room.barred:
+            raise RoomError(t("class.ended.removed"), 403)
         if room.locked:
             raise RoomError(t("class.err.locked"), 403)
         if len(room.students) >= room.size:
@@ -825,7 +837,7 @@ class Rooms:
         taken = {looks(s.nick) for s in room.students.values()}
         if looks(name) in taken:  # one that looks like another's: told apart by a number
             name = next(f"{name} ({i})" for i in range(2, MAX_STUDENTS + 2) if looks(f"{name} ({i})") not in taken)
-        student = Student(secrets.token_urlsafe(12), name)
+        student = Student(secrets.token_urlsafe(12), name, browser=browser)
         room.students[student.sid] = student
         room.bump(follower=False)
         return room, student

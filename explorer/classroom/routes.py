@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import hashlib
 import io
 import json
 import logging
@@ -305,7 +306,9 @@ class ClassRoutes:
             raise RoomError(t("class.err.misses"), 429)
         admitted(key=data.get("key"), sid=data.get("sid"))
         if action == "join":
-            room, student = rooms.join(code, data.get("nick"), client)
+            name = browser(scope)
+            mark = hashlib.sha256(("browser:" + name).encode()).hexdigest()[:16] if name else ""
+            room, student = rooms.join(code, data.get("nick"), client, mark)
             return await reply(send, 200, {"sid": student.sid} | room.for_student(student.sid))
         if action == "end":
             rooms.end(code, data.get("key"))
