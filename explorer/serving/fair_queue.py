@@ -5,8 +5,9 @@ concurrency group in app.py), so that one visitor cannot hold up a class:
   one more is refused at once with a message that says so (a page or a gradio_client is one client by its
   session; a plain HTTP call without a session by its address). At most ``limits.LONG_QUEUE`` long requests
   wait in all.
-- **Nobody listening, nothing run.** A request (long or short) posted to ``/gradio_api/call/<name>`` whose result stream
-  nobody has opened ``limits.UNHEARD_GRACE_S`` seconds after it was queued is dropped before it runs (four such
+- **Nobody listening, nothing run.** A request (long or short) posted to ``/gradio_api/call/<name>`` or
+  ``/gradio_api/queue/join`` whose result stream nobody has opened ``limits.UNHEARD_GRACE_S`` seconds after it was
+  queued is dropped before it runs (four such
   posts once burned 30 CPU-seconds). A page that closes is already dropped by Gradio itself.
 
 Short work goes first at the model gate (explorer/serving/store.py); a client may have ``limits.SHORT_PER_CLIENT``
@@ -39,12 +40,6 @@ log = logging.getLogger("attention-explorer")
 LONG = "long"  # the concurrency id of long work
 
 dropped = 0  # long requests dropped because nobody was listening (tests, benchmarks)
-
-
-def posted(event: Any) -> bool:
-    """Posted to /gradio_api/call/<name> (Gradio marks those bodies simple_format). A page's or gradio_client's
-    events come through /queue/join, and Gradio drops those itself when their stream closes."""
-    return bool(getattr(getattr(event, "data", None), "simple_format", False))
 
 
 def heard(event: Any) -> bool:
@@ -86,6 +81,21 @@ def interleaved(events: list[Any], key) -> list[Any]:
 
 def address_key(event: Any) -> str:
     return getattr(event, "ae_address", "")
+
+
+_said = {"at": 0.0, "since": 0}
+
+
+def said_dropped(event: Any) -> None:
+    """One log line a second at most for the requests dropped unheard (a flood of them wrote one each)."""
+    now = time.monotonic()
+    if now - _said["at"] < 1.0:
+        _said["since"] += 1
+        return
+    more = f" (and {_said['since']} more since the last line)" if _said["since"] else ""
+    _said.update(at=now, since=0)
+    log.warning("dropped a %s request nobody was listening for (%s)%s", event.fn.api_name,
+                getattr(event, "ae_client", "?")[:40], more)
 
 
 class FairQueue(Queue):
@@ -197,13 +207,13 @@ class FairQueue(Queue):
         for q in list(self.event_queue_per_concurrency_id.values()):
             if not q.queue:
                 continue
-            for event in [e for e in q.queue if posted(e) and now - e.enqueue_time > limits.UNHEARD_GRACE_S
-                          and not heard(e)]:
+            # (and events a page's or script's /queue/join posted whose session never opened its stream: helper
+            # 30's 820 posts, their client gone, kept both cores busy for 244 s)
+            for event in [e for e in q.queue if now - e.enqueue_time > limits.UNHEARD_GRACE_S and not heard(e)]:
                 q.queue.remove(event)
                 self.event_ids_to_events.pop(event._id, None)
                 self.pending_event_ids_session.get(event.session_hash, set()).discard(event._id)
                 event.alive = False
                 dropped += 1
-                log.warning("dropped a %s request nobody was listening for (%s)", event.fn.api_name,
-                            getattr(event, "ae_client", "?")[:40])
+                said_dropped(event)
         return super().get_events()
