@@ -7,9 +7,9 @@ from contextlib import ExitStack
 import httpx
 import pytest
 from app_server import MODEL
-from test_browser import browser, server, settled  # noqa: F401
+from test_browser import browser, open_tab, server, settled  # noqa: F401
 from test_class_lesson import at_stop, banner, panel, start_class
-from test_every_screen import LAPTOP, opened
+from test_every_screen import LAPTOP, opened, wait_tab
 
 pytestmark = pytest.mark.skipif(MODEL != "en-de", reason="English sentences on the shipped en-de model")
 
@@ -93,3 +93,51 @@ def test_remove_is_pressed_whole_while_the_class_redraws_the_panel(browser, serv
         teacher.wait_for_timeout(1_000)
         teacher.mouse.up()  # (the page asks first: accepted)
         teacher.locator("#class-panel", has_text="0 students").wait_for(timeout=10_000)
+
+
+def test_bring_everyone_back_from_another_tab_during_the_lesson_brings_every_screen_to_the_stop(browser, server):  # noqa: F811
+    """Helper 31: during the lesson, with the class moved to another tab (the Model tab at stop 2), Bring everyone
+    back left every screen there and took the phones' note away, the question over an unrelated view. It brings every
+    screen back to the stop's own tab, the note gone with the reason for it."""
+    with ExitStack() as stack:
+        teacher, _, (a, b) = start_class(stack, browser, server)
+        teacher.locator("#class-lesson-start").click()
+        teacher.locator("#class-next").click()
+        at_stop(teacher, 2)
+        for s in (a, b):
+            wait_tab(s, "Positional encoding")
+        open_tab(teacher, "Model")
+        for s in (a, b):
+            wait_tab(s, "Model")
+            s.locator("#ae-lesson .ae-class-moved").wait_for(timeout=20_000)
+        teacher.locator("#class-bring-back").click()
+        wait_tab(teacher, "Positional encoding")
+        for s in (a, b):
+            wait_tab(s, "Positional encoding")
+            s.wait_for_function("() => !document.querySelector('#ae-lesson .ae-class-moved')", timeout=20_000)
+
+
+def test_another_attention_type_at_stop_6_is_said_on_the_phones_and_their_heatmap_stays_in_place(browser, server):  # noqa: F811
+    """Helper 31: at stop 6 (a question about cross-attention in the last layer), the teacher's switch to decoder
+    self-attention said nothing on the phones, and a switch at stop 5 carried their heatmap 145 px down under the
+    sheet. The phones' heatmap stays where it was, and their sheet says the view is not the question's until the
+    class is back at it."""
+    top = "() => Math.round(document.querySelector('#heatmap .js-plotly-plot').getBoundingClientRect().top)"
+    with ExitStack() as stack:
+        teacher, _, (a, b) = start_class(stack, browser, server)
+        teacher.locator("#class-lesson-start").click()
+        for n in range(2, 7):
+            teacher.locator("#class-next").click()
+            at_stop(teacher, n)
+        teacher.wait_for_timeout(13_000)  # the stop's own bringing into sight is over (12 s at most)
+        before = [s.evaluate(top) for s in (a, b)]
+        teacher.locator("#kind label", has_text="Decoder self-attention").click()
+        for s, was in zip((a, b), before):
+            s.wait_for_function("() => document.querySelector('#kind input:checked')?.value === 'Decoder self-attention'",
+                                timeout=20_000)
+            s.locator("#ae-lesson .ae-class-moved", has_text="another attention type").wait_for(timeout=10_000)
+            s.wait_for_timeout(2_000)
+            assert abs(s.evaluate(top) - was) <= 24, (was, s.evaluate(top))
+        teacher.locator("#kind label", has_text="Cross-attention").click()
+        for s in (a, b):
+            s.wait_for_function("() => !document.querySelector('#ae-lesson .ae-class-moved')", timeout=20_000)

@@ -57,7 +57,7 @@ def test_the_lesson_walks_every_stop_shows_its_view_and_ends_with_a_score(browse
         settled(pg)
         pg.get_by_text("Guided lesson").first.click()
         pg.locator("#ae-lesson-start").click()
-        views = {1: ("Translate & attend", "#pieces"), 2: ("Positional encoding", "#pe-table"),
+        views = {1: ("Translate & attend", "#heatmap"), 2: ("Positional encoding", "#pe-table"),
                  3: ("Inside a head", "#inside-plot"), 4: ("Translate & attend", "#model-view"),
                  5: ("Translate & attend", "#heatmap"), 6: ("Translate & attend", "#heatmap"),
                  7: ("Step by step", "#step-plot"), 8: ("Experiments", "#lens-plot")}
@@ -81,10 +81,15 @@ def test_the_lesson_walks_every_stop_shows_its_view_and_ends_with_a_score(browse
             values = [o.split(None, 1)[1] for o in options]
             if all(v.lstrip("-").replace(".", "", 1).isdigit() for v in values):
                 assert [float(v) for v in values] == sorted(float(v) for v in values)  # numbers in numeric order
+            if stop == 1:  # the counts of pieces covered until it is answered: the source's (the answer) and the
+                # output's, which is not the answer (helper 31: "Output pieces (10)" beside the options 10-13)
+                assert pg.locator("#pieces .ae-out-line").is_hidden() and pg.locator("#pieces .ae-src-count").is_hidden()
             answer = pg.evaluate("() => AE.lesson.state.q.answer")
             pick = answer if stop % 2 else (answer + 1) % len(options)  # odd stops right, even stops wrong
             right_first += pick == answer
             pg.locator(".ae-answer").nth(pick).click()  # a tap on a phone: large buttons, no keys needed
+            if stop == 1:
+                assert pg.locator("#pieces .ae-out-line").is_visible()
             reveal = pg.locator(".ae-reveal").inner_text()
             assert reveal.startswith("Right") == (pick == answer)
             pg.locator(".ae-nav button", has_text="Next" if stop < 8 else "Finish").click()

@@ -477,7 +477,7 @@ def test_a_whole_lesson_on_a_projector_and_two_phones_through_a_restart(browser,
         # the new kind's query tokens come with its figure
         check(drawn(teacher, "decoder self attention, layer 1, head 3,"), "the teacher's Inside a head is not drawn")
         teacher.locator("#query input").first.click()
-        third = teacher.get_by_role("option").nth(2)
+        third = teacher.get_by_role("listbox").get_by_role("option").nth(2)  # (the dropdown's, not the panel's size)
         number, token = (x.strip() for x in third.inner_text().split(":", 1))
         third.click()
         check(drawn(teacher, f"head 3, query #{number} “{token}”"), f"the teacher's query {token} is not drawn")

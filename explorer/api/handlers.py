@@ -94,11 +94,12 @@ def tokens_html(a: Analysis) -> str:
     warnings = "".join(f"<div class='ae-advice' role='status' style='margin-bottom:6px;padding:6px 10px;"
                        f"background:#fff4e5;border-left:4px solid #b45309;font-size:15px'>⚠ {_headlined(w, source)}</div>"
                        for w in notes)
-    # the source line's count and pieces are covered while the lesson's first stop asks for them (style.css)
+    # the source line's count and pieces, and the output line's, are covered while the lesson's first stop asks
+    # for the source's (style.css)
     return (f"<div class='ae-pieces'>{warnings}<div class='ae-src-line'><span class='ae-src-count'>"
             f"{t('server.pieces.source', n=len(a.src_tokens))} {chips(a.src_tokens, '#e8f0fe')}</span>"
             f"<span class='ae-src-later'>{t('server.pieces.later')}</span></div>"
-            f"<div style='margin-top:4px'>{t('server.pieces.output', n=len(a.out_tokens))} "
+            f"<div class='ae-out-line' style='margin-top:4px'>{t('server.pieces.output', n=len(a.out_tokens))} "
             f"{confidence_chips(a, target)}</div>"
             f"<div style='margin-top:2px;font-size:13px;color:#555'>{chips_key()}</div>"
             f"<details style='font-size:13px;color:#555'><summary>{t('server.pieces.what')}</summary>"

@@ -231,14 +231,21 @@
       // The room holds the shown view now: the page's next view is posted whatever it was posted as before (CI:
       // the stop's view was the one pushed before Show to everyone, so going back to it posted nothing when no
       // 400 ms tick had absorbed the shown view in between, and the phones stayed on it)
-      if (room.restored && room.shownId && !shownId && room.data.back !== room.backSeen) {
+      // During the lesson, Bring everyone back does the same from another tab the teacher opened: every screen goes
+      // back to the stop's view (helper 31: at stops 2, 7 and 8 the class stayed on the Model tab, Inside a head or
+      // Positional encoding, the phones' note that the view was another gone, the question over an unrelated figure);
+      // on the stop's own tab the teacher's view stays (a step moved to at stop 7 is the one every screen shows)
+      const lessonOn = AE.lesson && AE.lesson.state.stop >= 0 && AE.lesson.state.stop < AE.lesson.stops &&
+        AE.lesson.tabOf(AE.lesson.state.stop) !== AE.state.tab;
+      const endsShowing = !!room.shownId && !shownId;
+      if (room.restored && (endsShowing || lessonOn) && room.data.back !== room.backSeen) {
         Object.assign(room, { adopting: 0, pushed: room.data.state || "" });
         const stop = AE.lesson ? AE.lesson.state.stop : -1, since = Date.now();
         if (stop >= 0 && stop < AE.lesson.stops) {
           // the stop names its tab (and some an attention type), not every control: the teacher's own view from
           // before the showing comes back first (helper 23: at stop 4, which names only its tab, every screen
           // stayed on the student's encoder self-attention, layer 2, head 1)
-          if (room.ownView) AE.follow(room.ownView);
+          if (endsShowing && room.ownView) AE.follow(room.ownView);
           AE.lesson.rejoin(stop);
           // (that view arrives through the server's answers, after the stop's own tab and attention type were set:
           // those are set again once it has, unless the teacher moved on by hand meanwhile)

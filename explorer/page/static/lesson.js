@@ -45,9 +45,10 @@
 
   const STOPS = [
     { title: "lesson.s1.title", look: "lesson.s1.look", recap: "lesson.s1.recap",
-      // (on the projector the heatmap, whose columns the class counts: the pieces above it and the heatmap do not
-      // both fit a screen, and the pieces are covered until the question is answered)
-      view: { tab: "attend" }, focus: "#pieces", present: "#heatmap",
+      // the heatmap, whose columns the class counts: the source pieces above it are covered until the question is
+      // answered, and so is the count of output pieces, which is not the answer (helper 31: a phone showed the
+      // pieces' line with "Output pieces (10)", one of the options, and the heatmap wholly under the sheet)
+      view: { tab: "attend" }, focus: "#heatmap", present: "#heatmap",
       ask: (b) => {
         const n = b.src.length;
         return Object.assign(options(number(n), [n - 1, n + 1, n + 2].map(number)), {
@@ -548,15 +549,26 @@
     return true;
   }
 
-  // On the question's own tab, a decoding step the teacher moved the class to that is not the one the question asks
-  // about (stop 7) is said too, and unsaid when the class is back at it (helper 28: the phones' question named step 1
-  // over the bars of step 3, none of its options among them)
+  // On the question's own tab, a view the teacher moved the class to that is not the one the question asks about is
+  // said too, and unsaid when the class is back at it: a decoding step (stop 7; helper 28: the phones' question named
+  // step 1 over the bars of step 3), an attention type, layer or head (stop 6; helper 31: a question about
+  // cross-attention in the last layer over the masked decoder self-attention, with no word)
+  const KIND_KEYS = { "Cross-attention": "cross", "Encoder self-attention": "encoder", "Decoder self-attention": "decoder" };
   function stepMoved(at, state) {
-    const asked = at === lesson.stop && lesson.q && lesson.q.view ? lesson.q.view.step : undefined;
-    const step = state ? new URLSearchParams(state).get("step") : null;
-    if (asked === undefined || step === null || !/^\d{1,3}$/.test(step) || lesson.showing) return false;
+    const want = at === lesson.stop && lesson.q && lesson.q.view ? lesson.q.view : null;
+    if (!want || !state || lesson.showing) return false;
     if (lesson.moved && !lesson.movedStep) return false;  // (another note stands: the view, a shown view)
-    const note = String(asked) === step ? "" : AE.t("lesson.step_moved", { step, asked });
+    const p = new URLSearchParams(state), step = p.get("step");
+    const headKey = (h) => (AE.headOf(h) === null ? "mean" : String(AE.headOf(h)));
+    let note = "";
+    if (want.step !== undefined && step !== null && /^\d{1,3}$/.test(step) && String(want.step) !== step) {
+      note = AE.t("lesson.step_moved", { step, asked: want.step });
+    } else if ((want.kind !== undefined && p.get("kind") && KIND_KEYS[want.kind] !== p.get("kind")) ||
+      (want.layer !== undefined && p.get("layer") !== null && String(want.layer) !== p.get("layer")) ||
+      (want.head !== undefined && p.get("head") && headKey(want.head) !== p.get("head"))) {
+      note = AE.t("lesson.view_moved", { kind: AE.t("page.kind." + (KIND_KEYS[want.kind] || "cross")).replace(/\u00ad/g, ""),
+        layer: want.layer });
+    }
     if (note === lesson.moved) return false;
     lesson.moved = note;
     lesson.movedStep = !!note;
@@ -644,6 +656,7 @@
 
   AE.lesson = { start, go, reaim, shownNote, answer, fold, cover, end, again, refresh, refreshClass, at, rejoin, moving, values, resume, newRun, state: lesson, stops: STOPS.length,
     title: (i) => (STOPS[i] ? STOPS[i].title : ""),
+    tabOf: (i) => (STOPS[i] ? STOPS[i].view.tab : null),  // the tab stop i opens
     // stop i's question on the sentence shown now (in the page's language; its ids as the room keeps them), or null
     question: (i) => {
       const b = AE.current && AE.current();

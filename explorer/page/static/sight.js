@@ -70,7 +70,7 @@
     const shown = !fresh && AE.state.tab === tab ? viewOf(tab) : null;
     const wasInSight = !!shown && shown.offsetParent !== null && inSight(shown) >= 0.6;
     follow(query);
-    if (!fresh) { if (wasInSight) keep(tab); return; }
+    if (!fresh) { if (wasInSight) keep(tab, shown.getBoundingClientRect().top); return; }
     // said to a screen reader: the tab the teacher opened (the page changed under the student's hands)
     const name = document.querySelector("#tabs button[role='tab'][data-tab-id='" + tab + "']");
     if (name && AE.a11y && AE.a11y.say && AE.room && AE.room.state && AE.room.state.role === "student") {
@@ -90,12 +90,12 @@
     }, 400);
   };
 
-  // Another view on the same tab (a step, a layer): the main view the student was looking at stays in sight while its
-  // figure is drawn again, for at most 5 s, unless the student's own hand moves the page (helper 29: two steps 400 ms
-  // apart at stop 7 left both phones scrolled 1,100 px down to the empty beam-search boxes, the step view above the
-  // screen, until Bring everyone back)
+  // Another view on the same tab (a step, a layer, an attention type): the main view the student was looking at stays
+  // where it was on the screen while its figure is drawn again, for at most 5 s, unless the student's own hand moves
+  // the page (helper 29: two steps 400 ms apart at stop 7 left both phones scrolled 1,100 px down to the empty
+  // beam-search boxes, the step view above the screen, until Bring everyone back)
   let kept = null;
-  function keep(tab) {
+  function keep(tab, top) {
     if (poll) return;  // a tab's own bringing runs: it keeps the view in sight already
     if (kept) clearInterval(kept);
     const start = Date.now();
@@ -103,7 +103,8 @@
       if (touched > start || Date.now() - start > 5000 || AE.state.tab !== tab) { clearInterval(kept); kept = null; return; }
       const el = viewOf(tab);
       if (!el || el.offsetParent === null || (AE.lesson && AE.lesson.place && AE.lesson.place(el))) return;
-      if (inSight(el) < 0.6) bring(el);
+      const moved = el.getBoundingClientRect().top - top;
+      if (Math.abs(moved) > 24) window.scrollTo({ top: Math.max(0, window.scrollY + moved), behavior: "instant" });
     }, 250);
   }
 
