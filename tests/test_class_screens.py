@@ -9,7 +9,7 @@ import pytest
 from app_server import MODEL
 from test_browser import browser, open_tab, server, settled  # noqa: F401
 from test_class_lesson import at_stop, banner, panel, start_class
-from test_every_screen import LAPTOP, opened, wait_tab
+from test_every_screen import LAPTOP, PHONE, opened, wait_tab
 
 pytestmark = pytest.mark.skipif(MODEL != "en-de", reason="English sentences on the shipped en-de model")
 
@@ -141,3 +141,23 @@ def test_another_attention_type_at_stop_6_is_said_on_the_phones_and_their_heatma
         teacher.locator("#kind label", has_text="Cross-attention").click()
         for s in (a, b):
             s.wait_for_function("() => !document.querySelector('#ae-lesson .ae-class-moved')", timeout=20_000)
+
+
+def test_a_nickname_longer_than_the_rooms_is_cut_not_refused(browser, server):  # noqa: F811
+    """Helper 31: a 25-character nickname was refused ("keep the nickname to 24 characters") and its student left
+    outside the class. The page cuts it to the room's 24 characters and joins."""
+    with ExitStack() as stack:
+        teacher = stack.enter_context(opened(browser, server, **LAPTOP))
+        settled(teacher)
+        teacher.locator("#teach").click()
+        code = teacher.locator("#class-code").inner_text(timeout=10_000)
+        ctx = browser.new_context(**PHONE)
+        stack.callback(ctx.close)
+        phone = ctx.new_page()
+        name = "Alexandra-Konstantinopoulou"  # 27 characters
+        phone.on("dialog", lambda d: d.accept(name) if d.type == "prompt" else d.accept())
+        phone.goto(f"{server}?class={code}", wait_until="domcontentloaded")
+        banner(phone, "Following the teacher", 60_000)
+        teacher.locator("#class-panel", has_text="1 student").wait_for(timeout=10_000)
+        teacher.locator("#class-roster summary").click()
+        assert teacher.locator("#class-roster-list li b").inner_text() == name[:24]

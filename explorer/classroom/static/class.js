@@ -615,7 +615,8 @@
     if (removedFrom(code)) { say(AE.t("class.ended.removed")); return; }
     try {
       const nick = window.prompt ? window.prompt(AE.t("class.nick_prompt"), "") : "";
-      const r = await api(encodeURIComponent(code) + "/join", { nick: nick || "" });
+      // at most the room's 24 characters, cut here (helper 31: a 25-character one was refused, its student left out)
+      const r = await api(encodeURIComponent(code) + "/join", { nick: [...String(nick || "")].slice(0, NICK_CHARS).join("").trim() });
       Object.assign(room, { code: r.code, sid: r.sid, following: true });
       nameRoom(r.code);
       sessionStorage.setItem("ae-class-" + r.code, r.sid);
@@ -716,6 +717,7 @@
   // (events no script can make trusted) reached the same control just before. What the page or the lesson changes by itself (a radio the lesson
   // clicks, a view the room applies) fires the same events, often marked trusted too, with no such gesture.
   const GESTURE_MS = 1500;
+  const NICK_CHARS = 24;  // a nickname's characters (explorer/classroom/rooms.py NICK_CHARS)
   const HELD_MS = 3000;  // the panel waits at most this long for a press on it to be let go
   // a click that changes the view by itself: a tab, a dropdown's option, an example (it translates at once)
   const CHANGING_CLICKS = "button[role='tab'], [role='option'], ul.options li, .overflow-dropdown button, " +
