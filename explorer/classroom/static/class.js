@@ -302,14 +302,13 @@
   function lostEdit(e) {
     if (room.role !== "teacher" || !room.code || !room.reconnecting) return;
     const t = e.target;
-    if (!t || !t.closest || !t.closest(".gradio-container") || t.closest(CLASS_PARTS)) return;
-    if (e.type === "click" && !t.closest(CHANGING_CLICKS)) return;
-    // a dropdown's option is picked by a pointer on it (its click lands elsewhere: the list is gone by then) or Enter
-    const picked = e.isTrusted && ((e.type === "pointerdown" && !!t.closest("[role='option'], ul.options li")) ||
-      (e.type === "keydown" && e.key === "Enter" && !!t.closest("[role='combobox']")));
-    if ((e.type === "pointerdown" || e.type === "keydown") && !picked) return;
-    const typed = e.type === "input" && !!e.inputType && document.activeElement === t;
-    if (!(picked || typed || byHand(t))) return;
+    if (e.type === "pointerdown" || e.type === "keydown") {
+      // a dropdown's option is picked by a pointer on it (its click lands elsewhere: the list is gone by then) or Enter
+      const picked = e.isTrusted && !!t && !!t.closest && !t.closest(CLASS_PARTS) &&
+        ((e.type === "pointerdown" && !!t.closest("[role='option'], ul.options li")) ||
+         (e.type === "keydown" && e.key === "Enter" && !!t.closest("[role='combobox']")));
+      if (!picked) return;
+    } else if (!ownEdit(e)) return;
     const block = control(t);
     const info = block && block.querySelector ? block.querySelector("[data-testid='block-info']") : null;
     const name = ((info || block || t).textContent || "").trim().replace(/\s+/g, " ").slice(0, 40);
@@ -738,15 +737,19 @@
     const mine = control(hand.target);
     return !!mine && mine === control(target);
   }
-  function edited(e) {
-    if (room.role !== "student" || !room.sid || !room.following) return;
+  // an input, change or click that is the person's own edit of the page's view (a student's, or a teacher's while the
+  // server is away: lostEdit)
+  function ownEdit(e) {
     const t = e.target;
-    if (!t || !t.closest || t.closest(CLASS_PARTS)) return;
-    if (e.type === "click" && !t.closest(CHANGING_CLICKS)) return;
+    if (!t || !t.closest || !t.closest(".gradio-container") || t.closest(CLASS_PARTS)) return false;
+    if (e.type === "click" && !t.closest(CHANGING_CLICKS)) return false;
     // typed, pasted, dictated or dropped text: an editing InputEvent (inputType) in the focused box, which no script
     // of the page makes trusted
     const typed = e.type === "input" && e.isTrusted && !!e.inputType && document.activeElement === t;
-    if (!t.closest(".gradio-container") || !(typed || byHand(t))) return;
+    return typed || byHand(t);
+  }
+  function edited(e) {
+    if (room.role !== "student" || !room.sid || !room.following || !ownEdit(e)) return;
     room.following = false;
     room.editedAt = Date.now();
     room.editNote = true;

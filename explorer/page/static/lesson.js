@@ -553,20 +553,18 @@
   // said too, and unsaid when the class is back at it: a decoding step (stop 7; helper 28: the phones' question named
   // step 1 over the bars of step 3), an attention type, layer or head (stop 6; helper 31: a question about
   // cross-attention in the last layer over the masked decoder self-attention, with no word)
-  const KIND_KEYS = { "Cross-attention": "cross", "Encoder self-attention": "encoder", "Decoder self-attention": "decoder" };
   function stepMoved(at, state) {
     const want = at === lesson.stop && lesson.q && lesson.q.view ? lesson.q.view : null;
     if (!want || !state || lesson.showing) return false;
     if (lesson.moved && !lesson.movedStep) return false;  // (another note stands: the view, a shown view)
     const p = new URLSearchParams(state), step = p.get("step");
-    const headKey = (h) => (AE.headOf(h) === null ? "mean" : String(AE.headOf(h)));
     let note = "";
     if (want.step !== undefined && step !== null && /^\d{1,3}$/.test(step) && String(want.step) !== step) {
       note = AE.t("lesson.step_moved", { step, asked: want.step });
-    } else if ((want.kind !== undefined && p.get("kind") && KIND_KEYS[want.kind] !== p.get("kind")) ||
+    } else if ((want.kind !== undefined && p.get("kind") && AE.kindOf(want.kind) !== p.get("kind")) ||
       (want.layer !== undefined && p.get("layer") !== null && String(want.layer) !== p.get("layer")) ||
-      (want.head !== undefined && p.get("head") && headKey(want.head) !== p.get("head"))) {
-      note = AE.t("lesson.view_moved", { kind: AE.t("page.kind." + (KIND_KEYS[want.kind] || "cross")).replace(/\u00ad/g, ""),
+      (want.head !== undefined && p.get("head") && AE.headKey(want.head) !== p.get("head"))) {
+      note = AE.t("lesson.view_moved", { kind: AE.t("page.kind." + AE.kindOf(want.kind || "Cross-attention")).replace(/\u00ad/g, ""),
         layer: want.layer });
     }
     if (note === lesson.moved) return false;

@@ -446,5 +446,5 @@
 
   // whether a followed view arrived in the last ``ms`` (its sentence is set, then translated)
   const followedWithin = (ms) => !!link.followedAt && Date.now() - link.followedAt < ms;
-  Object.assign(AE, { replay, setAddress, followedWithin, modelPicked, startOver, scrollToView, linkExtras, linkRun, linkQuery, follow, followIn, followGo, NO_RUNS, linkIn, linkGo, linkView, linkOut, linkNote, link, openTabButton, showView });
+  Object.assign(AE, { headKey, replay, setAddress, followedWithin, modelPicked, startOver, scrollToView, linkExtras, linkRun, linkQuery, follow, followIn, followGo, NO_RUNS, linkIn, linkGo, linkView, linkOut, linkNote, link, openTabButton, showView });
 })();
