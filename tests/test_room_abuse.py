@@ -363,6 +363,14 @@ def test_a_forged_forwarded_for_buys_no_rooms_and_a_trusted_proxy_is_read(monkey
             assert post(url, f"/class/{code}/join", {}, headers={"x-forwarded-for": "5.5.5.5"}).status_code == 200
         assert post(url, f"/class/{code}/join", {}, headers={"x-forwarded-for": "5.5.5.5"}).status_code == 429
         assert post(url, f"/class/{code}/join", {}, headers={"x-forwarded-for": "5.5.5.6"}).status_code == 200
+    rooms = Rooms()
+    rooms.opens = r.Rate(3, 3600)
+    with served(rooms, trusted=1) as url:  # IPv6: one visitor holds a whole /64, so it counts as one address
+        for i in range(3):
+            assert post(url, "/class/new", headers={"x-forwarded-for": f"2001:db8:5:6::{i + 1}"}).status_code == 200
+        for other in ("2001:db8:5:6:ffff:1:2:3", "[2001:db8:5:6::99]"):
+            assert post(url, "/class/new", headers={"x-forwarded-for": other}).status_code == 429
+        assert post(url, "/class/new", headers={"x-forwarded-for": "2001:db8:5:7::1"}).status_code == 200
 
 
 def test_trusted_proxy_setting_and_address_rules(monkeypatch):
@@ -381,6 +389,9 @@ def test_trusted_proxy_setting_and_address_rules(monkeypatch):
     assert address(scope, 0) == "forwarded" and address(scope, 1) == "2.2.2.2" and address(scope, 2) == "1.1.1.1"
     assert address(scope, 5) == "1.1.1.1"
     assert address({"client": ("9.9.9.9", 5), "headers": []}, 1) == "9.9.9.9"
+    v6 = {"client": ("2001:db8:1:2:3:4:5:6", 5), "headers": []}
+    assert address(v6, 0) == "2001:db8:1:2::/64" == address({**v6, "client": ("2001:db8:1:2::9", 5)}, 0)
+    assert address({"client": ("::ffff:8.8.4.4", 5), "headers": []}, 0) == "8.8.4.4"  # IPv4 written as IPv6
 
 
 def test_rate_tables_are_bounded():

@@ -3,6 +3,7 @@ trusted proxies the address they appended to X-Forwarded-For (docs/deploy.md).""
 
 from __future__ import annotations
 
+import ipaddress
 import os
 
 TRUSTED_PROXY_ENV = "ATTENTION_EXPLORER_TRUSTED_PROXY"  # how many proxies in front append to X-Forwarded-For
@@ -28,8 +29,23 @@ def address(scope, trusted: int | None = None) -> str:
     forwarded = [h.strip() for k, v in scope.get("headers", []) if k.lower() == b"x-forwarded-for"
                  for h in v.decode("latin-1").split(",") if h.strip()]
     if trusted and forwarded:
-        return forwarded[-min(trusted, len(forwarded))][:64]
+        return person(forwarded[-min(trusted, len(forwarded))][:64])
     if forwarded:
         return "forwarded"
     client = scope.get("client") or ("", 0)
-    return str(client[0])
+    return person(str(client[0]))
+
+
+def person(addr: str) -> str:
+    """An IPv6 address counts as its /64 network: a home, a phone or a rented server is given a whole /64, so one
+    visitor could otherwise take a fresh address, and fresh per-address limits, for every request. IPv4 (and an
+    IPv4 address written as IPv6) and anything that is no address count as they are."""
+    try:
+        ip = ipaddress.ip_address(addr.strip("[]"))
+    except ValueError:
+        return addr
+    if ip.version == 4:
+        return str(ip)
+    if ip.ipv4_mapped is not None:
+        return str(ip.ipv4_mapped)
+    return str(ipaddress.ip_network(f"{ip}/64", strict=False))
