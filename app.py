@@ -29,7 +29,7 @@ from explorer.page import ui  # noqa: E402
 from explorer.page.tabs import attend, beyond, compare, experiments, inside, positional, steps, top  # noqa: E402
 from explorer.page.tabs import model as model_tab  # noqa: E402
 from explorer.page.tabs.common import LONG_WORK, MODEL_WORK, PRIVATE, TRANSLATE_WORK, Page  # noqa: E402
-from explorer.serving import limits, memory  # noqa: E402
+from explorer.serving import connections, limits, memory  # noqa: E402
 from explorer.serving.blocks import ExplorerBlocks  # noqa: E402
 from explorer.serving.edges import Edges  # noqa: E402
 from explorer.serving.fair_queue import FairQueue  # noqa: E402
@@ -272,6 +272,7 @@ def build() -> gr.Blocks:
 def serve(demo: gr.Blocks, **kwargs):
     """Queue and launch as `python app.py` does (tests and benchmarks call this too)."""
     memory.limit_arenas()
+    connections.install()  # a request sent a byte at a time is closed; a peer holds a share of the sockets
     app_kwargs = dict(kwargs.pop("app_kwargs", None) or {})
     public = [fn.api_name for fn in demo.fns.values() if fn.api_name and fn.api_visibility != "private"]
     app_kwargs["middleware"] = [*app_kwargs.get("middleware", []),

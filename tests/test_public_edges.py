@@ -167,3 +167,60 @@ def test_a_value_a_component_refuses_is_named_escaped_and_plain():
         run_preprocess(demo, dep, ["en-de", "NaN"])
     assert err.value.message == "Beam size: 'NaN' is not a valid value; it takes a number from 1 to 8."
     assert run_preprocess(demo, dep, ["toy-reverse", 3]) == ["toy-reverse", 3]
+
+
+def test_connections_sending_nothing_or_half_a_request_are_closed_and_a_peer_holds_a_share(server, monkeypatch):
+    """Attacker helper 30 held connections that sent half a request up to the descriptor limit, where the whole app
+    stops answering: uvicorn closes none of them. A request must now arrive whole within READ_S; one that arrived
+    (a push stream) is never cut; one peer holds at most PER_PEER connections."""
+    import socket
+
+    from explorer.serving import connections
+
+    url, _ = server
+    port = int(url.rstrip("/").rsplit(":", 1)[1])
+    monkeypatch.setattr(connections, "READ_S", 1.0)
+
+    def conn(first: bytes = b"") -> socket.socket:
+        s = socket.create_connection(("127.0.0.1", port), timeout=10)
+        if first:
+            s.sendall(first)
+        return s
+
+    def closed_by_server(s: socket.socket) -> bool:
+        try:
+            return s.recv(65536) == b""  # the server closed it without an answer
+        except (ConnectionResetError, TimeoutError):
+            return False
+
+    silent = conn()
+    half_headers = conn(b"GET /config HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")
+    half_body = conn(b"POST /gradio_api/queue/join HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                     b"Content-Length: 100\r\n\r\n{")
+    code = httpx.post(url + "class/new", json={}, timeout=30).json()
+    with httpx.stream("GET", f"{url}class/{code['code']}/teacher", params={"key": code["key"]}, timeout=10) as st:
+        assert st.status_code == 200
+        lines = st.iter_lines()
+        next(lines)
+        time.sleep(2.5)  # past READ_S: the three are closed, the stream that arrived whole is not
+        for s in (silent, half_headers, half_body):
+            assert closed_by_server(s)
+            s.close()
+        slow = conn(b"GET /config HTTP/1.1\r\n")  # a request sent slowly but within READ_S is answered
+        time.sleep(0.3)
+        slow.sendall(b"Host: 127.0.0.1\r\nConnection: close\r\n\r\n")
+        assert slow.recv(64).startswith(b"HTTP/1.1 200")
+        slow.close()
+        httpx.post(f"{url}class/{code['code']}/reveal", json={"key": code["key"], "stop": "stop 1"}, timeout=10)
+        assert any("reveal" in line or "stop 1" in line for _, line in zip(range(20), lines))  # still streaming
+
+    monkeypatch.setattr(connections, "PER_PEER", connections._open.get("127.0.0.1", 0))  # the peer's share is spent
+    held = [conn() for _ in range(3)]
+    try:
+        for s in held:
+            assert closed_by_server(s)  # over the peer's share: closed at once
+    finally:
+        for s in held:
+            s.close()
+    monkeypatch.undo()
+    assert httpx.get(url + "config", timeout=10).status_code == 200
