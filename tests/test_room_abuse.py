@@ -600,6 +600,41 @@ def test_the_qr_code_is_drawn_once_per_link():
     assert qr_svg("http://127.0.0.1:7860/?class=ABCDEG") != first
 
 
+def test_one_student_filling_rooms_of_their_own_keeps_no_other_class_behind_their_address_out(monkeypatch):
+    """Attacker helper 30: one student behind a school's address spent the address's 300 joins a minute (into rooms
+    of their own and a locked class) and every other class behind it was refused. The address's budget is now twice
+    what the rooms it may hold open take, and a refused join costs nothing."""
+    assert r.JOINS_PER_MIN == 2 * 10 * r.ROOM_JOINS_PER_MIN  # (OPEN_PER_ADDRESS is 10; conftest lifts it for the suite)
+    monkeypatch.setattr(r, "ROOM_JOINS_PER_MIN", 3)
+    monkeypatch.setattr(r, "OPEN_PER_ADDRESS", 3)
+    monkeypatch.setattr(r, "JOINS_PER_MIN", 2 * 3 * 3)
+    rooms = Rooms()
+    school = "5.6.7.8"
+    klass, _ = rooms.open(school)  # a teacher behind the school's address
+    locked, lkey = rooms.open("1.1.1.1")  # a class the student knows, locked
+    rooms.lock(locked, lkey, True)
+    own = [rooms.open(school)[0] for _ in range(2)]  # the student's rooms: the address may hold 3 open
+    refused(rooms.open, school, status=429)
+    for code in own:
+        for _ in range(r.ROOM_JOINS_PER_MIN):
+            rooms.join(code, "", school)
+        refused(rooms.join, code, "", school, status=429, words="joined this class from this address")
+    for _ in range(50):
+        refused(rooms.join, locked, "", school, status=403)
+    for _ in range(r.ROOM_JOINS_PER_MIN):  # the class behind the same address still joins
+        rooms.join(klass, "", school)
+    assert len(rooms.rooms[klass].students) == r.ROOM_JOINS_PER_MIN
+    # the coarse guard is still there: rooms of others whose codes the student knows spend it, and then it holds
+    known = [rooms.open(f"2.2.2.{i}")[0] for i in range(4)]
+    taken = 0
+    with pytest.raises(RoomError) as e:
+        for code in known:
+            for _ in range(r.ROOM_JOINS_PER_MIN):
+                rooms.join(code, "", school)
+                taken += 1
+    assert e.value.status == 429 and "from this address" in str(e.value) and taken == r.JOINS_PER_MIN - 9
+
+
 def test_a_rooms_qr_code_is_drawn_a_few_times_a_minute_and_made_up_hosts_never_shut_out_the_teachers(monkeypatch):
     """The client names the host the join link is drawn for: a made-up Host per request drew a new QR code each time
     (helper 22: 60 a second pinned the event loop), and then three made-up hosts shut the teacher's own out with a 429

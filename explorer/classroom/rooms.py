@@ -61,9 +61,13 @@ MISSES_PER_MIN = 30  # wrong codes, keys or student ids from one browser in a mi
 # ... and from one address, all its browsers together (a school's NAT, a Space's proxy: one student's 31 typos or
 # guesses held every join behind the address, attacker helper 22), or a guesser who changes cookies each time
 ADDRESS_MISSES_PER_MIN = 300
-JOINS_PER_MIN = 300  # joins from one address in a minute (a school's classes behind one address join at once)
 ROOM_JOINS_PER_MIN = 60  # joins into one room from one address in a minute: a class behind one address joins at
 # once, while one visitor needs minutes to fill a room of MAX_STUDENTS (the teacher sees them coming and removes them)
+# joins from one address in a minute into all rooms, a coarse flood guard: twice what the rooms one address may hold
+# open take, so that one student behind a school's (or a Space's) address, filling rooms of their own, cannot spend it
+# and keep the other classes behind that address out (attacker helper 30: 300, spent by one student); a refused join
+# (locked, full, removed) costs nothing
+JOINS_PER_MIN = 2 * OPEN_PER_ADDRESS * ROOM_JOINS_PER_MIN
 ROOMS_PER_HOUR = 20  # rooms one address may open in an hour (a school's teachers behind one address)
 RATE_KEYS = 20_000  # addresses (or ids) one rate table remembers; the least recently seen go first
 # the lesson's stops as its page names them (explorer/page/static/lesson.js: stopKey(), eight stops)
@@ -817,7 +821,6 @@ class Rooms:
         """A student joins (``browser``: the digest of their browser's own name, "" for a client that sends none): a
         browser the teacher removed is refused, on the server, not only by its page (helper 30: a removed student's
         20 of 20 joins got back in, their vote with them)."""
-        self.joins.take("a:" + address, t("class.err.joins"))
         room = self.room(code)
         if browser and browser in room.barred:
             raise RoomError(t("class.ended.removed"), 403)
@@ -826,6 +829,7 @@ class Rooms:
         if len(room.students) >= room.size:
             raise RoomError(t("class.err.full", n=room.size), 403)
         self.room_joins.take(f"{room.code}:{address}", t("class.err.room_joins", n=ROOM_JOINS_PER_MIN))
+        self.joins.take("a:" + address, t("class.err.joins"))
         name = clean(nick, "nickname", NICK_CHARS, empty="")
         look = looks(name)
         if look in {looks(n) for n in NOT_TEACHER_NICKS} or any(w in look for w in TEACHER_WORDS):
