@@ -12,7 +12,11 @@ Plain ASGI, outside Gradio's routes (app.serve puts it in the middleware list):
   most 300 characters, 3.6 KB percent-encoded at the worst), where Gradio answered a 65 KB one with a 500 and
   a 90-line traceback in the log;
 - ``/gradio_api/call/<name>`` for a name that is not a public endpoint gets 404 naming the endpoints, where
-  Gradio answered 500.
+  Gradio answered 500;
+- a JSON body with a number that is not finite (``NaN``, ``Infinity``, ``1e999``) gets 400 naming it: Gradio answered
+  each with a 500 and a 6.7 KB traceback (its validation error cannot be written as JSON; attacker helper 33 wrote
+  14 MB of log in 20 s). Any other error escaping Gradio before its answer began is a 500 in words, its traceback
+  logged at most once a minute (a bug still shows; a flood of it does not).
 
 Each refusal is one log line, never a traceback, and at most one such line a second (LOG_EVERY_S: the others are
 counted into the next): 518 refused requests a second wrote 112 KB/s. A result stream Gradio had started and then
@@ -25,6 +29,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import time
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
@@ -41,6 +46,7 @@ UPLOAD_PATHS = ("/gradio_api/upload", "/upload", "/gradio_api/process_recording"
 # Gradio's dashboard: the page never asks for it, and each visit wrote its address to the log (helper 30: 87 bytes a
 # request, 259 MB an hour of a flood)
 MONITORING = ("/monitoring", "/gradio_api/monitoring")
+TRACEBACK_EVERY_S = 60.0  # an error escaping Gradio: its traceback at most this often
 
 
 async def answer(send, status: int, message: str) -> None:
@@ -80,6 +86,62 @@ def refusal(method: str, path: str, query: bytes, names: frozenset[str],
     return None
 
 
+class NotFinite(ValueError):
+    pass
+
+
+def _finite(text: str) -> float:
+    x = float(text)
+    if not math.isfinite(x):
+        raise NotFinite(text)
+    return x
+
+
+def _no_constant(name: str):
+    raise NotFinite(name)
+
+
+def not_finite(body: bytes) -> str | None:
+    """The first number of a JSON body that is not finite (NaN, Infinity, 1e999), else None (also for a body that is
+    no JSON: Gradio answers that itself)."""
+    try:
+        json.loads(body, parse_float=_finite, parse_constant=_no_constant)
+    except NotFinite as e:
+        return str(e)[:20]
+    except (ValueError, RecursionError):
+        return None
+    return None
+
+
+async def whole_body(receive) -> tuple[bytes, bool]:
+    """Read a request's body (``receive`` is already capped) -> (body, whether the client went away)."""
+    parts = []
+    while True:
+        message = await receive()
+        if message.get("type") != "http.request":
+            return b"".join(parts), True
+        parts.append(message.get("body", b""))
+        if not message.get("more_body"):
+            return b"".join(parts), False
+
+
+def replayed(body: bytes, receive):
+    """``receive`` that gives ``body`` whole first, then whatever the client sends next (its disconnect)."""
+    sent = False
+
+    async def again() -> dict[str, Any]:
+        nonlocal sent
+        if not sent:
+            sent = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await receive()
+    return again
+
+
+def is_json(scope: dict[str, Any]) -> bool:
+    return any(k.lower() == b"content-type" and b"json" in v.lower() for k, v in scope.get("headers", ()))
+
+
 def capped(receive):
     """``receive`` that ends a request as if its client had gone once its body passed MAX_BODY bytes (Gradio stops
     reading it and answers nobody; one log line says so)."""
@@ -104,6 +166,7 @@ class Edges:
         self.refused = 0
         self._logged_at = 0.0  # when the last refusal line was written
         self._unlogged = 0  # refusals since, not written
+        self._traceback_at = -TRACEBACK_EVERY_S  # when an error escaping Gradio last had its traceback logged
 
     def said(self, what: str, *args: Any) -> None:
         """One log line for a refusal, at most one a second: the ones in between are counted into the next."""
@@ -117,16 +180,38 @@ class Edges:
 
     async def passed(self, scope: dict[str, Any], receive, send) -> None:
         """The app, with a result stream it started and then failed ended quietly (no traceback)."""
+        started = False
+
+        async def sending(message: dict[str, Any]) -> None:
+            nonlocal started
+            started = started or message.get("type") == "http.response.start"
+            await send(message)
         try:
-            return await self.app(scope, receive, send)
+            return await self.app(scope, receive, sending)
         except RuntimeError as e:
             if "response already started" not in str(e):
-                raise
+                return await self.failed(scope, e, started, send)
             # (the response is left incomplete, as the exception left it: uvicorn closes the connection, and the page's
             # Gradio client hears the same broken stream as before and recovers as it did; uvicorn's own line for it
             # is filtered, at the end of this file)
             self.said("ended a stream Gradio had failed after starting it: %s %s", scope.get("method", ""),
                       scope.get("path", "")[:80])
+        except Exception as e:  # noqa: BLE001 - any error escaping Gradio: said, not a traceback a request
+            return await self.failed(scope, e, started, send)
+
+    async def failed(self, scope: dict[str, Any], error: Exception, started: bool, send) -> None:
+        """An error escaped Gradio: a 500 in words if its answer had not begun (else the connection just ends), one
+        line at most a second, its traceback at most once a minute."""
+        now = time.monotonic()
+        if now - self._traceback_at >= TRACEBACK_EVERY_S:
+            self._traceback_at = now
+            log.error("error in %s %s (its traceback; the next ones for a minute are counted, not shown)",
+                      scope.get("method", ""), scope.get("path", "")[:80], exc_info=error)
+        else:
+            self.said("error in %s %s: %s", scope.get("method", ""), scope.get("path", "")[:80],
+                      type(error).__name__)
+        if not started:
+            await answer(send, 500, "The server could not answer this request.")
 
     async def __call__(self, scope: dict[str, Any], receive, send) -> None:
         if scope["type"] != "http":
@@ -139,6 +224,14 @@ class Edges:
             self.said("refused %s %s: %s", method, path[:80], message[:120])
             return await answer(send, status, message)
         receive = capped(receive)  # a body sent in chunks, without a length: cut off at MAX_BODY
+        if method == "POST" and is_json(scope) and not path.startswith("/class/"):
+            body, gone = await whole_body(receive)
+            bad = None if gone else not_finite(body)
+            if bad is not None:
+                self.refused += 1
+                self.said("refused %s %s: a number that is not finite", method, path[:80])
+                return await answer(send, 400, f"A number in this request is not finite ({bad}); send a finite one.")
+            receive = replayed(body, receive)
         key = listeners.stream_key(method, path, query)
         if key is None:
             return await self.passed(scope, receive, send)
