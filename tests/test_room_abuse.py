@@ -95,7 +95,10 @@ def test_user_text_is_cleaned_or_refused_before_it_is_stored():
                  "Lehrer M\u00fcller",
                  # helper 30: Latin's own and Armenian look-alikes, letters with marks, other words for the teacher
                  "Te\u0251cher", "Tea\u03f2her", "Teac\u0570er", "Teache\u027e", "Teache\uab47", "\u0162eacher",
-                 "Teache\u1e59", "T\u0435\u0430\u0441h\u0435\u0433", "Instructor", "Admin"):
+                 "Teache\u1e59", "T\u0435\u0430\u0441h\u0435\u0433", "Instructor", "Admin",
+                 # helper 33: Greek capitals with a lunate sigma, Cherokee alone (spaced too), Armenian
+                 "\u03a4\u0395\u0391\u03f9\u0397\u0395R", "\u13c6\u13ac\u13aa\u13df\u13bb\u13ac\u13a1",
+                 "\u13a2 \u13ac \u13aa \u13df \u13bb \u13ac \u13a1", "\u0422\u0435\u0430\u0441\u0570\u0435\u053b"):
         refused(rooms.join, code, nick, status=400, words="teacher")  # the Cyrillic, full-width, spaced look-alikes too
     # names that look like another's are told apart; one that looks like nothing gets a name of the room's
     # (and one posing as the room's own name for an anonymous student, "Student 3", gets the room's next one: helper 30)

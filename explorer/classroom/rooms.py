@@ -182,7 +182,10 @@ LOOKALIKE = str.maketrans("аеорсухіјѕԁһкмтвнԛԝαεορτυι�
                           "\u3164\u115f\u1160\uffa0")
 # ... and Latin's own look-alikes, Armenian's and others' (helper 30: "Teɑcher", "Teaϲher", "Teacհer", "Teacheɾ",
 # "Teacheꭇ", "Tеасhег" got in); marks on letters ("Ţeacher", "Teacheṙ") are dropped before (looks)
-MORE_LOOKALIKE = str.maketrans("ɑɡɩıɪʋɾꭇгհոսօϲσϳɛꞵꮪ", "agiiivrrrhnuoccjebs")
+# ... and (helper 33: "ΤΕΑϹΗΕR", "ᏆᎬᎪᏟᎻᎬᎡ", "ТеасհеԻ" got in) Greek capitals as they fold, the rest of Cherokee's
+# Latin-looking letters (they fold to capitals) and Armenian's
+MORE_LOOKALIKE = str.maketrans("ɑɡɩıɪʋɾꭇгհոսօϲσϳɛꞵꮪ" "ηβζμγ" "ᏆᎡᏀᎶᏞᏢᏃᏙᏔᎹᏌᏉᏇᎩᏩᏴ" "իցզաւ",
+                               "agiiivrrrhnuoccjebs" "hbzmy" "trggl" "pzvwmsvwyvb" "rgqwl")
 # words that name the teacher: a nickname with one of them in it is refused ("Your teacher", "Lehrer Müller")
 TEACHER_WORDS = ("teacher", "lehrer", "lehrkraft", "instructor", "admin", "moderator")
 # the room's own names for a student who gave none ("Student 3", "Schüler/in 3"): a nickname that looks like one is
