@@ -118,6 +118,39 @@ def test_the_teachers_panel_hears_each_students_newest_view_in_a_few_bytes_not_e
     assert room.for_student(students[0].sid)["state"].endswith("x" * 40)
 
 
+def url_search_params_get(query: str, name: str) -> str | None:
+    """What a page's ``new URLSearchParams(query).get(name)`` gives (a leading "?" dropped, the first value, "+" a
+    space, percent-decoding): the reference the panel is checked against."""
+    import urllib.parse
+
+    for part in query.removeprefix("?").split("&"):
+        k, _, v = part.partition("=")
+        if urllib.parse.unquote_plus(k) == name:
+            return urllib.parse.unquote_plus(v)
+    return None
+
+
+def test_the_sentence_the_panel_quotes_is_the_one_show_to_everyone_puts_on_every_screen():
+    """Attacker helper 33 sent "?text=You+are+all+stupid.&text=A+dog+runs+in+the+park.": the panel quoted the dog, and
+    Show to everyone put the other sentence on every screen. A view is now kept as the page reads it; an encoded NUL
+    or bidi override in it is cleaned as typed text is."""
+    rooms = Rooms()
+    code, key = rooms.open()
+    _, s = rooms.join(code, "S", "10.0.0.1")
+    for view in ("?text=You+are+all+stupid.&text=A+dog+runs+in+the+park.&tab=attend",
+                 "text=A+dog+runs.&%3Ftext=Rude+words.&tab=attend", "tab=steps&text=Der%20Hund%00l%C3%A4uft%E2%80%AE.",
+                 "text=a%26b%3Dc+%2B+d&text=x&tab=steps&step=2"):
+        room = rooms.share(code, s.sid, view, "")
+        quoted = room.for_teacher()["shares"][-1]
+        rooms.show(code, key, quoted["id"])
+        shown = room.for_student(s.sid)["state"]
+        assert quoted["text"] == url_search_params_get(shown, "text"), (view, quoted, shown)
+        # the sentence the student's own page showed (the first), cleaned as typed text is
+        assert quoted["text"] == url_search_params_get(view, "text").replace("\0", " ").replace("\u202e", ""), view
+        assert quoted["tab"] == url_search_params_get(view, "tab")
+        rooms.bring_back(code, key)
+
+
 def test_each_bound_is_refused_with_its_message(monkeypatch):
     rooms = Rooms()
     code, key = rooms.open()

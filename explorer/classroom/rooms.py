@@ -214,6 +214,17 @@ def shown_state(view: str, teacher: str) -> str:
     return "&".join(kept + lang)
 
 
+def view_query(state: str) -> str:
+    """A sent view as one canonical query string, read as the page reads a link (URLSearchParams: a leading "?"
+    dropped, each key's first value), its values decoded and cleaned (``plain``) and encoded again: what the panel
+    quotes is then what Show to everyone puts on every screen (helper 33: "?text=…&text=…" showed the panel the
+    second sentence and every screen the first), and an encoded NUL or bidi override is cleaned like typed text."""
+    first: dict[str, str] = {}
+    for k, v in urllib.parse.parse_qsl(state.removeprefix("?"), keep_blank_values=True):  # (STATE_CHARS bounds it)
+        first.setdefault(plain(k, "view"), plain(v, "view"))
+    return urllib.parse.urlencode(first, quote_via=urllib.parse.quote)
+
+
 def ids_digest(ids: object) -> str:
     """Which question an answer given ahead of the teacher's answers, kept in the room as 16 characters: its ids
     themselves (8 options of 160 characters, at each of 8 stops, for each student) made a room of 60 fakes 6 MB, every
@@ -892,7 +903,7 @@ class Rooms:
         room = self.room(code)
         student = self.student(room, sid)
         share = {"id": secrets.token_urlsafe(6), "sid": sid, "nick": student.nick,
-                 "state": clean(state, "view", STATE_CHARS),
+                 "state": view_query(clean(state, "view", STATE_CHARS)),
                  "note": clean(note, "note", NOTE_CHARS, empty="")}
         # a student's newest view replaces the ones they sent before (one a student on the panel: a student sending
         # view after view fills it with nothing new)
