@@ -205,6 +205,35 @@ def test_the_process_cap_stays_far_below_the_descriptors():
     import resource
 
     assert 64 <= r.MAX_STREAMS <= max(64, resource.getrlimit(resource.RLIMIT_NOFILE)[0] // 4)
+    assert r.MAX_STREAMS + r.TEACHER_RESERVE <= max(128, resource.getrlimit(resource.RLIMIT_NOFILE)[0] // 2)
+    assert r.TEACHER_RESERVE >= min(r.MAX_ROOMS * r.STREAMS_PER_TEACHER, r.MAX_STREAMS)
+
+
+def test_a_teachers_panel_opens_when_strangers_hold_every_stream_of_the_process(monkeypatch):
+    """Attacker helper 33 opened all 3,000 streams from 5 addresses: the honest teacher's panel got 503. A teacher's
+    streams now open past the process's cap (and past their address's share), within TEACHER_RESERVE."""
+    from contextlib import ExitStack
+
+    monkeypatch.setattr(r, "MAX_STREAMS", 12)
+    monkeypatch.setattr(r, "STREAMS_PER_ADDRESS", 4)
+    monkeypatch.setattr(r, "ROOM_FLOOR", 2)
+    monkeypatch.setattr(r, "ADDRESS_CEILING", 4)
+    monkeypatch.setattr(r, "TEACHER_RESERVE", 3)
+    rooms = Rooms()
+    klass, _ = rooms.open("9.9.9.9")
+    with ExitStack() as stack:
+        for a in range(3):  # strangers from 3 addresses: 4 streams each fill the process
+            code, _ = rooms.open(f"6.6.6.{a}")
+            for _ in range(4):
+                sid = rooms.join(code, "", f"6.6.6.{a}")[1].sid
+                stack.enter_context(rooms.streaming(rooms.rooms[code], "s:" + sid, f"6.6.6.{a}"))
+        assert rooms.open_streams == r.MAX_STREAMS
+        sid = rooms.join(klass, "", "9.9.9.9")[1].sid
+        refused(lambda: stack.enter_context(rooms.streaming(rooms.rooms[klass], "s:" + sid, "9.9.9.9")), status=503)
+        for _ in range(3):  # the teacher's panel and projector open, from an address past its share too
+            stack.enter_context(rooms.streaming(rooms.rooms[klass], "t:" + klass, "6.6.6.0"))
+        refused(lambda: stack.enter_context(rooms.streaming(rooms.rooms[klass], "t:" + klass, "9.9.9.9")), status=503)
+    assert rooms.open_streams == 0
 
 
 # -- (3) stops: the lesson's own names, tallies bounded, a push only when something changed ---------------------------
