@@ -29,9 +29,9 @@ class Files:
         await send({"type": "http.response.body", "body": body[half:]})
 
 
-def get(app, path: str, **headers: str) -> tuple[int, dict, bytes]:
+def get(app, path: str, client: str = "10.0.0.1", **headers: str) -> tuple[int, dict, bytes]:
     path, _, query = path.partition("?")
-    scope = {"type": "http", "method": "GET", "path": path, "query_string": query.encode(),
+    scope = {"type": "http", "method": "GET", "path": path, "query_string": query.encode(), "client": (client, 5000),
              "headers": [(k.replace("_", "-").encode(), v.encode()) for k, v in headers.items()]}
     out: dict = {}
     body: list[bytes] = []
@@ -147,13 +147,34 @@ def test_a_page_with_a_cookie_is_never_kept_and_copies_are_bounded():
     assert page.calls == 2
     plain = Page()
     app = StaticCache(plain)
-    for i in range(MAX_PAGES + 5):
-        get(app, "/", host=f"h{i}.example", accept_encoding="br")
+    for i in range(MAX_PAGES + 5):  # (each from an address of its own: see the next test)
+        get(app, "/", client=f"10.0.1.{i}", host=f"h{i}.example", accept_encoding="br")
     assert app.pages == MAX_PAGES and app.evicted == 5 and plain.calls == MAX_PAGES + 5
     get(app, "/", host=f"h{MAX_PAGES + 4}.example", accept_encoding="br")  # the newest origin: still kept
     assert plain.calls == MAX_PAGES + 5
     get(app, "/", host="h0.example", accept_encoding="br")  # the least recently used went first: asked again
     assert plain.calls == MAX_PAGES + 6 and app.pages == MAX_PAGES
+
+
+def test_new_host_names_from_one_address_are_built_a_few_times_a_minute_and_never_evict_the_real_origin():
+    """Attacker helper 33 asked for the page (and /config) under a new Host or X-Forwarded-Host each time: ~55 ms of
+    server CPU a request, honest Translate 4-9 s. One address now has at most NEW_PAGES_PER_MIN copies built a
+    minute (then 429; a kept copy is always served), and the page kept with the fewest visits goes first."""
+    from explorer.serving.static_cache import MAX_PAGES, NEW_PAGES_PER_MIN
+
+    page = Page()
+    app = StaticCache(page)
+    for _ in range(5):  # the real origin, visited by a class
+        assert get(app, "/", host="space.example", accept_encoding="br")[0] == 200
+    statuses = [get(app, path, client="6.6.6.6", host=f"x{i}.example", accept_encoding="br")[0]
+                for i in range(3 * NEW_PAGES_PER_MIN) for path in ("/", "/config")]
+    assert statuses.count(200) == NEW_PAGES_PER_MIN and statuses.count(429) == 5 * NEW_PAGES_PER_MIN
+    assert page.calls == 1 + NEW_PAGES_PER_MIN and app.pages == min(MAX_PAGES, 1 + NEW_PAGES_PER_MIN)
+    status, _, body = get(app, "/", client="6.6.6.7", host="space.example", accept_encoding="br")
+    assert status == 200 and brotli.decompress(body).startswith(b"<html>root=http://space.example ")
+    assert page.calls == 1 + NEW_PAGES_PER_MIN  # still kept: served, not built again
+    status, _, _ = get(app, "/", client="6.6.6.6", host="space.example", accept_encoding="br")
+    assert status == 200  # a kept copy is served to the held address too
 
 
 def test_every_link_of_one_origin_shares_one_copy_of_the_page():

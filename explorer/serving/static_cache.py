@@ -13,6 +13,14 @@ well, compressed, per origin the visitor used (the headers Gradio builds the pag
 when Gradio set no cookie (no login). The query string does not change the page (a link's state is read by
 links.js in the browser), so every link of one origin shares one copy.
 
+Gradio's ``/config`` (the same config as JSON, 860 KB, ~28 ms a request) is kept the same way, per origin.
+
+The origin is the client's to choose (any Host or X-Forwarded-Host): attacker helper 33 asked for the page under a
+new host each time, ~55 ms of CPU a request, and honest Translate took 4-9 s. So a copy not kept yet is built at
+most NEW_PAGES_PER_MIN times a minute for one address (then 429 in words; a kept copy is always served), and a new
+copy evicts the page kept with the fewest visits, not the least recent (the real origin's, visited by everyone,
+stays).
+
 An LRU bounded by MAX_BYTES and MAX_PAGES: a new entry evicts the least recently used ones, so the cache never
 fills up and stops caching. Only GETs of those paths with status 200 are kept (others are answered as Gradio
 answered them); an If-None-Match that matches gets a 304.
@@ -22,16 +30,22 @@ from __future__ import annotations
 
 import gzip
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 import brotli
 
+from explorer.serving.addresses import address
+
 PREFIXES = ("/assets/", "/static/", "/theme.css", "/favicon.ico")
 COMPRESSIBLE = (".js", ".css", ".html", ".json", ".svg", ".map", ".txt", ".md")
 MAX_BYTES = 64 * 2**20  # all cached bodies together
-MAX_PAGES = 16  # copies of the page (one per origin it was asked for under)
+MAX_PAGES = 16  # copies of the page and of /config (one per origin each was asked for under)
+PAGE_PATHS = ("/", "/config")
+NEW_PAGES_PER_MIN = 20  # copies not kept yet that one address may have built in a minute
+BUILDERS = 20_000  # addresses remembered for that count (the least recently seen forgotten first)
 ORIGIN_HEADERS = (b"host", b"x-forwarded-host", b"x-forwarded-proto", b"x-gradio-server")
 MIN_SIZE = 500  # smaller bodies are sent as they are
 BROTLI_QUALITY = 6  # once per file: smaller than Gradio's quality 4, still quick
@@ -60,15 +74,29 @@ class StaticCache:
         self.lock = threading.Lock()
         self.hits = 0
         self.evicted = 0
+        self.visits: dict[tuple, int] = {}  # a kept page's visits: the fewest go first
+        self.builds: OrderedDict[str, tuple[float, int]] = OrderedDict()  # address -> (minute began, copies built)
+
+    def _may_build(self, who: str) -> bool:
+        """Whether ``who`` may have one more copy of the page built this minute (NEW_PAGES_PER_MIN)."""
+        now = time.monotonic()
+        with self.lock:
+            began, n = self.builds.pop(who, (now, 0))
+            if now - began >= 60:
+                began, n = now, 0
+            self.builds[who] = (began, n + 1)
+            while len(self.builds) > BUILDERS:
+                self.builds.popitem(last=False)
+            return n < NEW_PAGES_PER_MIN
 
     async def __call__(self, scope: Scope, receive, send) -> None:
         path = scope.get("path", "")
-        page = path == "/"
+        page = path in PAGE_PATHS
         if scope["type"] != "http" or scope.get("method") != "GET" or not (page or path.startswith(PREFIXES)):
             return await self.app(scope, receive, send)
         headers = {k.lower(): v for k, v in scope.get("headers", [])}
         # a static file's query string is part of its name; the page's is a link's state, which the page reads itself
-        path_qs = path + ("?" + scope["query_string"].decode("latin-1") if scope.get("query_string") and not page else "")
+        path_qs = path + ("?" + scope["query_string"].decode("latin-1") if scope.get("query_string") and path != "/" else "")
         encoding = _encoding(headers.get(b"accept-encoding", b"").decode("latin-1"))
         # the page names its own URL: one copy per origin (scheme, host, proxy headers, mount path)
         origin = (scope.get("scheme"), scope.get("root_path"), *(headers.get(h) for h in ORIGIN_HEADERS)) if page else ()
@@ -78,6 +106,15 @@ class StaticCache:
             if entry is not None:
                 self.cache.move_to_end(key)
                 self.hits += 1
+                if page:
+                    self.visits[key] = self.visits.get(key, 0) + 1
+        if entry is None and page and not self._may_build(address(scope)):
+            body = b"This page was asked for under too many new host names from your address; wait a minute."
+            await send({"type": "http.response.start", "status": 429,
+                        "headers": [(b"content-type", b"text/plain; charset=utf-8"),
+                                    (b"content-length", str(len(body)).encode()), (b"retry-after", b"60")]})
+            await send({"type": "http.response.body", "body": body})
+            return
         if entry is None:
             entry, keep = await self._fetch(scope, receive, path, encoding)
             if keep and len(entry[2]) <= MAX_BYTES:
@@ -100,10 +137,16 @@ class StaticCache:
             self.cache[key] = entry
             self.size += len(entry[2])
             self.pages += page
+            self.visits[key] = 1 if page else 0
             while self.size > MAX_BYTES or self.pages > MAX_PAGES:
-                old = next(k for k in self.cache if k != key and (self.size > MAX_BYTES or k[0] == "/"))
+                if self.pages > MAX_PAGES:  # the page kept with the fewest visits (of those, the least recent)
+                    old = min((k for k in self.cache if k != key and k[0] in PAGE_PATHS),
+                              key=lambda k: self.visits.get(k, 0))
+                else:
+                    old = next(k for k in self.cache if k != key)
                 self.size -= len(self.cache.pop(old)[2])
-                self.pages -= old[0] == "/"
+                self.pages -= old[0] in PAGE_PATHS
+                self.visits.pop(old, None)
                 self.evicted += 1
 
     async def _fetch(self, scope: Scope, receive, path: str, encoding: str):
