@@ -571,6 +571,17 @@ def test_one_address_holds_a_share_of_the_streams_and_empty_rooms_are_freed(monk
     assert set(rooms.rooms) == {taken, watched}
     rooms.sweep(now)
     assert set(rooms.rooms) == {taken}
+    # a room with students whose pages are all closed (fakes nobody watches; helper 33: held for 3 hours) goes after
+    # UNWATCHED_S, a room with one page open stays
+    followed = rooms.open("10.0.0.1")[0]
+    sid = rooms.join(followed, "Ben", "10.0.0.3")[1].sid
+    later = time.monotonic() + r.UNWATCHED_S - 60
+    rooms.sweep(later)
+    assert set(rooms.rooms) == {taken, followed}  # a lunch break
+    with rooms.streaming(rooms.rooms[followed], "s:" + sid, "10.0.0.3"):
+        rooms.sweep(later + 120)
+    assert set(rooms.rooms) == {followed}
+    assert r.EMPTY_S < r.UNWATCHED_S < r.IDLE_S
 
 
 def test_a_class_behind_the_address_of_someone_filling_rooms_keeps_its_streams(monkeypatch):

@@ -44,6 +44,10 @@ MAX_BARRED = 300  # browsers a room keeps barred (the oldest forgotten first)
 ROOM_SIZE = 60  # a new room's size: a class and then some; a teacher with a lecture hall sets more (Rooms.resize)
 IDLE_S = 3 * 3600  # a room nobody used for this long ends
 EMPTY_S = 10 * 60  # a room with no student and no teacher's page open ends after this long (one process's store)
+# ... and a room with students but no page of anyone open (no stream) and no change for this long: a class's lunch
+# break fits, while rooms filled with fake students nobody watches no longer hold their places for IDLE_S
+# (attacker helper 33: one fake student kept a room for 3 hours)
+UNWATCHED_S = 45 * 60
 NICK_CHARS = 24
 NOTE_CHARS = 140
 STATE_CHARS = 8_000  # a view: a link's query string (links.js), as long as a long link
@@ -484,6 +488,7 @@ class Rooms:
                 self.rooms[data["code"]] = self.kept(Room.load(data, idle))
             except (KeyError, TypeError, ValueError, AttributeError):  # a row that is no room: dropped
                 store.delete(str(data.get("code", "")) if isinstance(data, dict) else "")
+        self.began = time.monotonic()  # (pages reopen after a restart: no room is unwatched before UNWATCHED_S)
         self.messages = Rate(MESSAGES_PER_MIN, 60)
         self.teachers = Rate(TEACHER_MESSAGES_PER_MIN, 60)
         self.joins = Rate(JOINS_PER_MIN, 60)
@@ -610,6 +615,9 @@ class Rooms:
                 self.close(room, english("class.ended.idle"))
             elif alone and now - room.touched > EMPTY_S and not room.students and not self.streams.get("t:" + room.code):
                 self.close(room, english("class.ended.empty"))  # opened and left: its place goes to another class
+            elif (alone and now - max(room.touched, self.began) > UNWATCHED_S and not room.streams
+                  and not self.streams.get("t:" + room.code)):  # (a restart closed every page: they come back)
+                self.close(room, english("class.ended.idle"))  # nobody's page open for long: its place goes too
 
     def close(self, room: Room, why: str) -> None:
         room.ended = why
