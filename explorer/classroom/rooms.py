@@ -135,7 +135,7 @@ def field_name(name: str) -> str:
 
 # why a room ended: kept (and sent) as its English text, with its catalogue key beside it for each page's language
 ENDED_KEYS = ("class.ended.teacher", "class.ended.idle", "class.ended.gone", "class.ended.removed",
-              "class.ended.empty")
+              "class.ended.empty", "class.ended.unwatched")
 
 
 def english(key: str, **values) -> str:
@@ -617,7 +617,7 @@ class Rooms:
                 self.close(room, english("class.ended.empty"))  # opened and left: its place goes to another class
             elif (alone and now - max(room.touched, self.began) > UNWATCHED_S and not room.streams
                   and not self.streams.get("t:" + room.code)):  # (a restart closed every page: they come back)
-                self.close(room, english("class.ended.idle"))  # nobody's page open for long: its place goes too
+                self.close(room, english("class.ended.unwatched"))  # nobody's page open for long: its place goes too
 
     def close(self, room: Room, why: str) -> None:
         room.ended = why
