@@ -66,7 +66,8 @@ MISSES_PER_MIN = 30  # wrong codes, keys or student ids from one browser in a mi
 # guesses held every join behind the address, attacker helper 22), or a guesser who changes cookies each time
 ADDRESS_MISSES_PER_MIN = 300
 ROOM_JOINS_PER_MIN = 60  # joins into one room from one address in a minute: a class behind one address joins at
-# once, while one visitor needs minutes to fill a room of MAX_STUDENTS (the teacher sees them coming and removes them)
+# once, while one visitor needs minutes to fill a room of MAX_STUDENTS (one of the default ROOM_SIZE, a moment: the
+# teacher locks it once the class is in and removes whom they do not know; helper 33)
 # joins from one address in a minute into all rooms, a coarse flood guard: twice what the rooms one address may hold
 # open take, so that one student behind a school's (or a Space's) address, filling rooms of their own, cannot spend it
 # and keep the other classes behind that address out (attacker helper 30: 300, spent by one student); a refused join
