@@ -31,6 +31,8 @@ def test_a_teacher_and_two_students(browser, server):  # noqa: F811
         code = teacher.locator("#class-code").inner_text()
         assert len(code) == 6
         assert teacher.locator("#class-panel img.ae-qr").count() == 1
+        teacher.wait_for_function("() => { const q = document.querySelector('#class-panel img.ae-qr');"
+                                  " return q && q.complete && q.naturalWidth > 0; }", timeout=10_000)  # drawn
         teacher.reload()  # a reload keeps control: the key stays in the teacher's browser
         teacher.locator("#class-code", has_text=code).wait_for(timeout=30_000)
         settled(teacher)

@@ -702,6 +702,16 @@ def test_a_rooms_qr_code_is_drawn_a_few_times_a_minute_and_made_up_hosts_never_s
         refused_ = qr("one-more.example")
         assert refused_.status_code == 429 and "QR codes" in refused_.json()["error"], refused_.text
         assert qr("projector.example").status_code == 200  # (the room's newest: no drawing)
+        # helper 33: with the address's drawings spent by someone behind it, the teacher's panel (which asks with the
+        # room's key) still has its QR code drawn: counted per room, not per address
+        opened = post(url, "/class/new").json()
+        for i in range(3):
+            got = httpx.get(f"{url}/class/{opened['code']}/qr.svg", headers={"host": f"hall{i}.example"},
+                            params={"origin": f"http://hall{i}.example", "key": opened["key"]}, timeout=30)
+            assert got.status_code == 200 and got.content.startswith(b"<svg"), got.text
+        wrong = httpx.get(f"{url}/class/{opened['code']}/qr.svg", headers={"host": "x.example"},
+                          params={"origin": "http://x.example", "key": "not-the-key"}, timeout=30)
+        assert wrong.status_code == 404  # a wrong key is a miss, as anywhere
 
 
 def test_an_address_holds_a_few_rooms_open_and_a_restart_keeps_the_count(monkeypatch, tmp_path):

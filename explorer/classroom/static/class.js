@@ -529,7 +529,7 @@
       "</span> <button id='class-qr-toggle' aria-expanded='" + !!room.qrOpen + "' onclick='AE.room.qr()'>" +
       AE.t(room.qrOpen ? "class.qr_hide" : "class.qr_show") + "</button></div>" +
       "<div class='ae-class-join'><img class='ae-qr' alt='" + esc(AE.t("class.qr_alt")) + "' src='/class/" + encodeURIComponent(d.code) +
-      "/qr.svg?origin=" + encodeURIComponent(origin) + "'><p class='ae-join'>" + AE.t("class.join_link") + " <a href='" + esc(join) +
+      "/qr.svg?origin=" + encodeURIComponent(origin) + "&amp;key=" + encodeURIComponent(room.key) + "'><p class='ae-join'>" + AE.t("class.join_link") + " <a href='" + esc(join) +
       "' target='_blank'>" + esc(join) + "</a></p><p class='ae-join-code'>" + AE.t("class.join_by_code", { code: esc(d.code) }) + "</p></div>" +
       (d.shown ? "<p class='ae-shown' id='class-showing'>" + (d.shown.note ?
         AE.t("class.everyone_sees_note", { nick: esc(nickOf(d.shown.nick)), note: esc(d.shown.note) }) :
