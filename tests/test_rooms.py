@@ -176,9 +176,16 @@ def test_each_bound_is_refused_with_its_message(monkeypatch):
     opens = Rooms()
     for _ in range(r.ROOMS_PER_HOUR):
         opens.open("8.8.8.8")
-    refused(opens.open, "8.8.8.8", status=429, words="classes an hour")
+    refused(opens.open, "8.8.8.8", status=429, words="the next can be opened in about 60 min")  # when, in words
     monkeypatch.setattr(r, "MAX_ROOMS", len(opens.rooms))
-    refused(opens.open, "7.7.7.7", status=503, words="classes are open")
+    # rooms nobody joined go after EMPTY_S: that is when to try again
+    refused(opens.open, "7.7.7.7", status=503, words=f"try again in about {r.EMPTY_S // 60} min")
+    sid = opens.join(next(iter(opens.rooms)), "", "6.6.6.6")[1].sid  # every room taken and watched: IDLE_S
+    for i, (code, room) in enumerate(opens.rooms.items()):
+        if not room.students:
+            opens.join(code, "", f"6.6.7.{i}")
+    with opens.streaming(opens.rooms[next(iter(opens.rooms))], "s:" + sid, "6.6.6.6"):
+        assert round(opens.next_free()) in range(r.UNWATCHED_S - 5, r.UNWATCHED_S + 1)  # the unwatched go first
 
 
 def test_a_room_nobody_used_for_three_hours_ends():

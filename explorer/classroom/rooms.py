@@ -16,6 +16,7 @@ import functools
 import hashlib
 import hmac
 import json
+import math
 import re
 import resource
 import secrets
@@ -109,6 +110,11 @@ class RoomError(Exception):
     def __init__(self, message: str, status: int = 400):
         super().__init__(message)
         self.status = status
+
+
+def minutes(seconds: float) -> int:
+    """Whole minutes to say for a wait (at least 1)."""
+    return max(1, math.ceil(seconds / 60))
 
 
 def digest(key: str) -> str:
@@ -275,6 +281,12 @@ class Rate:
         if key not in self.seen:
             return False
         return len(self._window(key, time.monotonic() if now is None else now)) >= self.n
+
+    def wait(self, key: str, now: float | None = None) -> float:
+        """Seconds until ``key`` may take one more (0 if it may now)."""
+        now = time.monotonic() if now is None else now
+        q = self._window(key, now)
+        return 0.0 if len(q) < self.n else max(0.0, q[0] + self.window - now)
 
     def take(self, key: str, message: str, now: float | None = None) -> None:
         now = time.monotonic() if now is None else now
@@ -620,6 +632,21 @@ class Rooms:
                   and not self.streams.get("t:" + room.code)):  # (a restart closed every page: they come back)
                 self.close(room, english("class.ended.unwatched"))  # nobody's page open for long: its place goes too
 
+    def next_free(self, now: float | None = None) -> float:
+        """Seconds until sweep frees the first open room if nothing changes in it (the rules of ``sweep``)."""
+        now = time.monotonic() if now is None else now
+        alone = not getattr(self.store, "shared", False)
+        soonest = IDLE_S
+        for room in self.rooms.values():
+            left = IDLE_S - (now - room.touched)
+            watched = room.streams or self.streams.get("t:" + room.code)
+            if alone and not room.students and not self.streams.get("t:" + room.code):
+                left = min(left, EMPTY_S - (now - room.touched))
+            elif alone and not watched:
+                left = min(left, UNWATCHED_S - (now - max(room.touched, self.began)))
+            soonest = min(soonest, left)
+        return max(0.0, soonest)
+
     def close(self, room: Room, why: str) -> None:
         room.ended = why
         room._save = None  # an ended room is deleted, not kept
@@ -663,11 +690,12 @@ class Rooms:
         """A new room -> (join code, the teacher's key)."""
         self.sweep()
         if len(self.rooms) >= MAX_ROOMS:
-            raise RoomError(t("class.err.max_rooms", n=MAX_ROOMS), 503)
+            raise RoomError(t("class.err.max_rooms", n=MAX_ROOMS, minutes=minutes(self.next_free())), 503)
         opener = digest("address:" + address)
         if sum(r.opener == opener and not r.ended for r in self.rooms.values()) >= OPEN_PER_ADDRESS:
             raise RoomError(t("class.err.open_per_address", n=OPEN_PER_ADDRESS), 429)
-        self.opens.take("a:" + address, t("class.err.rooms_per_hour", n=ROOMS_PER_HOUR))
+        self.opens.take("a:" + address, t("class.err.rooms_per_hour", n=ROOMS_PER_HOUR,
+                                          minutes=minutes(self.opens.wait("a:" + address))))
         while True:
             code = "".join(secrets.choice(ALPHABET) for _ in range(CODE_LEN))
             if code not in self.rooms and not (getattr(self.store, "shared", False) and self.store.get(code)):
