@@ -272,3 +272,28 @@ def test_connections_sending_nothing_or_half_a_request_are_closed_and_a_peer_hol
             s.close()
     monkeypatch.undo()
     assert httpx.get(url + "config", timeout=10).status_code == 200
+
+
+def test_a_list_in_any_text_field_of_any_endpoint_is_named_and_logs_no_traceback(server, capfd, caplog):
+    """Attacker helper 34: a list as `kind` (attention, analyze, queries, inside_head, export_figures) or as
+    `attribution` wrote a traceback each (829 bytes a request, no rate limit). Every text field of every public
+    endpoint, given a list, now answers an error and logs no traceback."""
+    url, _ = server
+    info = httpx.get(url + "gradio_api/info", timeout=30).json()["named_endpoints"]
+    capfd.readouterr()
+    caplog.set_level(logging.WARNING)
+    tried = 0
+    for name, spec in info.items():
+        params = spec["parameters"]
+        base = [p["parameter_default"] if p["parameter_has_default"] else SENTENCE for p in params]
+        for i, p in enumerate(params):
+            if p["python_type"]["type"] != "str" or p["parameter_name"] == "text":
+                continue
+            data = base[:i] + [["x"]] + base[i + 1:]
+            event, payload = call(url, name.strip("/"), data, timeout=120)
+            tried += 1
+            assert event == "error", (name, p["parameter_name"], str(payload)[:200])
+    out, err = capfd.readouterr()
+    assert tried >= 20
+    assert "Traceback" not in out + err and "unhashable" not in out + err, (out + err)[-2000:]
+    assert not [r for r in caplog.records if r.exc_info], [r.getMessage() for r in caplog.records if r.exc_info][:5]

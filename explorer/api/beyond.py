@@ -71,7 +71,7 @@ def optional_text(value: Any, field: str) -> str | None:
 def method_key(method: Any) -> str:
     if method in METHODS:
         return method
-    if method in METHOD_LABELS:
+    if isinstance(method, str) and method in METHOD_LABELS:  # (a list from an API call: named, not a traceback)
         return METHOD_LABELS[method]
     raise UserError(t("server.error.method_name", methods=", ".join(METHODS), got=repr(str(method)[:30])))
 

@@ -64,7 +64,7 @@ def _head(tr: Translator, head: Any) -> int | None:
 def _kind(kind: Any) -> str:
     if kind in KIND_LABELS.values():
         return kind
-    if kind not in KIND_LABELS:
+    if not isinstance(kind, str) or kind not in KIND_LABELS:  # (a list from an API call: named, not a traceback)
         raise UserError(t("server.error.kind", kinds=", ".join(KIND_LABELS)))
     return KIND_LABELS[kind]
 
