@@ -297,3 +297,24 @@ def test_a_list_in_any_text_field_of_any_endpoint_is_named_and_logs_no_traceback
     assert tried >= 20
     assert "Traceback" not in out + err and "unhashable" not in out + err, (out + err)[-2000:]
     assert not [r for r in caplog.records if r.exc_info], [r.getMessage() for r in caplog.records if r.exc_info][:5]
+
+
+def test_a_session_hash_is_short_or_refused_before_gradio_keeps_it(server):
+    """Attacker helper 34 joined the queue with 900 KB session hashes: Gradio kept ~0.85 MB of each for good (RSS
+    +690 MB for 800 joins from one address). A session_hash over 64 characters is now a 400 wherever it travels."""
+    import uuid
+
+    url, _ = server
+    long = "s" * 65
+    r = httpx.post(url + "gradio_api/queue/join", json={"data": [SENTENCE], "fn_index": 0, "session_hash": long},
+                   timeout=30)
+    assert r.status_code == 400 and "at most 64" in r.json()["error"]
+    for bad in ({"a": 1}, ["x"], 7):
+        r = httpx.post(url + "gradio_api/queue/join", json={"data": [SENTENCE], "fn_index": 0, "session_hash": bad},
+                       timeout=30)
+        assert r.status_code == 400, (bad, r.status_code)
+    for path in (f"gradio_api/queue/data?session_hash={long}", f"gradio_api/heartbeat/{long}"):
+        with httpx.stream("GET", url + path, timeout=30) as r:  # (a stream Gradio opened would not end: its status)
+            assert r.status_code == 400, path
+    event, payload = call(url, "translate", [SENTENCE], session=str(uuid.uuid4()))  # gradio_client's: 36 characters
+    assert event == "complete", payload

@@ -13,6 +13,8 @@ Plain ASGI, outside Gradio's routes (app.serve puts it in the middleware list):
   a 90-line traceback in the log;
 - ``/gradio_api/call/<name>`` for a name that is not a public endpoint gets 404 naming the endpoints, where
   Gradio answered 500;
+- a session_hash longer than MAX_SESSION characters (in a JSON body, a query or a heartbeat's path) gets 400: Gradio
+  kept ~0.85 MB for each 900 KB one, for good;
 - a JSON body with a number that is not finite (``NaN``, ``Infinity``, ``1e999``) gets 400 naming it: Gradio answered
   each with a 500 and a 6.7 KB traceback (its validation error cannot be written as JSON; attacker helper 33 wrote
   14 MB of log in 20 s). Any other error escaping Gradio before its answer began is a 500 in words, its traceback
@@ -31,6 +33,7 @@ import json
 import logging
 import math
 import time
+import urllib.parse
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
@@ -46,6 +49,8 @@ UPLOAD_PATHS = ("/gradio_api/upload", "/upload", "/gradio_api/process_recording"
 # Gradio's dashboard: the page never asks for it, and each visit wrote its address to the log (helper 30: 87 bytes a
 # request, 259 MB an hour of a flood)
 MONITORING = ("/monitoring", "/gradio_api/monitoring")
+MAX_SESSION = 64  # characters of a session_hash (Gradio's pages send 11, gradio_client 36)
+HEARTBEAT = "/gradio_api/heartbeat/"
 TRACEBACK_EVERY_S = 60.0  # an error escaping Gradio: its traceback at most this often
 
 
@@ -101,16 +106,31 @@ def _no_constant(name: str):
     raise NotFinite(name)
 
 
-def not_finite(body: bytes) -> str | None:
-    """The first number of a JSON body that is not finite (NaN, Infinity, 1e999), else None (also for a body that is
-    no JSON: Gradio answers that itself)."""
+def body_problem(body: bytes) -> str | None:
+    """What is wrong with a JSON body that Gradio would answer with a traceback or keep: a number that is not finite
+    (NaN, Infinity, 1e999), or a session_hash that is no short string (Gradio's are 11 characters, a gradio_client's
+    36; attacker helper 34's 900 KB ones each kept ~0.85 MB for good). None if nothing (or if the body is no JSON:
+    Gradio answers that itself)."""
     try:
-        json.loads(body, parse_float=_finite, parse_constant=_no_constant)
+        data = json.loads(body, parse_float=_finite, parse_constant=_no_constant)
     except NotFinite as e:
-        return str(e)[:20]
+        return f"A number in this request is not finite ({str(e)[:20]}); send a finite one."
     except (ValueError, RecursionError):
         return None
+    session = data.get("session_hash") if isinstance(data, dict) else None
+    if session is not None and not (isinstance(session, str) and len(session) <= MAX_SESSION):
+        return f"A session_hash is a string of at most {MAX_SESSION} characters."
     return None
+
+
+def long_session(path: str, query: bytes) -> bool:
+    """Whether a GET names a session longer than MAX_SESSION (its query's session_hash, or a heartbeat's path)."""
+    if path.startswith(HEARTBEAT) and len(path.rstrip("/")) - len(HEARTBEAT) > MAX_SESSION:
+        return True
+    if b"session_hash=" not in query:
+        return False
+    values = [v for k, v in urllib.parse.parse_qsl(query.decode("latin-1"), keep_blank_values=True) if k == "session_hash"]
+    return any(len(v) > MAX_SESSION for v in values)
 
 
 async def whole_body(receive) -> tuple[bytes, bool]:
@@ -226,12 +246,16 @@ class Edges:
         receive = capped(receive)  # a body sent in chunks, without a length: cut off at MAX_BODY
         if method == "POST" and is_json(scope) and not path.startswith("/class/"):
             body, gone = await whole_body(receive)
-            bad = None if gone else not_finite(body)
+            bad = None if gone else body_problem(body)
             if bad is not None:
                 self.refused += 1
-                self.said("refused %s %s: a number that is not finite", method, path[:80])
-                return await answer(send, 400, f"A number in this request is not finite ({bad}); send a finite one.")
+                self.said("refused %s %s: %s", method, path[:80], bad[:60])
+                return await answer(send, 400, bad)
             receive = replayed(body, receive)
+        elif method == "GET" and long_session(path, query):
+            self.refused += 1
+            self.said("refused %s %s: a session_hash over %s characters", method, path[:80], MAX_SESSION)
+            return await answer(send, 400, f"A session_hash is a string of at most {MAX_SESSION} characters.")
         key = listeners.stream_key(method, path, query)
         if key is None:
             return await self.passed(scope, receive, send)
