@@ -272,6 +272,37 @@ def test_connections_sending_nothing_or_half_a_request_are_closed_and_a_peer_hol
             s.close()
     monkeypatch.undo()
     assert httpx.get(url + "config", timeout=10).status_code == 200
+    # the process holds at most TOTAL (helper 34: three addresses took all 20,000 descriptors, the server stalled and
+    # asyncio logged 312,952 "Too many open files" tracebacks in 30 s): one more is closed at once
+    monkeypatch.setattr(connections, "READ_S", 30.0)
+    monkeypatch.setattr(connections, "TOTAL", connections._total[0] + 2)
+    held = [conn(), conn()]
+    time.sleep(0.3)
+    over = conn()
+    try:
+        assert closed_by_server(over)
+        for s in held:
+            s.settimeout(0.5)
+            assert not closed_by_server(s)  # (timed out waiting: still open)
+    finally:
+        for s in (*held, over):
+            s.close()
+    monkeypatch.undo()
+
+
+def test_asyncios_accept_failure_is_logged_once_a_minute(server, caplog):
+    """At the descriptor limit asyncio's accept loop logs a traceback at every try (312,952 in 30 s)."""
+    import logging as logging_
+
+    caplog.set_level(logging_.ERROR, logger="asyncio")
+    for _ in range(5):
+        try:
+            raise OSError(24, "Too many open files")
+        except OSError as e:
+            logging_.getLogger("asyncio").error("socket.accept() out of system resource", exc_info=e)
+    logging_.getLogger("asyncio").error("something else")
+    said = [r.getMessage() for r in caplog.records if r.name == "asyncio"]
+    assert said.count("socket.accept() out of system resource") <= 1 and "something else" in said
 
 
 def test_a_list_in_any_text_field_of_any_endpoint_is_named_and_logs_no_traceback(server, capfd, caplog):

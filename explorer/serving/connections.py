@@ -10,7 +10,10 @@ uvicorn's own h11 protocol with two more rules:
   streams (the class's push streams, a result stream).
 - one peer address holds at most ``PER_PEER`` connections at once when no proxy is trusted in front; behind a
   trusted proxy (a Space's) every visitor arrives from the proxy's address, and the proxy bounds each visitor's own
-  connections (docs/deploy.md).
+  connections (docs/deploy.md);
+- the process holds at most ``TOTAL`` (three quarters of its descriptors): one more is closed at once, so that the
+  accept loop never runs out of descriptors (and asyncio's traceback for that, were it to happen, is logged once a
+  minute).
 
 ``install()`` makes it the protocol uvicorn's "auto" (and "h11") setting loads; Gradio builds uvicorn's Config with
 that setting. It is called before ``launch``.
@@ -18,7 +21,9 @@ that setting. It is called before ``launch``.
 
 from __future__ import annotations
 
+import logging
 import resource
+import time
 
 import h11
 import uvicorn.config
@@ -27,18 +32,33 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 from explorer.serving.addresses import trusted_proxies
 
 READ_S = 15.0  # a request (headers and a body of at most edges' 1 MB) from a phone on a slow network fits in this
-PER_PEER = max(128, resource.getrlimit(resource.RLIMIT_NOFILE)[0] // 3)
+DESCRIPTORS = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+PER_PEER = max(128, DESCRIPTORS // 3)
+# connections open at once in all: a quarter of the descriptors stays for the files, the database and the accept loop
+# (attacker helper 34: three addresses, a third each, took all 20,000; the server stalled and asyncio logged 312,952
+# "Too many open files" tracebacks in 30 s)
+TOTAL = max(256, DESCRIPTORS * 3 // 4)
+ACCEPT_LOG_EVERY_S = 60.0  # asyncio's line for an accept that failed for want of descriptors: once a minute at most
 _open: dict[str, int] = {}  # connections open per peer address (the event loop's thread only)
-closed = {"slow": 0, "peer": 0}  # connections this process closed, for tests and benches
+_total = [0]  # connections open in all
+closed = {"slow": 0, "peer": 0, "total": 0}  # connections this process closed, for tests and benches
 
 
 class GuardedH11(H11Protocol):
     _guard = None
     _peer: str | None = None
 
+    _counted = False
+
     def connection_made(self, transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
         peer = self.client[0] if self.client else ""
+        if _total[0] >= TOTAL:
+            closed["total"] += 1
+            transport.close()
+            return
+        _total[0] += 1
+        self._counted = True
         if not trusted_proxies():
             if _open.get(peer, 0) >= PER_PEER:
                 closed["peer"] += 1
@@ -52,6 +72,9 @@ class GuardedH11(H11Protocol):
         if self._guard is not None:
             self._guard.cancel()
             self._guard = None
+        if self._counted:
+            _total[0] -= 1
+            self._counted = False
         if self._peer is not None:
             left = _open.get(self._peer, 1) - 1
             if left > 0:
@@ -84,7 +107,29 @@ class GuardedH11(H11Protocol):
         self.transport.close()
 
 
+class _AcceptFailures(logging.Filter):
+    """asyncio's "socket.accept() out of system resource" (a traceback each, at every try of its accept loop): one
+    a minute goes through, the rest are dropped."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.said_at = -ACCEPT_LOG_EVERY_S
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if "out of system resource" not in record.getMessage():
+            return True
+        now = time.monotonic()
+        if now - self.said_at < ACCEPT_LOG_EVERY_S:
+            return False
+        self.said_at = now
+        return True
+
+
+_accept_failures = _AcceptFailures()
+
+
 def install() -> None:
     path = f"{__name__}:GuardedH11"
     uvicorn.config.HTTP_PROTOCOLS["auto"] = path
     uvicorn.config.HTTP_PROTOCOLS["h11"] = path
+    logging.getLogger("asyncio").addFilter(_accept_failures)  # (adding it again is a no-op)
