@@ -107,6 +107,12 @@ def test_user_text_is_cleaned_or_refused_before_it_is_stored():
     assert names[:2] == ["ana (2)", "\u0410na (3)"] and all(n.startswith("Student") for n in names[2:]), names
     assert len(set(names)) == len(names), names
     assert len({r.looks(s.nick) for s in rooms.rooms[code].students.values()}) == len(rooms.rooms[code].students)
+    # helper 34: letters and digits that read alike in the panel's font (a capital i and an l, 0 and O, rn and m)
+    pairs = [("Ali", "AIi"), ("Paul", "PauI"), ("Will", "WiII"), ("Emma", "Ernma"), ("Olga", "0lga"), ("Ivy", "lvy")]
+    for first, second in pairs:
+        assert rooms.join(code, first)[1].nick == first
+        assert rooms.join(code, second)[1].nick == second + " (2)", (first, second)
+    assert len({r.skeleton(s.nick) for s in rooms.rooms[code].students.values()}) == len(rooms.rooms[code].students)
     room = rooms.share(code, s.sid, "text=a", "a\u202eevil\u200b\u200d\u2066x\x85y\x9bz\u2028w\ufeff")
     note = room.shares[-1]["note"]
     assert note == "aevilx y z w"

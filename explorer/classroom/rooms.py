@@ -217,6 +217,16 @@ def looks(name: str) -> str:
     return "".join(ch for ch in bare if ch.isalnum())
 
 
+# letters and digits that read alike in the panel's font: "AIi" (a capital i) and "Ali", "0lga" and "Olga", "Ernma"
+# and "Emma" (helper 34: the teacher could not tell whose view to show, or whom to remove)
+ALIKE = str.maketrans("l1|0", "iiio")
+
+
+def skeleton(name: str) -> str:
+    """``looks`` with the letters and digits that read alike in one font made one: for telling names apart."""
+    return looks(name).translate(ALIKE).replace("rn", "m").replace("vv", "w")
+
+
 def shown_state(view: str, teacher: str) -> str:
     """A student's view as every follower is to show it: without the results it asks each page to compute again
     (``run``: helper 30's shown view had every page run a 128-step attribution, 12 s of a core each) and in the
@@ -886,16 +896,16 @@ class Rooms:
         self.room_joins.take(f"{room.code}:{address}", t("class.err.room_joins", n=ROOM_JOINS_PER_MIN))
         self.joins.take("a:" + address, t("class.err.joins"))
         name = clean(nick, "nickname", NICK_CHARS, empty="")
-        look = looks(name)
-        if look in {looks(n) for n in NOT_TEACHER_NICKS} or any(w in look for w in TEACHER_WORDS):
+        look, like = looks(name), skeleton(name)
+        if like in {skeleton(n) for n in NOT_TEACHER_NICKS} or any(skeleton(w) in like for w in TEACHER_WORDS):
             raise RoomError(t("class.err.teacher_nick"))
         if not look or ROOM_NICK.fullmatch(look):  # blank-looking (dots, spaces, marks), or posing as one of the
             # room's own names: a name of the room's own, kept in English and
             # shown in each reader's language ("Student 3" is "Schüler·in 3" on a German page: class.js nickOf)
             name = english("class.student_nick", n=len(room.students) + 1)
-        taken = {looks(s.nick) for s in room.students.values()}
-        if looks(name) in taken:  # one that looks like another's: told apart by a number
-            name = next(f"{name} ({i})" for i in range(2, MAX_STUDENTS + 2) if looks(f"{name} ({i})") not in taken)
+        taken = {skeleton(s.nick) for s in room.students.values()}
+        if skeleton(name) in taken:  # one that looks like another's: told apart by a number
+            name = next(f"{name} ({i})" for i in range(2, MAX_STUDENTS + 2) if skeleton(f"{name} ({i})") not in taken)
         student = Student(secrets.token_urlsafe(12), name, browser=browser)
         room.students[student.sid] = student
         room.bump(follower=False)
