@@ -225,7 +225,7 @@ def test_connections_sending_nothing_or_half_a_request_are_closed_and_a_peer_hol
 
     from explorer.serving import connections
 
-    url, _ = server
+    url, demo = server
     port = int(url.rstrip("/").rsplit(":", 1)[1])
     monkeypatch.setattr(connections, "READ_S", 1.0)
 
@@ -262,7 +262,8 @@ def test_connections_sending_nothing_or_half_a_request_are_closed_and_a_peer_hol
         httpx.post(f"{url}class/{code['code']}/reveal", json={"key": code["key"], "stop": "stop 1"}, timeout=10)
         assert any("reveal" in line or "stop 1" in line for _, line in zip(range(20), lines))  # still streaming
 
-    monkeypatch.setattr(connections, "PER_PEER", connections._open.get("127.0.0.1", 0))  # the peer's share is spent
+    state = demo.server.server_state  # (uvicorn's: this server's connections, and the peers' counts kept on it)
+    monkeypatch.setattr(connections, "PER_PEER", connections.peers(state).get("127.0.0.1", 0))  # the share is spent
     held = [conn() for _ in range(3)]
     try:
         for s in held:
@@ -275,7 +276,7 @@ def test_connections_sending_nothing_or_half_a_request_are_closed_and_a_peer_hol
     # the process holds at most TOTAL (helper 34: three addresses took all 20,000 descriptors, the server stalled and
     # asyncio logged 312,952 "Too many open files" tracebacks in 30 s): one more is closed at once
     monkeypatch.setattr(connections, "READ_S", 30.0)
-    monkeypatch.setattr(connections, "TOTAL", connections._total[0] + 2)
+    monkeypatch.setattr(connections, "TOTAL", len(state.connections) + 2)
     held = [conn(), conn()]
     time.sleep(0.3)
     over = conn()

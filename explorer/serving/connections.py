@@ -3,7 +3,7 @@
 uvicorn closes an idle keep-alive connection 5 s after its last response, but not a connection that has sent
 nothing yet, half its headers or half its body: each holds a descriptor for ever, and at the descriptor limit the
 whole app stops answering (an attacker's 200 half-sent connections cost nothing to keep). ``GuardedH11`` is
-uvicorn's own h11 protocol with two more rules:
+uvicorn's own h11 protocol with three more rules:
 
 - a request must arrive whole (headers and body) within ``READ_S`` of the connection opening or of its last
   response ending; else the connection is closed. A request that has arrived is never cut, however long its answer
@@ -39,32 +39,36 @@ PER_PEER = max(128, DESCRIPTORS // 3)
 # "Too many open files" tracebacks in 30 s)
 TOTAL = max(256, DESCRIPTORS * 3 // 4)
 ACCEPT_LOG_EVERY_S = 60.0  # asyncio's line for an accept that failed for want of descriptors: once a minute at most
-_open: dict[str, int] = {}  # connections open per peer address (the event loop's thread only)
-_total = [0]  # connections open in all
 closed = {"slow": 0, "peer": 0, "total": 0}  # connections this process closed, for tests and benches
+
+
+def peers(server_state) -> dict[str, int]:
+    """Connections open per peer address, of one server (kept on its uvicorn ServerState: a server that stops takes
+    its counts with it, whatever it did not close one by one; tests run many servers in one process)."""
+    counts = getattr(server_state, "ae_peers", None)
+    if counts is None:
+        counts = server_state.ae_peers = {}
+    return counts
 
 
 class GuardedH11(H11Protocol):
     _guard = None
     _peer: str | None = None
 
-    _counted = False
-
     def connection_made(self, transport) -> None:  # type: ignore[override]
-        super().connection_made(transport)
+        super().connection_made(transport)  # (this server's ``connections`` now holds it)
         peer = self.client[0] if self.client else ""
-        if _total[0] >= TOTAL:
+        if len(self.connections) > TOTAL:
             closed["total"] += 1
             transport.close()
             return
-        _total[0] += 1
-        self._counted = True
         if not trusted_proxies():
-            if _open.get(peer, 0) >= PER_PEER:
+            counts = peers(self.server_state)
+            if counts.get(peer, 0) >= PER_PEER:
                 closed["peer"] += 1
                 transport.close()
                 return
-            _open[peer] = _open.get(peer, 0) + 1
+            counts[peer] = counts.get(peer, 0) + 1
             self._peer = peer
         self._arm()
 
@@ -72,15 +76,13 @@ class GuardedH11(H11Protocol):
         if self._guard is not None:
             self._guard.cancel()
             self._guard = None
-        if self._counted:
-            _total[0] -= 1
-            self._counted = False
         if self._peer is not None:
-            left = _open.get(self._peer, 1) - 1
+            counts = peers(self.server_state)
+            left = counts.get(self._peer, 1) - 1
             if left > 0:
-                _open[self._peer] = left
+                counts[self._peer] = left
             else:
-                _open.pop(self._peer, None)
+                counts.pop(self._peer, None)
             self._peer = None
         super().connection_lost(exc)
 
