@@ -630,32 +630,30 @@ class Rooms:
                     self.streams.pop(name, None)
 
     # -- finding, sweeping ---------------------------------------------------------------------------------
+    def ends_in(self, room: Room, now: float) -> tuple[float, str]:
+        """(seconds until ``room`` is freed if nothing changes in it, the catalogue key of why): 3 hours unused; 10
+        minutes with nobody in it and the teacher's page closed; 45 with no page of anyone open (a restart closed every
+        page: they get UNWATCHED_S to come back). Only the last rule where the rooms live in one process."""
+        rules = [(IDLE_S - (now - room.touched), "class.ended.idle")]
+        if not getattr(self.store, "shared", False):  # (several processes: a teacher's page may be on another)
+            teacher = self.streams.get("t:" + room.code)
+            if not room.students and not teacher:  # opened and left: its place goes to another class
+                rules.append((EMPTY_S - (now - room.touched), "class.ended.empty"))
+            elif not room.streams and not teacher:  # nobody's page open for long: its place goes too
+                rules.append((UNWATCHED_S - (now - max(room.touched, self.began)), "class.ended.unwatched"))
+        return min(rules)
+
     def sweep(self, now: float | None = None) -> None:
         now = time.monotonic() if now is None else now
-        alone = not getattr(self.store, "shared", False)  # (several processes: a teacher's page may be on another)
         for room in list(self.rooms.values()):
-            if now - room.touched > IDLE_S:
-                self.close(room, english("class.ended.idle"))
-            elif alone and now - room.touched > EMPTY_S and not room.students and not self.streams.get("t:" + room.code):
-                self.close(room, english("class.ended.empty"))  # opened and left: its place goes to another class
-            elif (alone and now - max(room.touched, self.began) > UNWATCHED_S and not room.streams
-                  and not self.streams.get("t:" + room.code)):  # (a restart closed every page: they come back)
-                self.close(room, english("class.ended.unwatched"))  # nobody's page open for long: its place goes too
+            left, why = self.ends_in(room, now)
+            if left < 0:
+                self.close(room, english(why))
 
     def next_free(self, now: float | None = None) -> float:
-        """Seconds until sweep frees the first open room if nothing changes in it (the rules of ``sweep``)."""
+        """Seconds until sweep frees the first open room if nothing changes in it."""
         now = time.monotonic() if now is None else now
-        alone = not getattr(self.store, "shared", False)
-        soonest = IDLE_S
-        for room in self.rooms.values():
-            left = IDLE_S - (now - room.touched)
-            watched = room.streams or self.streams.get("t:" + room.code)
-            if alone and not room.students and not self.streams.get("t:" + room.code):
-                left = min(left, EMPTY_S - (now - room.touched))
-            elif alone and not watched:
-                left = min(left, UNWATCHED_S - (now - max(room.touched, self.began)))
-            soonest = min(soonest, left)
-        return max(0.0, soonest)
+        return max(0.0, min((self.ends_in(room, now)[0] for room in self.rooms.values()), default=IDLE_S))
 
     def close(self, room: Room, why: str) -> None:
         room.ended = why
