@@ -256,7 +256,7 @@ class ClassRoutes:
             check_post(scope)
         if method == "POST" and parts == ["new"]:
             code, key = rooms.open(client)
-            return await reply(send, 200, {"code": code, "key": key})
+            return await self.answer(send, {"code": code, "key": key})
         if len(parts) != 2:
             raise RoomError(t("class.err.no_address"), 404)
         code, action = parts
@@ -317,16 +317,24 @@ class ClassRoutes:
             name = browser(scope)
             mark = hashlib.sha256(("browser:" + name).encode()).hexdigest()[:16] if name else ""
             room, student = rooms.join(code, data.get("nick"), client, mark)
-            return await reply(send, 200, {"sid": student.sid} | room.for_student(student.sid))
+            return await self.answer(send, {"sid": student.sid} | room.for_student(student.sid))
         if action == "end":
             rooms.end(code, data.get("key"))
-            return await reply(send, 200, {"ended": True})
+            return await self.answer(send, {"ended": True})
         if action == "check":
             room = rooms.check(code, data.get("key"), data.get("sid"))
             return await reply(send, 200, {"open": True, "code": room.code})
         if action in TEACHER:
-            return await reply(send, 200, TEACHER[action](rooms, data).for_teacher())
+            return await self.answer(send, TEACHER[action](rooms, data).for_teacher())
         if action in STUDENT:
             room = STUDENT[action](rooms, data)
-            return await reply(send, 200, room.for_student(data.get("sid")))
+            return await self.answer(send, room.for_student(data.get("sid")))
         raise RoomError(t("class.err.no_action"), 404)
+
+    async def answer(self, send, payload: dict) -> None:
+        """A change's answer, sent once the rooms file holds it (store.py writes off the loop): a class restarted
+        after an answer has that change."""
+        committed = getattr(self.rooms.store, "committed", None)
+        if committed is not None:
+            await committed()
+        await reply(send, 200, payload)

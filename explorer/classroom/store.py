@@ -3,12 +3,18 @@ JSON (students, answers, reveals, views sent, the shown view, the teacher's curr
 every change (``Room.bump``) and deletes it when it ends; on start every room still within ``rooms.IDLE_S`` comes
 back, the older ones are deleted. At most ``rooms.MAX_ROOMS`` rows, each bounded by rooms.py's own bounds.
 
+Off the event loop: a change made on the server's loop is handed to one writer thread (the newest JSON of each room,
+so a burst of changes is one write) and the route answers once it is committed (``committed``): the loop never waits
+for the file, not even when another process holds it locked. A change made off a loop (the start, a script, a test)
+is written at once, in order with the writer's.
+
 ``ATTENTION_EXPLORER_ROOMS`` names the file (default: ``rooms.sqlite3`` in the user's cache folder); ``memory`` keeps
 rooms in this process only, as before (a restart ends them).
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import os
@@ -19,7 +25,8 @@ from pathlib import Path
 
 log = logging.getLogger("attention-explorer")
 ROOMS_ENV = "ATTENTION_EXPLORER_ROOMS"
-WAIT_S = 0.5  # how long a change waits for a file another process holds locked (it was 5 s, on the event loop)
+WAIT_S = 0.5  # how long a write waits for a file another process holds locked (it was 5 s, on the event loop)
+ANSWER_WITHIN_S = 2 * WAIT_S  # a route waits this long for its change to be committed, then answers (kept in memory)
 
 
 def default_path() -> str:
@@ -34,7 +41,13 @@ class RoomStore:
 
     def __init__(self, path: str):
         self.path = path
-        self.lock = threading.Lock()
+        self.lock = threading.Lock()  # the connection: the writer, or a write off the loop, holds it while writing
+        self.ready = threading.Condition()  # the hand-over below (never held while the file is written)
+        self.pending: dict[str, str | None] = {}  # room code -> its newest JSON, None to delete it
+        self.handed = 0  # changes handed over ...
+        self.written = 0  # ... and how many of them the writer has done (committed, or said in the log)
+        self.waiters: list[tuple[int, asyncio.AbstractEventLoop, asyncio.Future]] = []
+        self.writer: threading.Thread | None = None
         Path(path).parent.mkdir(parents=True, exist_ok=True)
         try:
             self.db = self.connect()
@@ -87,20 +100,85 @@ class RoomStore:
             return None
 
     def save(self, code: str, data: dict) -> None:
-        self.write("INSERT OR REPLACE INTO rooms (code, saved, data) VALUES (?, ?, ?)",
-                   (code, time.time(), json.dumps(data, ensure_ascii=False)))
+        self.put(code, json.dumps(data, ensure_ascii=False))  # (here: ``data`` shares the room's lists)
 
     def delete(self, code: str, why: str = "") -> None:
-        self.write("DELETE FROM rooms WHERE code = ?", (code,))
+        self.put(code, None)
 
-    def write(self, sql: str, args: tuple) -> None:
-        """One change, committed; a file locked by another process or damaged since the start leaves the change in
-        this process's memory (the room goes on; a restart would not bring it back), said in the log."""
+    def put(self, code: str, text: str | None) -> None:
+        with self.ready:
+            self.pending.pop(code, None)
+            self.pending[code] = text
+            self.handed += 1
+            try:
+                asyncio.get_running_loop()
+            except RuntimeError:
+                on_loop = False
+            else:
+                on_loop = True
+                if self.writer is None:
+                    self.writer = threading.Thread(target=self.run, name="rooms-writer", daemon=True)
+                    self.writer.start()
+                self.ready.notify()
+        if not on_loop:
+            self.flush()
+
+    def run(self) -> None:
+        while True:
+            with self.ready:
+                while not self.pending:
+                    self.ready.wait()
+            self.flush()
+
+    def flush(self) -> None:
+        """Every change handed over so far, written in one transaction. Taken and written under the connection's
+        lock, so two flushes never write a room's changes out of order."""
+        with self.lock:
+            with self.ready:
+                batch, self.pending, upto = self.pending, {}, self.handed
+            if batch:
+                self.write(batch)
+            with self.ready:
+                self.written = max(self.written, upto)
+                due = [w for w in self.waiters if w[0] <= self.written]
+                self.waiters = [w for w in self.waiters if w[0] > self.written]
+        for _, loop, done in due:
+            loop.call_soon_threadsafe(_settle, done)
+
+    def write(self, batch: dict[str, str | None]) -> None:
+        """Changes, committed; a file locked by another process (after WAIT_S) or damaged since the start leaves them
+        in this process's memory (the rooms go on; a restart would not bring these changes back), said in the log."""
+        now = time.time()
         try:
-            with self.lock:
-                self.db.execute(sql, args)
+            self.db.execute("BEGIN IMMEDIATE")
+            try:
+                for code, text in batch.items():
+                    if text is None:
+                        self.db.execute("DELETE FROM rooms WHERE code = ?", (code,))
+                    else:
+                        self.db.execute("INSERT OR REPLACE INTO rooms (code, saved, data) VALUES (?, ?, ?)",
+                                        (code, now, text))
+                self.db.execute("COMMIT")
+            except BaseException:
+                if self.db.in_transaction:
+                    self.db.execute("ROLLBACK")
+                raise
         except sqlite3.Error as e:
-            log.warning("class rooms: a change could not be written to %s (%s); the room goes on in memory", self.path, e)
+            log.warning("class rooms: %d change(s) could not be written to %s (%s); the rooms go on in memory",
+                        len(batch), self.path, e)
+
+    async def committed(self) -> None:
+        """Wait (off the loop) until every change handed over so far is written, at most ANSWER_WITHIN_S."""
+        loop = asyncio.get_running_loop()
+        with self.ready:
+            if self.written >= self.handed:
+                return
+            done = loop.create_future()
+            self.waiters.append((self.handed, loop, done))
+        try:
+            await asyncio.wait_for(done, ANSWER_WITHIN_S)
+        except TimeoutError:
+            pass  # the change is applied in memory; the writer says in the log if it cannot be written
 
     def load(self, idle_s: float, limit: int) -> list[tuple[float, dict]]:
         """(seconds since its last change, the room's JSON) of every room changed within ``idle_s``, newest first, at
@@ -132,3 +210,8 @@ class RoomStore:
                 continue
             out.append((max(0.0, now - saved), room))
         return out
+
+
+def _settle(done: asyncio.Future) -> None:
+    if not done.done():
+        done.set_result(None)
