@@ -198,8 +198,35 @@ def test_beam_tree_nodes_and_edges_equal_the_trace(run):
             k += 1
     win = fig.data[1]
     assert len(win.x) == len(btrace.hypotheses[0].tokens) + 1 + btrace.hypotheses[0].finished
+
     assert list(win.x) == list(range(-1, len(win.x) - 1))  # one node per step, from the start on
     assert list(fig.layout.xaxis.tickvals)[0] == 0 and min(nodes.x) == 0
+
+
+def test_the_beam_trees_words_say_the_winner_every_hypothesis_and_each_candidates_fate(run):
+    """Without sight (issue 49): the winner, each final hypothesis with its score and whether it finished, and a
+    table row per candidate with its words, score and fate (the shapes and the red path said these only to sight)."""
+    *_, btrace, _ = run
+    meta = beam_tree(btrace, piece).layout.meta
+    said, table = meta["aeSummary"], meta["aeTable"]
+    words = lambda ids: " ".join(readable(piece(int(i))) for i in ids)  # noqa: E731
+    best = btrace.hypotheses[0]
+    assert said.splitlines()[0] == f"The winner: “{words(best.tokens)}” (score {best.score:.3f})."
+    at = 0
+    for h in btrace.hypotheses:  # best first, each with its score and fate
+        at = said.index(f"“{words(h.tokens)}” ({h.score:.3f}, {'finished (EOS)' if h.finished else 'not finished'})", at)
+    cands = [(s, c) for s, st in enumerate(btrace.beam_steps) for c in st.candidates]
+    assert len(table["rows"]) == len(cands) and len(table["head"]) == 5
+    for (s, c), row in zip(cands, table["rows"]):
+        fate = "finished (EOS)" if c.finished else "kept" if c.kept else "pruned"
+        assert row[0] == str(btrace.beam_steps[s].step) and row[1] == readable(piece(c.token)) and row[4] == fate
+        assert row[2].split()[-1] == row[1] and len(row[2].split()) == s + 1  # its words from the start
+        assert float(row[3]) == round(c.score, 3)
+    for st in btrace.beam_steps:  # each step's line names its pruned candidates
+        pruned = [readable(piece(c.token)) for c in st.candidates if not c.kept and not c.finished]
+        line = next(x for x in said.splitlines() if x.startswith(f"Step {st.step}:"))
+        assert ("pruned: " + ", ".join(pruned) in line) == bool(pruned), line
+
 
 
 def test_greedy_vs_beam(run):

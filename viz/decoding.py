@@ -115,8 +115,56 @@ def beam_tree(trace: Any, id_to_piece, max_steps: int | None = None) -> go.Figur
     fig.update_yaxes(title_text=t("server.viz.beam.axis_rank"), showticklabels=False)
     fig.update_layout(legend=dict(orientation="h", y=-0.15))
     width = max(700, 90 * (len(steps) + 1))
-    return base_layout(fig, t("server.viz.beam.title", size=len(steps[0].beams) if steps else 0), height=560,
-                       width=min(width, 2400))
+    fig = base_layout(fig, t("server.viz.beam.title", size=len(steps[0].beams) if steps else 0), height=560,
+                      width=min(width, 2400))
+    # what the figure is for, in words (the page's text alternative, figures.js: the marker shapes and the red path
+    # say fate and winner only to sight; the points' table read rank "-1.00")
+    fig.layout.meta = dict(fig.layout.meta or {}, aeSummary=beam_summary(steps, trace, id_to_piece),
+                           aeTable=beam_table(steps, id_to_piece))
+    return fig
+
+
+def _fate(c) -> str:
+    return t("server.viz.beam.finished" if c.finished else "server.viz.beam.kept" if c.kept else "server.viz.beam.pruned")
+
+
+def _words(ids, id_to_piece) -> str:
+    return " ".join(readable(id_to_piece(int(i))) for i in ids)
+
+
+def beam_summary(steps, trace, id_to_piece) -> str:
+    """The winner, every final hypothesis with its score, and each step's candidates by fate, as plain text."""
+    if not trace.hypotheses or not steps:
+        return t("server.viz.beam.none")
+    lines = [t("server.viz.beam.winner", words=_words(trace.hypotheses[0].tokens, id_to_piece),
+               score=num(trace.hypotheses[0].score, 3))]
+    lines.append(t("server.viz.beam.final", list="; ".join(
+        t("server.viz.beam.hypothesis", words=_words(h.tokens, id_to_piece), score=num(h.score, 3),
+          fate=t("server.viz.beam.finished" if h.finished else "server.viz.beam.unfinished"))
+        for h in trace.hypotheses)))
+    for st in steps:
+        said = []
+        for fate in ("kept", "finished", "pruned"):
+            words = [readable(id_to_piece(c.token)) for c in st.candidates
+                     if (c.finished if fate == "finished" else c.kept and not c.finished if fate == "kept"
+                         else not c.kept and not c.finished)]
+            if words:
+                said.append(t(f"server.viz.beam.{fate}") + ": " + ", ".join(words))
+        lines.append(t("server.viz.beam.step_line", step=st.step, list="; ".join(said)))
+    return "\n".join(lines)
+
+
+def beam_table(steps, id_to_piece) -> dict:
+    """A row per candidate: step, its word, the hypothesis it makes (every word from the start), score, fate."""
+    rows = []
+    for s, st in enumerate(steps):
+        for ci, c in enumerate(st.candidates):
+            path = _path_to(steps, s, ci)
+            rows.append([str(st.step), readable(id_to_piece(c.token)),
+                         _words([steps[k].candidates[i].token for k, i in path], id_to_piece), num(c.score, 3),
+                         _fate(c)])
+    return {"head": [t("server.viz.beam.col_step"), t("server.viz.beam.col_word"), t("server.viz.beam.col_words"),
+                     t("server.viz.beam.col_score"), t("server.viz.beam.col_fate")], "rows": rows}
 
 
 def _winner_path(steps, trace) -> tuple[list[float], list[float]]:

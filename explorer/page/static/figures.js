@@ -47,9 +47,18 @@
   function heatmaps(el) {
     return (el.data || []).filter((t) => t.type === "heatmap" && Array.isArray(t.z) && Array.isArray(t.z[0]) && !isMask(t));
   }
-  function panelNames(el, n) {
-    const notes = ((el.layout || {}).annotations || []).map((a) => plain(a.text)).filter((t) => t && t.length < 40);
-    return [...Array(n).keys()].map((i) => (n > 1 ? notes[i] || t("views.fig.panel", { n: i + 1 }) : ""));
+  // each panel's name: its trace's own (the model view's "layer 0, head 1", where its note says "L0 H1"), else the
+  // note standing on top of its axes (a subplot's title), else "panel n" (the notes in order named Inside a head's V
+  // panel by the scores' title: bars have notes of their own)
+  function panelOf(el, tr) {
+    const L = el.layout || {}, x = L["xaxis" + (tr.xaxis || "x").slice(1)] || {}, y = L["yaxis" + (tr.yaxis || "y").slice(1)] || {};
+    const [x0, x1] = x.domain || [0, 1], top = (y.domain || [0, 1])[1];
+    const note = (L.annotations || []).find((a) => a.xref === "paper" && a.yref === "paper" && typeof a.x === "number" &&
+      a.x >= x0 - 0.01 && a.x <= x1 + 0.01 && Math.abs(a.y - top) < 0.03);
+    return plain(tr.name) || (note ? plain(note.text) : "");
+  }
+  function panelNames(el, maps) {
+    return maps.map((tr, i) => (maps.length > 1 ? panelOf(el, tr) || t("views.fig.panel", { n: i + 1 }) : ""));
   }
 
   function title(el) {
@@ -59,32 +68,59 @@
     return label ? plain(label.textContent) : t("views.fig.figure");
   }
 
+  // a heatmap's row labels; a row that is a decoder position also names the word the model chose there (its trace's
+  // meta.aeNext, from views.js): the lesson asks about "the row where the model chose …", and the row's label is the
+  // word before it (the decoder's input)
+  function rowLabels(el, tr) {
+    const rows = axisLabels(el, tr, "y", tr.z.length), next = (tr.meta && tr.meta.aeNext) || [];
+    return rows.map((r, i) => (next[i] === undefined ? r : t("views.fig.choosing", { token: r, next: plain(next[i]) })));
+  }
+
+  const largestIn = (row) => {
+    let j = -1;
+    row.forEach((v, k) => { if (typeof v === "number" && (j < 0 || v > row[j])) j = k; });
+    return j;
+  };
+
   // -- the summary ---------------------------------------------------------------------------------------------
+  // one heatmap: every row's largest value, each row named; several (the model view, a step's strips, Inside a
+  // head): a line for each panel, in the panel's own words (one overall largest value was always panel 2's 1.00 at
+  // step 0: issue 49)
+  function panelLine(el, tr, name) {
+    const cols = axisLabels(el, tr, "x", tr.z[0].length);
+    if (tr.z.length === 1) {  // a strip (a step's attention): where it looks most
+      const j = largestIn(tr.z[0]);
+      return j < 0 ? t("views.fig.panel_empty", { panel: name }) : t("views.fig.panel_strip", { panel: name, col: cols[j], v: num(tr.z[0][j]) });
+    }
+    const rows = rowLabels(el, tr), sums = cols.map(() => 0), counts = cols.map(() => 0);
+    let best = null;
+    tr.z.forEach((row, i) => row.forEach((v, j) => {
+      if (typeof v !== "number") return;
+      sums[j] += v; counts[j] += 1;
+      if (!best || v > best.v) best = { v, i, j };
+    }));
+    if (!best) return t("views.fig.panel_empty", { panel: name });
+    const means = sums.map((s, j) => (counts[j] ? s / tr.z.length : -1)), m = largestIn(means);
+    return t("views.fig.panel_map", { panel: name, col: cols[m], mean: num(means[m]), v: num(best.v), row: rows[best.i], at: cols[best.j] });
+  }
+
   function heatmapSummary(el, maps) {
     if (maps.length > 1) {
-      let best = null;
-      const names = panelNames(el, maps.length);
-      maps.forEach((t, p) => t.z.forEach((row, i) => row.forEach((v, j) => {
-        if (typeof v === "number" && (!best || v > best.v)) best = { v, p, i, j };
-      })));
-      if (!best) return t("views.fig.empty_maps", { n: maps.length });
-      const tr = maps[best.p], rows = axisLabels(el, tr, "y", tr.z.length), cols = axisLabels(el, tr, "x", tr.z[0].length);
-      return t("views.fig.maps", { n: maps.length, v: num(best.v), panel: names[best.p], row: rows[best.i], col: cols[best.j] });
+      const names = panelNames(el, maps);
+      return t("views.fig.maps", { n: maps.length }) + "\n" + maps.map((tr, p) => panelLine(el, tr, names[p])).join("\n");
     }
-    const tr = maps[0], rows = axisLabels(el, tr, "y", tr.z.length), cols = axisLabels(el, tr, "x", tr.z[0].length);
+    const tr = maps[0], rows = rowLabels(el, tr), cols = axisLabels(el, tr, "x", tr.z[0].length);
     if (words(tr)) {  // a word in each cell (the logit lens: the top word after each layer at each position): all of them
       const list = tr.z.map((row, i) => rows[i] + ": " + row.map((v, j) => cols[j] + " → " + plain(tr.text[i][j]) +
         " (" + num(v) + ")").join(", ")).join("; ");
       return t("views.fig.map_words", { rows: axisTitle(el, tr, "y"), cols: axisTitle(el, tr, "x"), list }) + ".";
     }
+    // every row (a long sentence's too: the summary stopped at 12, and stop 6 may ask about a later row)
     const most = tr.z.map((row, i) => {
-      let j = -1;
-      row.forEach((v, k) => { if (typeof v === "number" && (j < 0 || v > row[j])) j = k; });
+      const j = largestIn(row);
       return j < 0 ? null : rows[i] + " → " + cols[j] + " (" + num(row[j]) + ")";
     }).filter(Boolean);
-    const shown = most.slice(0, 12).join("; ");
-    return t("views.fig.map", { rows: axisTitle(el, tr, "y"), cols: axisTitle(el, tr, "x"), list: shown }) +
-      (most.length > 12 ? t(most.length === 13 ? "views.fig.more_rows_one" : "views.fig.more_rows", { n: most.length - 12 }) : ".");
+    return t("views.fig.map", { rows: axisTitle(el, tr, "y"), cols: axisTitle(el, tr, "x"), list: most.join("; ") }) + ".";
   }
 
   // a heatmap whose cells each carry a word (its text, row by row, as its values)
@@ -103,7 +139,7 @@
       const labels = axisLabels(el, tr, h ? "y" : "x", n);
       const order = [...values.keys()].filter((i) => typeof values[i] === "number").sort((a, b) => values[b] - values[a]);
       if (!order.length) return null;
-      const name = plain(tr.name) ? plain(tr.name) + ": " : "";
+      const called = panelOf(el, tr), name = called ? called + ": " : "";
       if (labelled(tr)) {  // points named by their text (the beam tree's candidates)
         const words = tr.text.map(plain);
         return name + t(words.length === 1 ? "views.fig.point" : "views.fig.points", { n: words.length }) +
@@ -121,6 +157,8 @@
   }
 
   function summary(el) {
+    const said = ((el.layout || {}).meta || {}).aeSummary;  // the server's own words for what the figure is for
+    if (typeof said === "string" && said) return said;
     // a step: its bars (the chosen piece and the runner-up) first, then where its attention goes
     const maps = heatmaps(el), bars = series(el).length ? seriesSummary(el) : "";
     return maps.length ? (bars ? bars + " " : "") + heatmapSummary(el, maps) : bars || t("views.fig.no_values");
@@ -136,7 +174,7 @@
   }
 
   function heatmapTable(el, trace, caption) {
-    const rows = axisLabels(el, trace, "y", trace.z.length), cols = axisLabels(el, trace, "x", trace.z[0].length);
+    const rows = rowLabels(el, trace), cols = axisLabels(el, trace, "x", trace.z[0].length);
     const table = document.createElement("table");
     table.append(cell("caption", caption));
     const head = document.createElement("tr");
@@ -174,9 +212,30 @@
     return table;
   }
 
+  // the server's own table (the beam tree: a row per candidate, its words, score and fate), its cells as text
+  function givenTable(el, given) {
+    const table = document.createElement("table");
+    table.append(cell("caption", title(el)));
+    const head = document.createElement("tr");
+    given.head.forEach((h) => head.append(cell("th", String(h), "col")));
+    table.createTHead().append(head);
+    const body = table.createTBody();
+    given.rows.forEach((row) => {
+      const tr = document.createElement("tr");
+      row.forEach((v, j) => tr.append(cell(j === 0 ? "th" : "td", String(v), j === 0 ? "row" : "")));
+      body.append(tr);
+    });
+    return table;
+  }
+
   function tables(el) {
     const out = document.createDocumentFragment();
-    const maps = heatmaps(el), names = panelNames(el, maps.length);
+    const given = ((el.layout || {}).meta || {}).aeTable;
+    if (given && Array.isArray(given.head) && Array.isArray(given.rows)) {
+      out.append(givenTable(el, given));
+      return out;
+    }
+    const maps = heatmaps(el), names = panelNames(el, maps);
     let cells = 0;
     if (maps.length) {
       maps.forEach((tr, p) => {
@@ -187,7 +246,7 @@
     }
     if (series(el).length) {
       series(el).forEach((tr, i) => {
-        out.append(seriesTable(el, tr, plain(tr.name) || t("views.fig.series", { n: i + 1 })));
+        out.append(seriesTable(el, tr, panelOf(el, tr) || t("views.fig.series", { n: i + 1 })));
       });
     }
     if (cells > MAX_CELLS) out.append(cell("p", t("views.fig.first_panels")));

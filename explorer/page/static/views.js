@@ -155,6 +155,9 @@
     const kl = bank[k].map(numbered);
     return ql.map((qi) => kl.map((kj) => t("views.hover.query_key", { query: qi, key: kj })));
   }
+  // a heatmap whose rows are decoder positions: the word chosen at each row, for its text alternative (figures.js
+  // names a row "[BOS] (choosing “Ein”)": the lesson asks about the row where the model chose a word)
+  const chosenAt = (bank, kind) => (kind === "encoder" ? undefined : { aeNext: bank.out.slice(0, bank.tgt.length) });
   // hover lines with a plotly number in them ("weight: %{z:.3f}"): the catalogue's words around plotly's value
   const WEIGHT = t("views.hover.weight", { v: "%{z:.3f}" });
 
@@ -200,6 +203,7 @@
         type: "heatmap", z: unmasked(kind, z), x: [...Array(bank[k].length).keys()], y: [...Array(bank[q].length).keys()],
         zmin: 0, zmax: 1, colorscale: BLUES, customdata: hover(bank, kind, true), hoverongaps: false,
         hovertemplate: "%{customdata}<br>" + WEIGHT + "<extra></extra>", colorbar: { title: { text: t("views.weight") } },
+        meta: chosenAt(bank, kind),
       }],
       layout: {},
     };
@@ -270,7 +274,7 @@
       const l = Math.floor(i / nH), h = i % nH, a = i === 0 ? "" : String(i + 1);
       const z = layers[l][h].map((row) => row.map((v) => v / 1000));
       data.push({ type: "heatmap", z: unmasked(kind, z), coloraxis: "coloraxis", customdata: cd, xaxis: "x" + a, yaxis: "y" + a,
-        hoverongaps: false, hovertemplate: t("views.hover.layer_head", { layer: l, head: h }) + "<br>%{customdata}<br>" + WEIGHT + "<extra></extra>" });
+        meta: chosenAt(bank, kind), name: t("views.hover.layer_head", { layer: l, head: h }), hoverongaps: false, hovertemplate: t("views.hover.layer_head", { layer: l, head: h }) + "<br>%{customdata}<br>" + WEIGHT + "<extra></extra>" });
       if (kind === "decoder") data.push(maskedTrace(z, { xaxis: "x" + a, yaxis: "y" + a }));
       Object.assign(layout["xaxis" + a], thinned(tokenAxis(ticks(bank, k), l === nL - 1 ? t("views.axis.key") : "", small)), { showticklabels: l === nL - 1, tickangle: -90 });
       Object.assign(layout["yaxis" + a], thinned(tokenAxis(ticks(bank, q), h === 0 ? t("views.axis.query") : "", small)), { showticklabels: h === 0, autorange: "reversed" });
@@ -678,7 +682,8 @@
     const flip = (m) => m[0].map((_, i) => m.map((row) => row[i]));  // [L][T] -> [T][L]
     const layers = { tickmode: "array", tickvals: [...Array(L).keys()], ticktext: [...Array(L).keys()].map((l) => t("views.lens.after", { layer: l })),
       title: { text: t("views.lens.axis_y") } };
-    const positions = tokenAxis(ticks(bank, "tgt"), t("views.lens.axis_x"));
+    // (each position named with its number in the text alternative, as the lesson's stop 8 asks: "at position 3")
+    const positions = Object.assign(tokenAxis(ticks(bank, "tgt"), t("views.lens.axis_x")), { aeWords: bank.tgt.map(numbered) });
     const fig = {
       data: [{ type: "heatmap", z: side ? flip(bank.lens.p) : bank.lens.p, x: [...Array(side ? L : T).keys()], y: [...Array(side ? T : L).keys()],
         zmin: 0, zmax: 1, colorscale: GREENS_LIGHT, text: side ? flip(bank.lens.words) : bank.lens.words, texttemplate: "%{text}",
