@@ -239,3 +239,28 @@ def test_chips_escape_the_pieces():
 
     html = confidence_chips(Fake())
     assert "<img" not in html and "&lt;img" in html
+
+
+def test_chips_are_told_apart_by_more_than_shade_and_their_key_says_so():
+    """Under deuteranopia the three shades became near-identical beiges (issue 49): each band also has a line of its
+    own under the chip (none, dotted, dashed), the key shows the same, and its words are apart for a screen reader."""
+    import html
+    import re
+
+    from explorer.api.advice import CHIP_MARKS, CHIP_SHADES, band
+    from explorer.api.handlers import chips_key
+
+    class Fake:
+        out_tokens = ["▁a", "▁b", "▁c", "</s>"]
+
+        class trace:
+            steps = [type("S", (), {"chosen_prob": p})() for p in (0.95, 0.5, 0.1, 0.8)]
+
+    marks = [re.search(r"border-bottom:2px (\w+)", chip).group(1) for chip in confidence_chips(Fake()).split("</span> ")]
+    assert [band(p) for p in (0.95, 0.5, 0.1, 0.8)] == [0, 1, 2, 0]
+    assert marks == ["solid", "dotted", "dashed", "solid"] and len(set(CHIP_MARKS)) == len(CHIP_SHADES)
+    assert "transparent" in CHIP_MARKS[0]  # (sure: no line to see)
+    key = chips_key()
+    assert [re.search(r"border-bottom:2px (\w+)", s).group(1) for s in key.split("</span>")[:3]] == ["solid", "dotted", "dashed"]
+    text = html.unescape(re.sub(r"<[^>]+>", "", key))
+    assert "sure, p ≥ 0.7;0.3 ≤ p < 0.7;unsure, p < 0.3" in text, text

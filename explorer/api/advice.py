@@ -114,6 +114,14 @@ def may_be_wrong(a: Analysis) -> Estimate | None:
 
 # the output chips' shades, surest first: (lowest probability, colour); green (sure) to orange (unsure), text dark
 CHIP_SHADES = ((0.7, "#c8ecd2"), (0.3, "#fbe3b5"), (0.0, "#f7c4b0"))
+# ... told apart by more than shade (under deuteranopia the three became near-identical beiges, issue 49): a line
+# under each chip, none for sure, dotted in between, dashed for unsure
+CHIP_MARKS = ("border-bottom:2px solid transparent", "border-bottom:2px dotted #6b4e16", "border-bottom:2px dashed #8f2d0d")
+
+
+def band(p: float) -> int:
+    """0 sure, 1 in between, 2 unsure (CHIP_SHADES's floors)."""
+    return next(i for i, (floor, _) in enumerate(CHIP_SHADES) if p >= floor)
 
 
 def confidence_chips(a: Analysis, lang: str = "") -> str:
@@ -128,13 +136,13 @@ def confidence_chips(a: Analysis, lang: str = "") -> str:
     chips = []
     for i, (tok, p) in enumerate(zip(a.out_tokens, token_probs(a) + [None] * len(a.out_tokens))):
         if p is None:
-            shade, title = "#eeeeee", t("server.chip.not_decoded")
+            shade, mark, title = "#eeeeee", CHIP_MARKS[0], t("server.chip.not_decoded")
         else:
             # green (sure) to orange (unsure); text stays dark on both
-            shade = next(colour for floor, colour in CHIP_SHADES if p >= floor)
+            shade, mark = CHIP_SHADES[band(p)][1], CHIP_MARKS[band(p)]
             title = t("server.chip.title", p=num(p, 2)) + (t("server.chip.may_be_wrong") if i in named else "")
         outline = "outline:2px solid #b42318;" if i in named else ""
-        chips.append(f'<span{lang} title="{html.escape(title)}" style="background:{shade};{outline}border-radius:4px;'
+        chips.append(f'<span{lang} title="{html.escape(title)}" style="background:{shade};{mark};{outline}border-radius:4px;'
                      f'padding:1px 5px;margin:1px;display:inline-block;font-family:monospace">'
                      f'{html.escape(readable(tok))}<sub style="font-size:10px;color:#555;margin-left:2px">'
                      f'{"" if p is None else num(p, 2)}</sub></span>')

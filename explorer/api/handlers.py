@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from explorer.api.advice import CHIP_SHADES, SOURCE, advice, confidence_chips, may_be_wrong, unsure
+from explorer.api.advice import CHIP_MARKS, CHIP_SHADES, SOURCE, advice, confidence_chips, may_be_wrong, unsure
 from explorer.api.examples import EXAMPLES
 from explorer.api.task_words import credit_text, languages, task_keys
 from explorer.serving import limits
@@ -127,11 +127,12 @@ def _headlined(note: str, source: str = "") -> str:
 
 def chips_key() -> str:
     """What the output chips' shades mean (advice.confidence_chips's thresholds)."""
-    swatch = ("<span style='background:{};border-radius:3px;padding:0 5px;margin:0 3px'>{}</span>")
+    swatch = "<span style='background:{};{};border-radius:3px;padding:0 5px;margin:0 3px'>{}</span>"
     sure, unsure = (num(CHIP_SHADES[i][0], 1) for i in (0, 1))
-    return (t("server.pieces.shade") + swatch.format(CHIP_SHADES[0][1], t("server.pieces.sure", p=sure))
-            + swatch.format(CHIP_SHADES[1][1], f"p ≥ {unsure}")
-            + swatch.format(CHIP_SHADES[2][1], t("server.pieces.unsure", p=unsure))
+    words = [html.escape(w) for w in (t("server.pieces.sure", p=sure), f"{unsure} ≤ p < {sure}",
+                                      t("server.pieces.unsure", p=unsure))]
+    # (a separator between the swatches: a screen reader read "sure, p ≥ 0.7p ≥ 0.3unsure")
+    return (t("server.pieces.shade") + ";".join(swatch.format(CHIP_SHADES[i][1], CHIP_MARKS[i], words[i]) for i in range(3))
             + t("server.pieces.shade_note"))
 
 
