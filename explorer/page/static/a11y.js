@@ -223,6 +223,75 @@
     target.focus({ preventScroll: true });
   }
 
+  // A Gradio dropdown lets go of the focus once a choice is made with Enter (it blurs its input: the Head, Step head
+  // and Ablation preset dropdowns sent the focus to the page's body, issue 49): it goes back to the dropdown, its
+  // list shut (Gradio opens the list on focus; an Escape that goes no higher than Gradio shuts it, changing nothing)
+  let chose = null;  // {input, at}: the dropdown Enter was pressed in
+  document.addEventListener("keydown", (e) => {
+    if (e.key === "Enter" && e.target && e.target.matches && e.target.matches("input[role='combobox']"))
+      chose = { input: e.target, at: performance.now() };
+  }, true);
+  document.addEventListener("focusout", (e) => {
+    if (!chose || e.target !== chose.input || e.relatedTarget || performance.now() - chose.at > 1000) return;
+    const input = chose.input;
+    chose = null;
+    setTimeout(() => {
+      const active = document.activeElement;
+      if ((active && active !== document.body) || !input.isConnected || !input.offsetParent) return;
+      input.focus({ preventScroll: true });
+      const shut = new KeyboardEvent("keydown", { key: "Escape", bubbles: true });  // (Gradio hears keys at its root)
+      shut.aeShut = true;
+      input.dispatchEvent(shut);
+    }, 0);
+  });
+  // ... and no further: the page's own Escape (leaving presentation mode, the lesson's keys) never hears it
+  document.body.addEventListener("keydown", (e) => { if (e.aeShut) e.stopPropagation(); });
+
+  // A tab the page opens itself (the teacher's, for a following student; a link; the lesson) hides the panel the
+  // focus was in, and the focus fell to the page's body (issue 49: at every tab change the teacher made): it goes to
+  // the tab now open (a screen reader says which tab it is; Enter or the arrows go on from there)
+  document.addEventListener("focusout", (e) => {
+    const left = e.target;
+    if (e.relatedTarget || !left.closest || !left.closest("[role='tabpanel']")) return;
+    setTimeout(() => {
+      const active = document.activeElement;
+      if ((active && active !== document.body) || (left.isConnected && left.offsetParent)) return;
+      const tab = document.querySelector("button[role='tab'][aria-selected='true']");
+      if (tab && tab.offsetParent) tab.focus({ preventScroll: true });
+    }, 0);
+  });
+
+  // Whatever takes the focus is in sight (WCAG 2.4.11, issue 49): not cut by the scroller it is in (an example was
+  // 76 of its 291 px in its row), and not under the docked lesson (at 1280x800 the translation, Start over, Teach a
+  // class, DE, EN and Guided lesson were focused under it): the page scrolls it above the lesson
+  function inSight(el) {
+    if (!el.getBoundingClientRect || el === document.body) return;
+    for (let a = el.parentElement; a && a !== document.body && a !== document.documentElement; a = a.parentElement) {
+      if (a.scrollWidth <= a.clientWidth + 1 && a.scrollHeight <= a.clientHeight + 1) continue;
+      const s = getComputedStyle(a);
+      if (!/(auto|scroll)/.test(s.overflowX + s.overflowY)) continue;
+      const r = el.getBoundingClientRect(), box = a.getBoundingClientRect();
+      if (r.left < box.left - 1 || r.right > box.right + 1 || r.top < box.top - 1 || r.bottom > box.bottom + 1)
+        el.scrollIntoView({ block: "nearest", inline: "nearest", behavior: "instant" });
+      break;
+    }
+    const dock = document.querySelector("#lesson-box .ae-docked");
+    if (!dock || dock.contains(el) || getComputedStyle(dock).position !== "fixed") return;
+    let r = el.getBoundingClientRect();
+    if (r.bottom > innerHeight || r.top < 0) {  // (out of the screen: the browser did not bring it, or brought it under)
+      el.scrollIntoView({ block: "nearest", behavior: "instant" });
+      r = el.getBoundingClientRect();
+    }
+    const d = dock.getBoundingClientRect();
+    if (!(r.right > d.left && r.left < d.right && r.bottom > d.top && r.top < d.bottom)) return;
+    // above the lesson if it fits there, else its top at the screen's top; the page's end leaves room to scroll
+    const by = r.height + 16 <= d.top ? r.bottom - d.top + 8 : r.top - 8;
+    const room = document.documentElement.scrollHeight - innerHeight - scrollY;
+    if (by > room) document.body.style.paddingBottom = Math.ceil(by - room + 8 + parseFloat(getComputedStyle(document.body).paddingBottom || 0)) + "px";
+    window.scrollBy({ top: by, behavior: "instant" });
+  }
+  document.addEventListener("focusin", (e) => requestAnimationFrame(() => inSight(e.target)));
+
   // the lesson's feedback (right or not, and why) said when it appears, and a new stop's title and question
   let lastReveal = "", lastStop = "";
   function lessonNews(part) {
