@@ -577,8 +577,9 @@ SIGHT = """() => { const e = document.activeElement; if (!e || e === document.bo
   const dock = document.querySelector('#lesson-box .ae-docked'), r = e.getBoundingClientRect();
   if (dock.contains(e)) return null;
   const d = dock.getBoundingClientRect();
+  // (a control taller than the room above the lesson cannot be wholly above it: its top must be)
   const under = Math.max(0, Math.min(r.right, d.right) - Math.max(r.left, d.left)) *
-    Math.max(0, Math.min(r.bottom, d.bottom) - Math.max(r.top, d.top));
+    Math.max(0, Math.min(r.bottom, d.bottom) - Math.max(r.top, d.top)) * (r.height + 16 <= d.top || r.top >= d.top - 8);
   let cut = 0;  // px of its width or height its nearest scroller hides, beyond what the scroller could ever show
   for (let a = e.parentElement; a && a !== document.body; a = a.parentElement) {
     const s = getComputedStyle(a);
@@ -620,4 +621,51 @@ def test_every_control_focused_with_tab_is_in_sight_beside_the_docked_lesson(bro
             if where["under"] > 0 or where["cut"] > 2 or where["out"]:
                 bad.append(where)
         assert seen > 40 and bad == [], bad
+        assert pg.errors == []
+
+
+def test_at_320_by_256_the_lesson_shows_its_question_and_answers_and_hides_without_losing_them(browser, server):  # noqa: F811
+    """400% zoom on a laptop (issue 49): the docked lesson had 119 px for 441 px of question and answers, a focused
+    answer sat under the sticky Back/Next (6 of its 38 px in sight), and only ✕ (which ends the lesson) got it out of
+    the way. Now each stop opens at its question with its answers under it, every answer Tab reaches is whole on the
+    screen, and Hide folds the lesson and shows it again with the answer kept."""
+    whole = """(s) => [...document.querySelectorAll(s)].every((e) => { const r = e.getBoundingClientRect();
+      return r.top >= 0 && r.bottom <= innerHeight + 1 && document.elementFromPoint(r.left + r.width / 2,
+      r.top + r.height / 2)?.closest(s) === e; })"""
+    with opened(browser, server, viewport={"width": 320, "height": 256}) as pg:
+        settled(pg)
+        tab_to(pg, "e.closest('#lesson-box') && e.tagName === 'BUTTON'", limit=200)
+        pg.keyboard.press("Enter")
+        tab_to(pg, "e.id === 'ae-lesson-start'")
+        pg.keyboard.press("Enter")
+        for stop in (1, 2):
+            pg.wait_for_function(f"() => document.querySelector('#ae-lesson').innerText.includes('stop {stop} of 8')",
+                                 timeout=10_000)
+            pg.wait_for_timeout(300)
+            assert pg.evaluate(whole, "#ae-lesson .ae-ask"), stop  # the question, and every answer, in sight
+            assert pg.evaluate(whole, "#ae-lesson .ae-answer"), stop
+            for letter in "ABC":  # each answer Tab reaches: whole, nothing over it
+                tab_to(pg, f"e.classList.contains('ae-answer') && e.textContent.trim().startsWith('{letter}')",
+                       limit=20, back=stop == 2 and letter == "A")  # (from the title; after Next, from Next)
+                pg.wait_for_timeout(100)
+                assert pg.evaluate("() => { const e = document.activeElement, r = e.getBoundingClientRect();"
+                                   " return r.top >= 0 && r.bottom <= innerHeight + 1 && document.elementFromPoint("
+                                   "r.left + r.width / 2, r.top + 4) === e && document.elementFromPoint("
+                                   "r.left + r.width / 2, r.bottom - 4) === e; }"), (stop, letter)
+            if stop == 1:
+                pg.keyboard.press("Enter")  # answered: B
+                pg.locator(".ae-reveal").wait_for(timeout=5_000)
+                said = pg.locator(".ae-reveal").inner_text()
+                hide = pg.locator("#ae-lesson button[aria-expanded]")
+                hide.focus()
+                pg.keyboard.press("Enter")
+                pg.wait_for_function("() => document.querySelector('#ae-lesson button[aria-expanded]')"
+                                     ".getAttribute('aria-expanded') === 'false'", timeout=5_000)
+                assert pg.locator(".ae-answer").first.is_hidden()  # folded: the page is free
+                pg.keyboard.press("Enter")
+                pg.locator(".ae-reveal").wait_for(timeout=5_000)
+                assert pg.locator(".ae-reveal").inner_text() == said  # shown again, the answer kept
+                assert pg.locator(".ae-answer.ae-chosen").count() == 1
+                tab_to(pg, "e.closest('#ae-lesson') && /Next/.test(e.textContent)", limit=40)
+                pg.keyboard.press("Enter")
         assert pg.errors == []

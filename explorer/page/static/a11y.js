@@ -265,7 +265,8 @@
   // 76 of its 291 px in its row), and not under the docked lesson (at 1280x800 the translation, Start over, Teach a
   // class, DE, EN and Guided lesson were focused under it): the page scrolls it above the lesson
   function inSight(el) {
-    if (!el.getBoundingClientRect || el === document.body) return;
+    // (what the page focuses itself, out of the tab order, a new stop's title, stays where the page put it)
+    if (!el.getBoundingClientRect || el === document.body || el.getAttribute("tabindex") === "-1") return;
     for (let a = el.parentElement; a && a !== document.body && a !== document.documentElement; a = a.parentElement) {
       if (a.scrollWidth <= a.clientWidth + 1 && a.scrollHeight <= a.clientHeight + 1) continue;
       const s = getComputedStyle(a);

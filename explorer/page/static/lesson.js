@@ -146,7 +146,8 @@
     if (!el) return;
     el.classList.add("ae-docked");  // over the page, beside the view it asks about (style.css)
     document.documentElement.classList.add("ae-lesson-docked");  // (said on <html>: no `:has()` over the page)
-    if (lesson.drawn !== lesson.stop) el.scrollTop = 0;  // a new stop from its top; an answer keeps the place
+    const fresh = lesson.drawn !== lesson.stop;
+    if (fresh) el.scrollTop = 0;  // a new stop from its top; an answer keeps the place
     lesson.drawn = lesson.stop;
     marked();
     const close = "<button class='ae-close' onclick='AE.lesson.end()' aria-label='" + AE.esc(AE.t("lesson.close")) + "'>✕</button>";
@@ -219,10 +220,17 @@
     // its title and the buttons beside it stay at the sheet's top as its text scrolls (style.css: an answer, or the
     // class's answers revealed, scrolled a phone's sheet to them, and the title, Hide and ✕ out of it)
     el.innerHTML = "<div class='ae-head'>" + close + fold + "<h3>" + stop.title + " <small>" + AE.t("lesson.of", {
-      n: lesson.stop + 1, total: STOPS.length }) + "</small></h3></div><div class='ae-stop'>" + moved + "<p>" + stop.look + "</p><p>" + AE.t("lesson.predict") + " " + q.prompt +
+      n: lesson.stop + 1, total: STOPS.length }) + "</small></h3></div><div class='ae-stop'>" + moved + "<p>" + stop.look + "</p><p class='ae-ask'>" + AE.t("lesson.predict") + " " + q.prompt +
       "</p><div class='ae-options'>" + buttons + "</div>" + reveal + "<p class='ae-nav'><button onclick='AE.lesson.go(-1)'" +
       (lesson.stop ? "" : " disabled") + ">" + AE.t("lesson.back") + "</button> <button onclick='AE.lesson.go(1)'>" +
       (lesson.stop === STOPS.length - 1 ? AE.t("lesson.finish") : AE.t("lesson.next")) + "</button>" + keys + "</p></div>";
+    // a short screen (320x256, 400% zoom): a new stop's sheet opens at its question, the answers under it (its title
+    // and the text before, read by a screen reader as the stop begins, are a scroll up; issue 49)
+    // (after the focus has moved to the stop's title, which scrolls the sheet back to it)
+    if (fresh && window.innerHeight <= 420) requestAnimationFrame(() => {
+      const ask = el.querySelector(".ae-ask");
+      if (ask) el.scrollTop += ask.getBoundingClientRect().top - el.getBoundingClientRect().top - 4;
+    });
     // a new note that the screen shows another view than the question's (the teacher moved the class, a student's
     // view shown): in sight at the top of a sheet scrolled down to an answer's feedback (helper 27: it sat above the
     // sheet's scrolled area while the question in sight named the last layer and the screen showed layer 1)
