@@ -98,7 +98,9 @@ def test_user_text_is_cleaned_or_refused_before_it_is_stored():
                  "Teache\u1e59", "T\u0435\u0430\u0441h\u0435\u0433", "Instructor", "Admin",
                  # helper 33: Greek capitals with a lunate sigma, Cherokee alone (spaced too), Armenian
                  "\u03a4\u0395\u0391\u03f9\u0397\u0395R", "\u13c6\u13ac\u13aa\u13df\u13bb\u13ac\u13a1",
-                 "\u13a2 \u13ac \u13aa \u13df \u13bb \u13ac \u13a1", "\u0422\u0435\u0430\u0441\u0570\u0435\u053b"):
+                 "\u13a2 \u13ac \u13aa \u13df \u13bb \u13ac \u13a1", "\u0422\u0435\u0430\u0441\u0570\u0435\u053b",
+                 # helper 35: a Lisu letter drawn as T, Latin letters with a hook or a stroke
+                 "\ua4d4eacher", "\u01aceacher", "Teac\u0127er", "\ua4d4\ua4f0\ua4ee\ua4da\ua4e7\ua4f0\ua4e3"):
         refused(rooms.join, code, nick, status=400, words="teacher")  # the Cyrillic, full-width, spaced look-alikes too
     # names that look like another's are told apart; one that looks like nothing gets a name of the room's
     # (and one posing as the room's own name for an anonymous student, "Student 3", gets the room's next one: helper 30)
@@ -108,7 +110,9 @@ def test_user_text_is_cleaned_or_refused_before_it_is_stored():
     assert len(set(names)) == len(names), names
     assert len({r.looks(s.nick) for s in rooms.rooms[code].students.values()}) == len(rooms.rooms[code].students)
     # helper 34: letters and digits that read alike in the panel's font (a capital i and an l, 0 and O, rn and m)
-    pairs = [("Ali", "AIi"), ("Paul", "PauI"), ("Will", "WiII"), ("Emma", "Ernma"), ("Olga", "0lga"), ("Ivy", "lvy")]
+    pairs = [("Ali", "AIi"), ("Paul", "PauI"), ("Will", "WiII"), ("Emma", "Ernma"), ("Olga", "0lga"), ("Ivy", "lvy"),
+             ("Tom", "\ua4d4om")]  # (helper 35: a Lisu letter drawn as T)
+    assert r.skeleton("\ua4eena") == r.skeleton("Ana") and r.skeleton("\u0127ugo") == r.skeleton("Hugo")
     for first, second in pairs:
         assert rooms.join(code, first)[1].nick == first
         assert rooms.join(code, second)[1].nick == second + " (2)", (first, second)

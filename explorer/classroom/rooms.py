@@ -201,6 +201,21 @@ LOOKALIKE = str.maketrans("аеорсухіјѕԁһкмтвнԛԝαεορτυι�
 # Latin-looking letters (they fold to capitals) and Armenian's
 MORE_LOOKALIKE = str.maketrans("ɑɡɩıɪʋɾꭇгհոսօϲσϳɛꞵꮪ" "ηβζμγ" "ᏆᎡᏀᎶᏞᏢᏃᏙᏔᎹᏌᏉᏇᎩᏩᏴ" "իցզաւ",
                                "agiiivrrrhnuoccjebs" "hbzmy" "trggl" "pzvwmsvwyvb" "rgqwl")
+# ... and (helper 35: "ꓔeacher", "ꓮna" beside "Ana") Lisu's letters, drawn as Latin capitals
+LISU_LOOKALIKE = str.maketrans("ꓐꓑꓓꓔꓖꓗꓙꓚꓜꓝꓟꓠꓡꓢꓣꓦꓧꓪꓫꓬꓮꓰꓲꓳꓴ", "bpdtgkjczfmnlsrvhwxyaeiou")
+# a Latin letter with a hook, stroke, curl or tail ("Ƭeacher", "Teacħer": helper 35) reads as the letter it is drawn
+# from, as its Unicode name says ("LATIN SMALL LETTER H WITH STROKE"); marks that combine are dropped in ``looks``
+LATIN_NAMED = re.compile(r"LATIN (?:SMALL |CAPITAL )?LETTER (?:SMALL CAPITAL )?([A-Z])(?: WITH .*)?$")
+
+
+@functools.lru_cache(maxsize=4096)
+def latin_base(ch: str) -> str:
+    if ch.isascii() or not ch.isalpha():
+        return ch
+    m = LATIN_NAMED.match(unicodedata.name(ch, ""))
+    return m.group(1).lower() if m else ch
+
+
 # words that name the teacher: a nickname with one of them in it is refused ("Your teacher", "Lehrer Müller")
 TEACHER_WORDS = ("teacher", "lehrer", "lehrkraft", "instructor", "admin", "moderator")
 # the room's own names for a student who gave none ("Student 3", "Schüler/in 3"): a nickname that looks like one is
@@ -213,6 +228,7 @@ def looks(name: str) -> str:
     other scripts read as Latin, and only letters and digits kept ("Tеacher" in Cyrillic, "Ｔｅａｃｈｅｒ" and
     "T e a c h e r" all look like "teacher"; a name of dots and spaces looks like nothing)."""
     folded = unicodedata.normalize("NFKC", name).casefold().translate(LOOKALIKE).translate(MORE_LOOKALIKE)
+    folded = "".join(map(latin_base, folded.translate(LISU_LOOKALIKE)))
     bare = "".join(ch for ch in unicodedata.normalize("NFKD", folded) if not unicodedata.combining(ch))
     return "".join(ch for ch in bare if ch.isalnum())
 
