@@ -11,6 +11,7 @@ import json
 import socket
 import threading
 import time
+import urllib.parse
 from contextlib import ExitStack, contextmanager
 
 import httpx
@@ -85,6 +86,12 @@ def test_user_text_is_cleaned_or_refused_before_it_is_stored():
     _, s = rooms.join(code, "Ana")
     refused(rooms.share, code, s.sid, "text=a", "\ud800", status=400, words="not text")
     refused(rooms.share, code, s.sid, "text=\udfff", "", status=400, words="not text")
+    # a view under the limit as sent, six times over it as kept (each é encoded again as %C3%A9: helper 35's 1 MB
+    # rooms); one that stays under it when encoded is kept whole
+    refused(rooms.share, code, s.sid, "text=" + "\u00e9" * (r.STATE_CHARS - 50), "", status=400, words="characters")
+    fits = "text=" + "\u00e9" * (r.STATE_CHARS // 6 - 10)
+    kept = rooms.share(code, s.sid, fits, "").shares[-1]["state"]
+    assert len(kept) <= r.STATE_CHARS and urllib.parse.unquote(kept) == fits
     before = len(rooms.rooms[code].students)
     refused(rooms.join, code, "x\ud800", status=400, words="not text")
     assert len(rooms.rooms[code].students) == before  # refused before the student is added
