@@ -669,3 +669,28 @@ def test_at_320_by_256_the_lesson_shows_its_question_and_answers_and_hides_witho
                 tab_to(pg, "e.closest('#ae-lesson') && /Next/.test(e.textContent)", limit=40)
                 pg.keyboard.press("Enter")
         assert pg.errors == []
+
+
+def test_the_browsers_text_size_enlarges_the_pages_text_not_only_its_zoom(browser, server):  # noqa: F811
+    """The browser's text-size setting (its default font size, not zoom) left the tabs, the status line, buttons,
+    text boxes, the figures' summaries, the output pieces and their key at 12-16 px (issue 49; WCAG 1.4.4 held only
+    through zoom): each now grows with it, twice the size at twice the setting."""
+    parts = {"tab": "button[role='tab']", "status": "#status", "button": "#translate", "box": "#sentence textarea",
+             "summary": "#heatmap .ae-fig-summary", "piece": "#pieces .ae-out-line span[lang]",
+             "key": "#pieces .ae-src-line ~ div + div", "label": "#sentence label span"}
+    measured = []
+    for standard in (16, 32):
+        with opened(browser, "about:blank", **LAPTOP) as pg:
+            cdp = pg.context.new_cdp_session(pg)
+            cdp.send("Page.enable")
+            cdp.send("Page.setFontSizes", {"fontSizes": {"standard": standard, "fixed": standard * 13 // 16}})
+            pg.goto(server)
+            settled(pg)
+            pg.wait_for_function("() => (document.querySelector('#heatmap .ae-fig-summary')?.textContent || '')"
+                                 ".length > 10", timeout=30_000)
+            measured.append({name: pg.evaluate("(s) => { const e = document.querySelector(s); return e &&"
+                                               " parseFloat(getComputedStyle(e).fontSize); }", s)
+                             for name, s in parts.items()})
+    normal, large = measured
+    assert all(normal.values()), normal
+    assert {name: large[name] / normal[name] for name in parts} == {name: 2.0 for name in parts}, (normal, large)

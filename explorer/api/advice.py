@@ -144,6 +144,6 @@ def confidence_chips(a: Analysis, lang: str = "") -> str:
         outline = "outline:2px solid #b42318;" if i in named else ""
         chips.append(f'<span{lang} title="{html.escape(title)}" style="background:{shade};{mark};{outline}border-radius:4px;'
                      f'padding:1px 5px;margin:1px;display:inline-block;font-family:monospace">'
-                     f'{html.escape(readable(tok))}<sub style="font-size:10px;color:#555;margin-left:2px">'
+                     f'{html.escape(readable(tok))}<sub style="font-size:0.625rem;color:#555;margin-left:2px">'
                      f'{"" if p is None else num(p, 2)}</sub></span>')
     return " ".join(chips)

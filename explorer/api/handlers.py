@@ -92,7 +92,7 @@ def tokens_html(a: Analysis) -> str:
     notes = ([note] if note else []) + advice(a)
     # first, where a student looks: what to know before trusting the translation beside it
     warnings = "".join(f"<div class='ae-advice' role='status' style='margin-bottom:6px;padding:6px 10px;"
-                       f"background:#fff4e5;border-left:4px solid #b45309;font-size:15px'>⚠ {_headlined(w, source)}</div>"
+                       f"background:#fff4e5;border-left:4px solid #b45309;font-size:0.9375rem'>⚠ {_headlined(w, source)}</div>"
                        for w in notes)
     # the source line's count and pieces, and the output line's, are covered while the lesson's first stop asks
     # for the source's (style.css)
@@ -101,8 +101,8 @@ def tokens_html(a: Analysis) -> str:
             f"<span class='ae-src-later'>{t('server.pieces.later')}</span></div>"
             f"<div class='ae-out-line' style='margin-top:4px'>{t('server.pieces.output', n=len(a.out_tokens))} "
             f"{confidence_chips(a, target)}</div>"
-            f"<div style='margin-top:2px;font-size:13px;color:#555'>{chips_key()}</div>"
-            f"<details style='font-size:13px;color:#555'><summary>{t('server.pieces.what')}</summary>"
+            f"<div style='margin-top:2px;font-size:0.8125rem;color:#555'>{chips_key()}</div>"
+            f"<details style='font-size:0.8125rem;color:#555'><summary>{t('server.pieces.what')}</summary>"
             f"{pieces_key(len(a.vocab))}</details></div>")
 
 
