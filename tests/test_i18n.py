@@ -29,6 +29,7 @@ NOT_INTERFACE = {
         "how spread out", "the weight of the key", "how many positions", "how much a query", "weight on ",
         "the first token", "the English end-of-sentence")},
     ("explorer/classroom/rooms.py", "the teacher"): "a nickname a student may not take (in every language)",
+    ("explorer/classroom/rooms.py", "LATIN (?:SMALL"): "a pattern over Unicode's own names of letters, never shown",
     ("explorer/classroom/redis_store.py", "The class ended."): "the room's stored end, which every page shows by its "
                                                                 "key (class.ended.gone) in its own language",
 }

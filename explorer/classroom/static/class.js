@@ -524,6 +524,9 @@
     const present = !!(AE.state && AE.state.present);
     const retry = el.querySelector(".ae-class-retry");
     el.classList.toggle("ae-qr-open", !!room.qrOpen);
+    // the control the teacher is on now, if it is in the panel: drawn anew, it keeps the focus (an answer to an earlier
+    // press, slow under load, took it from the class size the teacher had moved to, to Lock)
+    const active = document.activeElement, was = active && active !== document.body && el.contains(active) ? active.id : "";
     el.innerHTML = "<div class='ae-class-head'><span>" + AE.t("class.code") + "</span> <b id='class-code'>" + esc(d.code) + "</b>" +
       " <span class='ae-class-count'>" + (d.students === 1 ? AE.t("class.count_one", counts) : AE.t("class.count_many", counts)) +
       "</span> <button id='class-qr-toggle' aria-expanded='" + !!room.qrOpen + "' onclick='AE.room.qr()'>" +
@@ -545,9 +548,13 @@
       students +
       "<p class='ae-class-end'><button id='class-end' onclick='AE.room.end()'>" + AE.t("class.end") + "</button></p>";
     if (retry) el.prepend(retry);
-    if (room.refocus) {  // a button the teacher pressed is drawn anew: the focus stays on it (not the page's body)
-      const again = document.getElementById(room.refocus);
-      room.refocus = null;
+    // a button the teacher pressed is drawn anew: the focus stays on it (not the page's body); only a focus this
+    // drawing took away is given back (one on the rest of the page stays where it is)
+    const lost = !document.activeElement || document.activeElement === document.body;
+    const target = was || room.refocus;
+    room.refocus = null;
+    if (target && lost) {
+      const again = document.getElementById(target);
       if (again) again.focus();
     }
     unsentNote();
