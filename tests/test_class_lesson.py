@@ -776,7 +776,8 @@ def test_a_view_shown_at_stop_6_leaves_the_question_waiting_and_its_answers_kept
 
 def test_bring_everyone_back_at_stop_7_brings_the_step_the_teacher_is_on(browser, server):  # noqa: F811
     """At stop 7 the teacher moves the class a step on; a student explores; Bring everyone back: every page shows the
-    teacher's step, not the stop's own (helper 27: the phones went back to step 1 while the projector stayed at 2)."""
+    teacher's step, not the stop's own (helper 27: the phones went back to step 1 while the projector stayed at 2),
+    and the phones' sheets still say that their question is about another step."""
     with ExitStack() as stack:
         teacher, code, (a, b) = class_at_stop_7(stack, browser, server)
         moved = step_on(teacher, (a, b))
@@ -788,6 +789,10 @@ def test_bring_everyone_back_at_stop_7_brings_the_step_the_teacher_is_on(browser
         banner(a, "Following the teacher")
         teacher.wait_for_timeout(5_000)  # the stop's view set again at 1.5 s and 4 s on the teacher's page
         assert [pg.evaluate(STEP) for pg in (teacher, a, b)] == [moved] * 3
+        # ... and each phone's sheet still says its question is about another step (helper 36: the note went, the
+        # question about step 1 over step 2's bars)
+        for s in (a, b):
+            assert s.locator("#ae-lesson .ae-class-moved", has_text=f"to step {moved}").is_visible()
 
 
 def test_the_note_that_the_teacher_moved_the_class_is_in_sight_on_a_phone_scrolled_to_its_feedback(browser, server):  # noqa: F811

@@ -539,14 +539,19 @@
     if (!body() || stop < 0) { at(stop); return; }
     lesson.folded = null;
     lesson.moved = "";  // (brought back to the stop's view: "the teacher moved the class" is old news: helper 20)
+    lesson.movedStep = false;
     if (stop !== lesson.stop) { at(stop); return; }
     if (lesson.stop < STOPS.length) show(STOPS[lesson.stop]);
-    render();
+    // ... but where the teacher's view at the stop is still not the one the question asks about (another step at
+    // stop 7, another layer or head at stop 6), the sheet says so again (helper 36: Bring everyone back took the note
+    // away and left the question about layer 2 over layer 0, head 1)
+    if (!(lesson.lastState && stepMoved(lesson.stop, lesson.lastState))) render();
   }
 
   // Following moved the page while a question is open: the question stays, and says so. -> whether it did (a
   // following page about to show ``tab`` with the lesson going to ``stop``)
   function moving(tab, stop, state) {
+    lesson.lastState = state;
     const open = body() && body().classList.contains("ae-docked");
     const at = stop >= 0 ? stop : lesson.stop;
     if (!open || !tab || at < 0 || at >= STOPS.length) return false;
