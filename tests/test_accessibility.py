@@ -694,3 +694,77 @@ def test_the_browsers_text_size_enlarges_the_pages_text_not_only_its_zoom(browse
     normal, large = measured
     assert all(normal.values()), normal
     assert {name: large[name] / normal[name] for name in parts} == {name: 2.0 for name in parts}, (normal, large)
+
+
+def test_gradios_parts_say_their_state_outputs_are_read_only_and_a_press_keeps_its_control_in_sight(browser, server):  # noqa: F811
+    """Helper 37: output boxes ("Translations", "Agreement") were disabled, read as unavailable and skipped by Tab;
+    an accordion's header said nothing of being open; Enter on "Guided lesson" at 320x256 left it at y 509 of 256."""
+    with opened(browser, server, viewport={"width": 320, "height": 256}) as pg:
+        settled(pg)
+        head = pg.locator("#lesson-box button.label-wrap")
+        assert head.get_attribute("aria-expanded") == "false"
+        tab_to(pg, "e.closest('#lesson-box') && e.classList.contains('label-wrap')", limit=200)
+        pg.keyboard.press("Enter")
+        pg.wait_for_function("() => document.querySelector('#lesson-box button.label-wrap')"
+                             ".getAttribute('aria-expanded') === 'true'", timeout=5_000)
+        pg.wait_for_timeout(600)
+        assert pg.evaluate("() => { const r = document.activeElement.getBoundingClientRect();"
+                           " return document.activeElement.classList.contains('label-wrap') &&"
+                           " r.top >= 0 && r.bottom <= innerHeight + 1; }"), pg.evaluate(FOCUSED)
+        for tab in ("Experiments", "Beyond attention"):
+            open_tab(pg, tab)
+            pg.wait_for_timeout(800)
+            boxes = pg.evaluate("() => [...document.querySelectorAll('.block textarea')].filter((t) => t.offsetParent)"
+                                ".map((t) => [t.closest('[id]')?.id, t.disabled, t.readOnly])")
+            assert boxes and not [b for b in boxes if b[1]], (tab, boxes)
+        assert pg.errors == []
+
+
+def test_the_lessons_own_back_and_next_never_cover_a_focused_answer(browser, server):  # noqa: F811
+    """At 1280x800, stops 5 and 6: options C and D (one the right answer) sat under the docked lesson's Back / Next
+    (helper 37): each answer Tab reaches is wholly in sight, nothing over it."""
+    with opened(browser, server, **LAPTOP) as pg:
+        settled(pg)
+        pg.get_by_text("Guided lesson").first.click()
+        pg.locator("#ae-lesson-start").click()
+        for stop in range(1, 7):
+            pg.wait_for_function(f"() => document.querySelector('#ae-lesson').innerText.includes('stop {stop} of 8')",
+                                 timeout=10_000)
+            if stop < 5:
+                pg.locator(".ae-nav button", has_text="Next").click()
+                continue
+            pg.wait_for_timeout(500)
+            for letter in "DCBA":  # (from Next, which the click left focused, back up through the answers)
+                tab_to(pg, f"e.classList.contains('ae-answer') && e.textContent.trim().startsWith('{letter}')", limit=20,
+                       back=True)
+                pg.wait_for_timeout(120)
+                assert pg.evaluate("() => { const e = document.activeElement, r = e.getBoundingClientRect();"
+                                   " return [r.top + 3, r.bottom - 3].every((y) => document.elementFromPoint("
+                                   "r.left + r.width / 2, y) === e || e.contains(document.elementFromPoint("
+                                   "r.left + r.width / 2, y))); }"), (stop, letter)
+            pg.locator(".ae-nav button", has_text="Next").click()
+        assert pg.errors == []
+
+
+def test_the_difference_of_heads_off_says_where_it_rose_and_fell_or_that_nothing_changed(browser, server):  # noqa: F811
+    """Heads off minus intact (values of both signs): a layer whose values are all 0 said "largest in column The
+    (0.00)", and none said where attention fell (helper 37). Each layer's line now says no change, or its largest and
+    smallest values, read against the figure's own numbers."""
+    with opened(browser, server, **LAPTOP) as pg:
+        settled(pg)
+        open_tab(pg, "Experiments")
+        pg.locator("#run-ablation").click()
+        pg.wait_for_timeout(3_000)
+        pg.locator("#ablation-difference").scroll_into_view_if_needed()  # (drawn once in sight)
+        pg.wait_for_function("() => (document.querySelector('#ablation-difference .ae-fig-summary')?.textContent || '')"
+                             ".includes('heatmaps')", timeout=60_000)
+        said = pg.locator("#ablation-difference .ae-fig-summary").inner_text().splitlines()[1:]
+        panels = pg.evaluate("() => document.querySelector('#ablation-difference .js-plotly-plot').data"
+                             ".filter((t) => t.type === 'heatmap').map((t) => t.z.flat().filter((v) => typeof v === 'number'))")
+        assert len(said) == len(panels) >= 2, said
+        for line, values in zip(said, panels):
+            if max(abs(v) for v in values) < 0.0005:
+                assert line.endswith("every value 0 (no change)."), line
+            elif min(values) < 0:
+                assert "the smallest, -" in line and "largest value" in line, line
+        assert pg.errors == []

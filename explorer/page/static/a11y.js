@@ -217,7 +217,11 @@
     const same = used.key && buttons.find((b) => key(b) === used.key);
     const heading = part.querySelector("h3");
     let target = same || null;
-    if (!target && heading && used.id === "ae-lesson") target = heading;  // a new stop: read from its title
+    // a new stop: read from its title; on a short screen from its question, which is what the sheet shows there
+    // (the title was focused 87-229 px above the screen: helper 37)
+    const ask = window.innerHeight <= 420 ? part.querySelector(".ae-ask") : null;
+    if (!target && ask && used.id === "ae-lesson") target = ask;
+    if (!target && heading && used.id === "ae-lesson") target = heading;
     if (!target) target = buttons[Math.min(Math.max(used.index, 0), buttons.length - 1)] || part;
     if (!target.matches("button, a[href], input")) target.setAttribute("tabindex", "-1");
     target.focus({ preventScroll: true });
@@ -277,7 +281,17 @@
       break;
     }
     const dock = document.querySelector("#lesson-box .ae-docked");
-    if (!dock || dock.contains(el) || getComputedStyle(dock).position !== "fixed") return;
+    if (dock && dock.contains(el)) {  // in the lesson: not under its own title or Back / Next, which stay (sticky)
+      // (helper 37: at stops 5 and 6 at 1280x800 options C and D, one the right answer, were under Back / Next)
+      const r = el.getBoundingClientRect();
+      for (const bar of dock.querySelectorAll(".ae-nav, .ae-head")) {
+        if (bar.contains(el) || getComputedStyle(bar).position !== "sticky") continue;
+        const b = bar.getBoundingClientRect();
+        if (r.bottom > b.top && r.top < b.bottom) dock.scrollTop += bar.classList.contains("ae-nav") ? r.bottom - b.top + 4 : r.top - b.bottom - 4;
+      }
+      return;
+    }
+    if (!dock || getComputedStyle(dock).position !== "fixed") return;
     let r = el.getBoundingClientRect();
     if (r.bottom > innerHeight || r.top < 0) {  // (out of the screen: the browser did not bring it, or brought it under)
       el.scrollIntoView({ block: "nearest", behavior: "instant" });
@@ -292,6 +306,14 @@
     window.scrollBy({ top: by, behavior: "instant" });
   }
   document.addEventListener("focusin", (e) => requestAnimationFrame(() => inSight(e.target)));
+  // ... and after a press that moved it (Enter on "Guided lesson" at 320x256 opened the lesson above it, the button
+  // went to y 509 of 256: helper 37), once the page has drawn what the press changed
+  const pressed = () => setTimeout(() => requestAnimationFrame(() => {
+    const el = document.activeElement, r = el && el !== document.body && el.getBoundingClientRect();
+    if (r && (r.bottom < 0 || r.top > innerHeight)) { el.scrollIntoView({ block: "nearest", behavior: "instant" }); inSight(el); }
+  }), 150);
+  document.addEventListener("keydown", (e) => { if (e.key === "Enter" || e.key === " ") pressed(); });
+  document.addEventListener("click", pressed);
 
   // the lesson's feedback (right or not, and why) said when it appears, and a new stop's title and question
   let lastReveal = "", lastStop = "";
@@ -320,6 +342,25 @@
     if (lesson) lessonNews(lesson);
   }
 
+  // What Gradio's parts do not say of their state (helper 37): an output box is read-only, not disabled ("Translations"
+  // and "Agreement" were read as unavailable and Tab skipped them); an accordion's header says whether it is open (its
+  // name ends in "▼" either way); "Where am I" says which parts the open view shows (a class alone said it)
+  function states() {
+    document.querySelectorAll("textarea[disabled], input[type='text'][disabled]").forEach((box) => {
+      if (box.closest(".block")) { box.disabled = false; box.readOnly = true; }
+    });
+    document.querySelectorAll("button.label-wrap").forEach((head) => {
+      const open = String(head.classList.contains("open"));
+      if (head.getAttribute("aria-expanded") !== open) head.setAttribute("aria-expanded", open);
+      head.querySelectorAll(".icon").forEach((i) => i.setAttribute("aria-hidden", "true"));
+    });
+    document.querySelectorAll(".ae-part").forEach((part) => {
+      const on = part.classList.contains("ae-on");
+      if (on && part.getAttribute("aria-current") !== "true") part.setAttribute("aria-current", "true");
+      if (!on && part.hasAttribute("aria-current")) part.removeAttribute("aria-current");
+    });
+  }
+
   // Gradio's own names for a slider's parts are English in every locale: said in the page's language
   const GRADIO_NAMES = [[/^number input for (.*)$/, "views.a11y.number_for"], [/^range slider for (.*)$/, "views.a11y.slider_for"],
     [/^Reset to default value$/, "views.a11y.reset"]];
@@ -339,6 +380,7 @@
   function fix() {
     pending = false;
     announcer(); skipLink(); classBanner(); headings(); liveRegions(); radioGroups(); plotToolbars(); scrollables(); tabArrows(); gradioNames();
+    states();
     const lesson = document.getElementById("ae-lesson");
     if (lesson && !lesson.getAttribute("role")) { lesson.setAttribute("role", "region"); lesson.setAttribute("aria-label", t("views.a11y.lesson")); }
     if (AE.figures) AE.figures.describe();

@@ -93,13 +93,22 @@
       return j < 0 ? t("views.fig.panel_empty", { panel: name }) : t("views.fig.panel_strip", { panel: name, col: cols[j], v: num(tr.z[0][j]) });
     }
     const rows = rowLabels(el, tr), sums = cols.map(() => 0), counts = cols.map(() => 0);
-    let best = null;
+    let best = null, least = null;
     tr.z.forEach((row, i) => row.forEach((v, j) => {
       if (typeof v !== "number") return;
       sums[j] += v; counts[j] += 1;
       if (!best || v > best.v) best = { v, i, j };
+      if (!least || v < least.v) least = { v, i, j };
     }));
     if (!best) return t("views.fig.panel_empty", { panel: name });
+    // values of both signs (a difference, heads off minus intact; Inside a head's k and v): nothing changed, or the
+    // largest and the smallest (helper 37: "largest in column The (0.00)" where every value was 0, no word of a fall)
+    if (least.v < 0) {
+      if (Math.max(best.v, -least.v) < 0.0005) return t("views.fig.panel_flat", { panel: name });
+      return t("views.fig.panel_change", { panel: name, up: num(best.v), up_row: rows[best.i], up_col: cols[best.j],
+        down: num(least.v), down_row: rows[least.i], down_col: cols[least.j] });
+    }
+    if (best.v < 0.0005) return t("views.fig.panel_flat", { panel: name });
     const means = sums.map((s, j) => (counts[j] ? s / tr.z.length : -1)), m = largestIn(means);
     return t("views.fig.panel_map", { panel: name, col: cols[m], mean: num(means[m]), v: num(best.v), row: rows[best.i], at: cols[best.j] });
   }
