@@ -768,3 +768,27 @@ def test_the_difference_of_heads_off_says_where_it_rose_and_fell_or_that_nothing
             elif min(values) < 0:
                 assert "the smallest, -" in line and "largest value" in line, line
         assert pg.errors == []
+
+
+def test_a_figure_waiting_to_be_drawn_already_says_what_it_will_show(browser, server):  # noqa: F811
+    """A figure below the screen is drawn when it nears it; its text alternative kept the old figure's words, word
+    for word the previous attention type's, until it was scrolled in (helper 37). It says the new figure's at once,
+    the same words it says once drawn."""
+    with opened(browser, server, **LAPTOP) as pg:
+        settled(pg)
+        said = "() => document.querySelector('#head-stats .ae-fig-summary')?.textContent || ''"
+        pg.locator("#head-stats").scroll_into_view_if_needed()
+        pg.wait_for_function(f"() => ({said})().length > 20", timeout=30_000)
+        before = pg.evaluate(said)
+        pg.evaluate("() => window.scrollTo(0, 0)")
+        pg.wait_for_timeout(300)
+        tab_to(pg, "e.closest('#kind') && e.tagName === 'INPUT'", limit=200)
+        pg.keyboard.press("ArrowDown")  # another attention type
+        pg.wait_for_function(f"(b) => ({said})() !== b", arg=before, timeout=30_000)
+        assert pg.evaluate("() => !!document.querySelector('#head-stats .ae-parked')")  # (not drawn yet)
+        waiting = pg.evaluate(said)
+        pg.locator("#head-stats").scroll_into_view_if_needed()
+        pg.wait_for_function("() => !document.querySelector('#head-stats .ae-parked')", timeout=10_000)
+        pg.wait_for_timeout(500)
+        assert pg.evaluate(said) == waiting != before
+        assert pg.errors == []

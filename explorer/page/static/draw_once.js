@@ -69,7 +69,8 @@
       const height = (job[1] || {}).height;
       if (height) gd.style.minHeight = height + "px";
       const F = (window.AE || {}).figures;
-      if (F && F.keep) F.keep(gd);  // and the block's text alternative after it
+      if (F && F.keep) F.keep(gd);  // and the block's text alternative after it, saying what the figure will show
+      if (F && F.describeParked) F.describeParked(gd, job[0], job[1]);
       if (!watcher) {
         watcher = new IntersectionObserver((entries) => entries.forEach((e) => {
           const job = parked.get(e.target);

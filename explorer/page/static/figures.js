@@ -333,5 +333,21 @@
     });
   }
 
-  AE.figures = { describe, summary, title, built, keep };
+  // A figure parked until it nears the screen (draw_once.js) is described from the figure it waits to draw: its old
+  // words stayed, word for word the previous sentence's or attention type's, until it was scrolled in (helper 37),
+  // and a tab's figures not drawn yet had none
+  function describeParked(gd, data, layout) {
+    try {
+      const view = { data: data || [], layout: layout || {}, closest: (s) => gd.closest(s) };
+      const alt = altOf(gd), p = alt.querySelector(".ae-fig-summary");
+      p.textContent = summary(view);
+      gd.setAttribute("role", "figure");
+      gd.setAttribute("aria-label", title(view));
+      gd.setAttribute("aria-describedby", p.id);
+      const box = alt.querySelector(".ae-fig-table");
+      if (!box.hidden) box.replaceChildren(tables(view));
+    } catch (e) { /* described when drawn */ }
+  }
+
+  AE.figures = { describe, summary, title, built, keep, describeParked };
 })();
