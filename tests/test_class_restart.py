@@ -13,7 +13,7 @@ import pytest
 from app_server import MODEL, free_port
 from processes import kill_group, started
 from test_browser import browser, open_tab, settled  # noqa: F401
-from test_class_lesson import banner, panel, pick, start_class
+from test_class_lesson import at_stop, banner, lesson_to, panel, pick, start_class
 from test_class_room import shows, translate
 from test_every_screen import wait_tab
 
@@ -119,3 +119,28 @@ def test_a_change_inside_a_head_while_the_server_is_down_is_said_not_sent(browse
         for s in (a, b):
             s.wait_for_function(f"() => ({head})() === 'head 3'", timeout=30_000)
         teacher.wait_for_function("() => !document.querySelector('#class-panel .ae-class-unsent')", timeout=10_000)
+
+
+def test_a_reveal_while_the_server_is_down_is_kept_and_reaches_the_class_when_it_is_back(browser, tmp_path):  # noqa: F811
+    """Teacher helper 36: at stop 1 a student answered, the server was killed, the teacher pressed Reveal; after the
+    restart the Reveal was gone without a word (the phones never got it). It is said not sent yet, kept, and sent
+    when the server is back: every phone shows the class's answers."""
+    port, rooms = free_port(), tmp_path / "rooms.sqlite3"
+    url = f"http://127.0.0.1:{port}/"
+    with ExitStack() as stack:
+        server = stack.enter_context(app_process(port, rooms))
+        teacher, code, (a, b) = start_class(stack, browser, url)
+        lesson_to(teacher, 1)
+        for s in (a, b):
+            at_stop(s, 1)
+        a.locator("#ae-lesson .ae-answer").nth(0).click()
+        panel(teacher, "1 answered")
+        kill_group(server.pid)
+        server.wait()
+        panel(teacher, "Reconnecting")
+        teacher.locator("#class-reveal").click()
+        teacher.wait_for_function("() => !!document.querySelector('#class-panel .ae-class-unsent')", timeout=5_000)
+        stack.enter_context(app_process(port, rooms))
+        for s in (a, b):
+            s.locator("#ae-lesson .ae-class-tally").wait_for(timeout=60_000)
+        teacher.wait_for_function("() => !document.querySelector('#class-panel .ae-class-unsent')", timeout=30_000)

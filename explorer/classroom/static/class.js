@@ -894,11 +894,13 @@
   ["pagehide", "beforeunload"].forEach((type) => window.addEventListener(type, () => { room.leaving = true; close(); }));
 
   AE.room = { teach, push, lessonAt, joinCode, share, shareView, answer, revealed, told, mine, asked, leave, start, state: room,
-    reveal: (stop) => send("reveal", { stop }), show: (id) => send("show", { share: id }),
+    // (a Reveal or Bring everyone back while the server is away is kept and sent when it is back, as a view is:
+    // helper 36's Reveal at stop 5 during a restart was lost without a word)
+    reveal: (stop) => send("reveal", { stop }, "reveal:" + stop), show: (id) => send("show", { share: id }),
     remove: (id) => send("remove", { share: id }), lesson: lessonMove, removeStudent, lock, size,
     rosterOpen: (open) => { room.rosterOpen = open; },
     qr: () => { room.qrOpen = !room.qrOpen; render(); const b = document.getElementById("class-qr-toggle"); if (b) b.focus(); },
-    back: () => send("back"), end: endClass,
+    back: () => send("back", {}, "back"), end: endClass,
     explore: () => setFollowing(false), followAgain: () => setFollowing(true),
     toggleFollow: () => setFollowing(!room.following) };
 })();
