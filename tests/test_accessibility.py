@@ -792,3 +792,20 @@ def test_a_figure_waiting_to_be_drawn_already_says_what_it_will_show(browser, se
         pg.wait_for_timeout(500)
         assert pg.evaluate(said) == waiting != before
         assert pg.errors == []
+
+
+def test_the_result_of_a_button_that_computes_is_said_when_it_arrives(browser, server):  # noqa: F811
+    """Run beam search with the keyboard: the focus stays on the button and the result is said (helper 37: nothing
+    was, the status line and the announcer stayed as they were): the beam tree's winner."""
+    with opened(browser, server, **LAPTOP) as pg:
+        settled(pg)
+        open_tab(pg, "Step by step")
+        tab_to(pg, "e.id === 'run-beam'", limit=200)
+        pg.keyboard.press("Enter")
+        pg.wait_for_function("() => (document.getElementById('ae-said')?.textContent || '').startsWith('Ready: ')",
+                             timeout=60_000)
+        said = pg.evaluate("() => document.getElementById('ae-said').textContent")
+        winner = pg.locator("#beam-plot .ae-fig-summary").inner_text().splitlines()[0]
+        assert winner.startswith("The winner: ") and winner in said, (said, winner)
+        assert pg.evaluate("() => document.activeElement.id") == "run-beam"
+        assert pg.errors == []

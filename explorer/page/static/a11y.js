@@ -361,6 +361,31 @@
     });
   }
 
+  // The result of a button that computes (Run beam search, Run with these heads off, Attribute, ...) is said when it
+  // arrives: its first figure summary or output box that changed, in its first sentence (helper 37: the focus stayed
+  // on the button, rightly, and nothing was said)
+  let running = null;  // {panel, before: what each result said when the button was pressed, at}
+  const results = (panel) => new Map([...panel.querySelectorAll(".ae-fig-summary, .block textarea")]
+    .map((e) => [e, e.tagName === "TEXTAREA" ? e.value : e.textContent]));
+  document.addEventListener("click", (e) => {
+    const button = e.target && e.target.closest && e.target.closest("button[id^='run-']");
+    if (!button) return;
+    const panel = button.closest("[role='tabpanel']") || document.body;
+    running = { panel, before: results(panel), at: Date.now() };
+  }, true);
+  function resultNews() {
+    if (!running) return;
+    if (Date.now() - running.at > 300000) { running = null; return; }
+    for (const [el, text] of results(running.panel)) {
+      if (!text || running.before.get(el) === text) continue;
+      const block = el.closest(".block"), label = block && block.querySelector("[data-testid='block-label'], label > span");
+      const first = text.split(/\n|(?<=\.) /)[0].slice(0, 300);
+      say(t("views.a11y.result", { what: label ? label.textContent.trim() : "", text: first }));
+      running = null;
+      return;
+    }
+  }
+
   // Gradio's own names for a slider's parts are English in every locale: said in the page's language
   const GRADIO_NAMES = [[/^number input for (.*)$/, "views.a11y.number_for"], [/^range slider for (.*)$/, "views.a11y.slider_for"],
     [/^Reset to default value$/, "views.a11y.reset"]];
@@ -380,7 +405,7 @@
   function fix() {
     pending = false;
     announcer(); skipLink(); classBanner(); headings(); liveRegions(); radioGroups(); plotToolbars(); scrollables(); tabArrows(); gradioNames();
-    states();
+    states(); resultNews();
     const lesson = document.getElementById("ae-lesson");
     if (lesson && !lesson.getAttribute("role")) { lesson.setAttribute("role", "region"); lesson.setAttribute("aria-label", t("views.a11y.lesson")); }
     if (AE.figures) AE.figures.describe();
