@@ -809,3 +809,20 @@ def test_the_result_of_a_button_that_computes_is_said_when_it_arrives(browser, s
         assert winner.startswith("The winner: ") and winner in said, (said, winner)
         assert pg.evaluate("() => document.activeElement.id") == "run-beam"
         assert pg.errors == []
+
+
+def test_a_dropdown_left_with_tab_shuts_its_list(browser, server):  # noqa: F811
+    """Tab into the Model dropdown (its list opens) and on: the list stayed drawn over the examples, the dropdown
+    saying it was expanded, through a whole lesson (helper 37)."""
+    with opened(browser, server, **LAPTOP) as pg:
+        settled(pg)
+        tab_to(pg, "e.getAttribute('role') === 'combobox' && e.getAttribute('aria-label') === 'Model'", limit=20)
+        pg.wait_for_timeout(300)
+        pg.keyboard.press("Tab")
+        pg.wait_for_timeout(800)
+        shown = pg.evaluate("() => [...document.querySelectorAll('[role=option]')].filter((e) => e.offsetParent).length")
+        expanded = pg.evaluate("() => [...document.querySelectorAll('input[role=combobox]')]"
+                               ".filter((e) => e.getAttribute('aria-expanded') === 'true').length")
+        assert (shown, expanded) == (0, 0)
+        assert pg.evaluate("() => document.activeElement.id") == "translate"  # (the focus went on, as Tab says)
+        assert pg.errors == []

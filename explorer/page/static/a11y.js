@@ -250,6 +250,19 @@
   });
   // ... and no further: the page's own Escape (leaving presentation mode, the lesson's keys) never hears it
   document.body.addEventListener("keydown", (e) => { if (e.aeShut) e.stopPropagation(); });
+  // A dropdown left with Tab shuts its list (the Model dropdown's stayed open over the examples through a whole
+  // lesson: helper 37; its list is drawn again as the page answers the blur)
+  document.addEventListener("focusout", (e) => {
+    const input = e.target;
+    if (!input.matches || !input.matches("input[role='combobox']")) return;
+    setTimeout(() => {
+      const block = input.closest(".block");
+      if (!input.isConnected || input.getAttribute("aria-expanded") !== "true" || (block && block.contains(document.activeElement))) return;
+      const shut = new KeyboardEvent("keydown", { key: "Escape", bubbles: true });
+      shut.aeShut = true;
+      input.dispatchEvent(shut);
+    }, 250);
+  });
 
   // A tab the page opens itself (the teacher's, for a following student; a link; the lesson) hides the panel the
   // focus was in, and the focus fell to the page's body (issue 49: at every tab change the teacher made): it goes to
