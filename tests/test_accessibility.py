@@ -826,3 +826,52 @@ def test_a_dropdown_left_with_tab_shuts_its_list(browser, server):  # noqa: F811
         assert (shown, expanded) == (0, 0)
         assert pg.evaluate("() => document.activeElement.id") == "translate"  # (the focus went on, as Tab says)
         assert pg.errors == []
+
+
+def test_re_audit_placeholders_results_and_focus_after_a_key(browser, server):  # noqa: F811
+    """Accessibility helper 38: placeholders that instruct were 1.91:1; Run with these heads off said only the
+    original translation ("Ready: Translations: Original: …"), not the heads-off one; at 320x256 an answer given with
+    a key left the focus on the question, 66 px above the screen."""
+    with opened(browser, server, **LAPTOP) as pg:
+        settled(pg)
+        open_tab(pg, "Experiments")
+        ratio = contrast(pg.evaluate("() => getComputedStyle(document.querySelector('#ablation-text textarea'),"
+                                     " '::placeholder').color"), "rgb(255, 255, 255)")
+        assert ratio >= 4.5, ratio
+        tab_to(pg, "e.id === 'run-ablation'", limit=200)
+        pg.keyboard.press("Enter")
+        pg.wait_for_function("() => (document.getElementById('ae-said')?.textContent || '').startsWith('Ready: ')",
+                             timeout=60_000)
+        said = pg.evaluate("() => document.getElementById('ae-said').textContent")
+        assert "Original: " in said and "head(s) off" in said, said
+    with opened(browser, server, viewport={"width": 320, "height": 256}) as pg:
+        settled(pg)
+        tab_to(pg, "e.closest('#lesson-box') && e.tagName === 'BUTTON'", limit=200)
+        pg.keyboard.press("Enter")
+        tab_to(pg, "e.id === 'ae-lesson-start'")
+        pg.keyboard.press("Enter")
+        pg.wait_for_function("() => document.querySelector('#ae-lesson').innerText.includes('stop 1 of 8')")
+        pg.wait_for_timeout(300)
+        pg.keyboard.press("b")
+        pg.locator(".ae-reveal").wait_for(timeout=5_000)
+        pg.wait_for_timeout(600)
+        assert pg.evaluate("() => { const e = document.activeElement, r = e.getBoundingClientRect();"
+                           " return !!e.closest('#ae-lesson') && r.bottom > 0 && r.top < innerHeight; }"), pg.evaluate(FOCUSED)
+        assert pg.errors == []
+
+
+def test_tab_out_of_a_dropdown_with_a_long_list_goes_on_to_the_next_control(browser, server):  # noqa: F811
+    """Helper 38: at 320x256 (and on a phone), Tab out of Query token (a list long enough to scroll) put the focus on
+    the page's body: Chromium focused the list, which then shut and went."""
+    with opened(browser, server, viewport={"width": 320, "height": 256}) as pg:
+        settled(pg)
+        open_tab(pg, "Inside a head")
+        pg.wait_for_function("() => document.querySelectorAll('#query [role=option], #query input').length > 0",
+                             timeout=30_000)
+        tab_to(pg, "e.closest('#query') && e.getAttribute('role') === 'combobox'", limit=200)
+        pg.wait_for_timeout(300)
+        pg.keyboard.press("Tab")
+        pg.wait_for_timeout(600)
+        assert pg.evaluate("() => document.activeElement !== document.body && !document.activeElement.closest('#query')"), \
+            pg.evaluate(FOCUSED)
+        assert pg.errors == []

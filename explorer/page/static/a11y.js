@@ -219,7 +219,9 @@
     let target = same || null;
     // a new stop: read from its title; on a short screen from its question, which is what the sheet shows there
     // (the title was focused 87-229 px above the screen: helper 37)
-    const ask = window.innerHeight <= 420 ? part.querySelector(".ae-ask") : null;
+    // (and after an answer, its feedback, which the sheet scrolls to: the question focused there was 66 px above the
+    // screen: helper 38)
+    const ask = window.innerHeight <= 420 ? part.querySelector(".ae-reveal") || part.querySelector(".ae-ask") : null;
     if (!target && ask && used.id === "ae-lesson") target = ask;
     if (!target && heading && used.id === "ae-lesson") target = heading;
     if (!target) target = buttons[Math.min(Math.max(used.index, 0), buttons.length - 1)] || part;
@@ -250,6 +252,24 @@
   });
   // ... and no further: the page's own Escape (leaving presentation mode, the lesson's keys) never hears it
   document.body.addEventListener("keydown", (e) => { if (e.aeShut) e.stopPropagation(); });
+  // Tab out of a dropdown whose long list scrolls: Chromium gives the focus to the list, which then shuts and goes,
+  // and the focus fell to the page's body (helper 38: Query token, the ablation's heads, at 390 and 320 px): it goes
+  // on to the next control (or the one before, with Shift+Tab)
+  let backwards = false;
+  document.addEventListener("keydown", (e) => { if (e.key === "Tab") backwards = e.shiftKey; }, true);
+  document.addEventListener("focusout", (e) => {
+    const input = e.target, to = e.relatedTarget, block = input.closest && input.closest(".block");
+    if (!input.matches || !input.matches("input[role='combobox']") || !to || !block || !block.contains(to) || to === input) return;
+    const back = backwards;
+    setTimeout(() => {
+      if (document.activeElement && document.activeElement !== document.body) return;
+      const all = [...document.querySelectorAll("a[href], button, input, textarea, select, [tabindex]")]
+        .filter((x) => x.tabIndex >= 0 && !x.disabled && x.offsetParent && (!block.contains(x) || x === input));
+      const at = all.indexOf(input), next = at < 0 ? null : all[at + (back ? -1 : 1)];
+      if (next) next.focus();
+    }, 120);
+  });
+
   // A dropdown left with Tab shuts its list (the Model dropdown's stayed open over the examples through a whole
   // lesson: helper 37; its list is drawn again as the page answers the blur)
   document.addEventListener("focusout", (e) => {
@@ -270,6 +290,7 @@
   document.addEventListener("focusout", (e) => {
     const left = e.target;
     if (e.relatedTarget || !left.closest || !left.closest("[role='tabpanel']")) return;
+    if (left.closest("ul, [role='listbox']")) return;  // (a dropdown's list, going as it shuts: below)
     setTimeout(() => {
       const active = document.activeElement;
       if ((active && active !== document.body) || (left.isConnected && left.offsetParent)) return;
@@ -389,14 +410,17 @@
   function resultNews() {
     if (!running) return;
     if (Date.now() - running.at > 300000) { running = null; return; }
-    for (const [el, text] of results(running.panel)) {
-      if (!text || running.before.get(el) === text) continue;
-      const block = el.closest(".block"), label = block && block.querySelector("[data-testid='block-label'], label > span");
-      const first = text.split(/\n|(?<=\.) /)[0].slice(0, 300);
-      say(t("views.a11y.result", { what: label ? label.textContent.trim() : "", text: first }));
-      running = null;
-      return;
-    }
+    // a box's new text whole (an ablation's "Original: … With 4 head(s) off: …", not its first sentence), a figure's
+    // first line; the box first (helper 38: "Ready: Translations: Original: …" said nothing of the heads off), and a
+    // text that only says how to read it is passed over
+    const changed = [...results(running.panel)].filter(([el, text]) => text && running.before.get(el) !== text)
+      .map(([el, text]) => [el, text.trim().replace(/^(How to read it|So liest du es):[^.]*\.\s*/, "")]).filter(([, text]) => text);
+    if (!changed.length) return;
+    const [el, text] = changed.find(([e]) => e.tagName === "TEXTAREA") || changed[0];
+    const block = el.closest(".block"), label = block && block.querySelector("[data-testid='block-label'], label > span");
+    const words = el.tagName === "TEXTAREA" ? text.replace(/\s+/g, " ").trim().slice(0, 400) : text.split("\n")[0].slice(0, 300);
+    say(t("views.a11y.result", { what: label ? label.textContent.trim() : "", text: words }));
+    running = null;
   }
 
   // Gradio's own names for a slider's parts are English in every locale: said in the page's language
