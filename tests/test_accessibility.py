@@ -573,6 +573,14 @@ def test_a_choice_made_with_arrows_and_enter_in_a_dropdown_keeps_the_focus_there
         assert pg.errors == []
 
 
+def start_lesson_with_keys(pg) -> None:
+    """Tab to Guided lesson, Enter; Tab to Start the lesson, Enter."""
+    tab_to(pg, "e.closest('#lesson-box') && e.tagName === 'BUTTON'", limit=200)
+    pg.keyboard.press("Enter")
+    tab_to(pg, "e.id === 'ae-lesson-start'")
+    pg.keyboard.press("Enter")
+
+
 SIGHT = """() => { const e = document.activeElement; if (!e || e === document.body) return null;
   const dock = document.querySelector('#lesson-box .ae-docked'), r = e.getBoundingClientRect();
   if (dock.contains(e)) return null;
@@ -603,10 +611,7 @@ def test_every_control_focused_with_tab_is_in_sight_beside_the_docked_lesson(bro
     width, height = size
     with opened(browser, server, viewport={"width": width, "height": height}) as pg:
         settled(pg)
-        tab_to(pg, "e.closest('#lesson-box') && e.tagName === 'BUTTON'", limit=200)
-        pg.keyboard.press("Enter")
-        tab_to(pg, "e.id === 'ae-lesson-start'")
-        pg.keyboard.press("Enter")
+        start_lesson_with_keys(pg)
         pg.locator("#lesson-box .ae-docked").wait_for(timeout=10_000)
         idle(pg)
         pg.locator("body").focus()
@@ -634,10 +639,7 @@ def test_at_320_by_256_the_lesson_shows_its_question_and_answers_and_hides_witho
       r.top + r.height / 2)?.closest(s) === e; })"""
     with opened(browser, server, viewport={"width": 320, "height": 256}) as pg:
         settled(pg)
-        tab_to(pg, "e.closest('#lesson-box') && e.tagName === 'BUTTON'", limit=200)
-        pg.keyboard.press("Enter")
-        tab_to(pg, "e.id === 'ae-lesson-start'")
-        pg.keyboard.press("Enter")
+        start_lesson_with_keys(pg)
         for stop in (1, 2):
             pg.wait_for_function(f"() => document.querySelector('#ae-lesson').innerText.includes('stop {stop} of 8')",
                                  timeout=10_000)
@@ -846,10 +848,7 @@ def test_re_audit_placeholders_results_and_focus_after_a_key(browser, server):  
         assert "Original: " in said and "head(s) off" in said, said
     with opened(browser, server, viewport={"width": 320, "height": 256}) as pg:
         settled(pg)
-        tab_to(pg, "e.closest('#lesson-box') && e.tagName === 'BUTTON'", limit=200)
-        pg.keyboard.press("Enter")
-        tab_to(pg, "e.id === 'ae-lesson-start'")
-        pg.keyboard.press("Enter")
+        start_lesson_with_keys(pg)
         pg.wait_for_function("() => document.querySelector('#ae-lesson').innerText.includes('stop 1 of 8')")
         pg.wait_for_timeout(300)
         pg.keyboard.press("b")
