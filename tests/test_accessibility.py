@@ -759,7 +759,8 @@ def test_the_difference_of_heads_off_says_where_it_rose_and_fell_or_that_nothing
         pg.wait_for_timeout(3_000)
         pg.locator("#ablation-difference").scroll_into_view_if_needed()  # (drawn once in sight)
         pg.wait_for_function("() => (document.querySelector('#ablation-difference .ae-fig-summary')?.textContent || '')"
-                             ".includes('heatmaps')", timeout=60_000)
+                             ".includes('heatmaps') && !!document.querySelector('#ablation-difference .js-plotly-plot')"
+                             "?.data", timeout=60_000)  # (drawn: its words come before, from what it will draw)
         said = pg.locator("#ablation-difference .ae-fig-summary").inner_text().splitlines()[1:]
         panels = pg.evaluate("() => document.querySelector('#ablation-difference .js-plotly-plot').data"
                              ".filter((t) => t.type === 'heatmap').map((t) => t.z.flat().filter((v) => typeof v === 'number'))")

@@ -339,7 +339,13 @@
     if (by > room) document.body.style.paddingBottom = Math.ceil(by - room + 8 + parseFloat(getComputedStyle(document.body).paddingBottom || 0)) + "px";
     window.scrollBy({ top: by, behavior: "instant" });
   }
-  document.addEventListener("focusin", (e) => requestAnimationFrame(() => inSight(e.target)));
+  // (for a focus Tab moved: one the page gives back itself, to an answer as the class's answers arrive, stays where
+  // the page put it; CI: a phone's sheet scrolled from the class's answers to the answer refocused)
+  let tabbed = -1e9;
+  document.addEventListener("keydown", (e) => { if (e.key === "Tab") tabbed = performance.now(); }, true);
+  document.addEventListener("focusin", (e) => {
+    if (performance.now() - tabbed < 600) requestAnimationFrame(() => inSight(e.target));
+  });
   // ... and after a press that moved it (Enter on "Guided lesson" at 320x256 opened the lesson above it, the button
   // went to y 509 of 256: helper 37), once the page has drawn what the press changed
   const pressed = () => setTimeout(() => requestAnimationFrame(() => {
