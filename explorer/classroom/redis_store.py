@@ -28,6 +28,10 @@ class RedisStore:
 
         self.redis = redis.Redis.from_url(url, socket_timeout=5)
         self.redis.ping()  # a wrong address stops the start, in words
+        # the channel's own connection waits for messages as long as none come (with the 5 s above, a quiet channel
+        # timed out every 5 s and was subscribed again a second later: a change published in that second was never
+        # heard, and a teacher's panel missed two students' joins in CI); a ping every 30 s finds a dead one
+        self.listening = redis.Redis.from_url(url, socket_timeout=None, socket_keepalive=True, health_check_interval=30)
         self.idle_s = int(idle_s)
         self.me = secrets.token_hex(8)  # this process, so that it skips its own messages
 
@@ -64,7 +68,7 @@ class RedisStore:
         def run() -> None:
             while True:
                 try:
-                    pubsub = self.redis.pubsub(ignore_subscribe_messages=True)
+                    pubsub = self.listening.pubsub(ignore_subscribe_messages=True)
                     pubsub.subscribe(CHANNEL)
                     for message in pubsub.listen():
                         data = json.loads(message["data"])
