@@ -107,10 +107,9 @@
       if (el.id === "ae-said") return;
       el.removeAttribute("role"); el.setAttribute("aria-live", "off"); el.setAttribute("aria-hidden", "true");
     });
-    // the translation: a read-only output (a disabled field is read as "unavailable"), in the target language
+    // the translation, in the target language (read-only, not disabled, as every output box: states)
     const out = document.querySelector("#translation textarea");
     if (out) {
-      if (out.disabled) { out.disabled = false; out.readOnly = true; }
       const lang = targetLang();
       if (lang && out.lang !== lang) out.lang = lang;
       if (!lang && out.lang) out.removeAttribute("lang");
@@ -245,11 +244,15 @@
       const active = document.activeElement;
       if ((active && active !== document.body) || !input.isConnected || !input.offsetParent) return;
       input.focus({ preventScroll: true });
-      const shut = new KeyboardEvent("keydown", { key: "Escape", bubbles: true });  // (Gradio hears keys at its root)
-      shut.aeShut = true;
-      input.dispatchEvent(shut);
+      shutList(input);
     }, 0);
   });
+  // a dropdown's list shut: an Escape to its input (Gradio hears keys at its root, so it bubbles) ...
+  function shutList(input) {
+    const shut = new KeyboardEvent("keydown", { key: "Escape", bubbles: true });
+    shut.aeShut = true;
+    input.dispatchEvent(shut);
+  }
   // ... and no further: the page's own Escape (leaving presentation mode, the lesson's keys) never hears it
   document.body.addEventListener("keydown", (e) => { if (e.aeShut) e.stopPropagation(); });
   // Tab out of a dropdown whose long list scrolls: Chromium gives the focus to the list, which then shuts and goes,
@@ -278,9 +281,7 @@
     setTimeout(() => {
       const block = input.closest(".block");
       if (!input.isConnected || input.getAttribute("aria-expanded") !== "true" || (block && block.contains(document.activeElement))) return;
-      const shut = new KeyboardEvent("keydown", { key: "Escape", bubbles: true });
-      shut.aeShut = true;
-      input.dispatchEvent(shut);
+      shutList(input);
     }, 250);
   });
 
@@ -402,8 +403,8 @@
   }
 
   // The result of a button that computes (Run beam search, Run with these heads off, Attribute, ...) is said when it
-  // arrives: its first figure summary or output box that changed, in its first sentence (helper 37: the focus stayed
-  // on the button, rightly, and nothing was said)
+  // arrives, from the output box or figure summary that changed (helper 37: the focus stayed on the button, rightly,
+  // and nothing was said)
   let running = null;  // {panel, before: what each result said when the button was pressed, at}
   const results = (panel) => new Map([...panel.querySelectorAll(".ae-fig-summary, .block textarea")]
     .map((e) => [e, e.tagName === "TEXTAREA" ? e.value : e.textContent]));
@@ -417,8 +418,8 @@
     if (!running) return;
     if (Date.now() - running.at > 300000) { running = null; return; }
     // a box's new text whole (an ablation's "Original: … With 4 head(s) off: …", not its first sentence), a figure's
-    // first line; the box first (helper 38: "Ready: Translations: Original: …" said nothing of the heads off), and a
-    // text that only says how to read it is passed over
+    // first line; the box first (helper 38: "Ready: Translations: Original: …" said nothing of the heads off), its
+    // opening "How to read it" sentence left out (the Agreement box said only that)
     const changed = [...results(running.panel)].filter(([el, text]) => text && running.before.get(el) !== text)
       .map(([el, text]) => [el, text.trim().replace(/^(How to read it|So liest du es):[^.]*\.\s*/, "")]).filter(([, text]) => text);
     if (!changed.length) return;
