@@ -49,13 +49,28 @@
     el.querySelectorAll(".ae-part").forEach((g) => g.classList.toggle("ae-on", on.includes(g.dataset.part)));
   }
 
-  function open(part) {
+  // byKey: pressed with Enter or Space. Its view is said, and where bringing the view into sight took the part off
+  // the screen the focus follows the view to its tab (helper 38: the focus was left 180 px below the screen)
+  function open(part, byKey) {
     const view = PARTS[part][5];
     AE.showView(view);
     const note = document.getElementById("ae-figure1-note");
     if (note) note.textContent = view.note || "";
     setTimeout(highlight, 50);
     if (!view.note) AE.scrollToView(view.tab);  // the view brought into sight (a note is read here first)
+    if (!byKey) return;
+    const say = (text) => { if (AE.a11y && AE.a11y.say) AE.a11y.say(text); };
+    const button = () => [...document.querySelectorAll("#tabs button[role='tab']")]
+      .find((b) => b.dataset.tabId === view.tab && b.offsetParent !== null && b.getClientRects().length > 0);
+    if (view.note) { say(view.note); return; }
+    const tab = button() || document.querySelector("#tabs button[role='tab'][data-tab-id='" + view.tab + "']");
+    say(t("views.figure1.opened", { tab: tab ? tab.textContent.trim() : "", part: PARTS[part][0] }));
+    setTimeout(() => {  // once the page has scrolled (smooth scrolling takes about half a second)
+      const g = document.querySelector(".ae-part[data-part='" + part + "']"), r = g && g.getBoundingClientRect();
+      const gone = !r || r.bottom > window.innerHeight || r.top < 0;
+      const to = button() || document.querySelector(".overflow-menu > button, .overflow-menu button");
+      if (gone && to && document.activeElement === g) to.focus({ preventScroll: true });
+    }, AE.motion && AE.motion() === "instant" ? 150 : 800);
   }
 
   // follow the page: a tab opened, an attention type chosen
@@ -66,7 +81,7 @@
     const part = e.target && e.target.closest && e.target.closest(".ae-part");
     if (!part || (e.key !== "Enter" && e.key !== " ")) return;
     e.preventDefault();
-    open(part.dataset.part);
+    open(part.dataset.part, true);
   });
   document.addEventListener("change", (e) => { if (e.target && e.target.closest && e.target.closest("#kind")) highlight(); });
 
