@@ -263,21 +263,31 @@
   document.addEventListener("focusout", (e) => {
     const input = e.target, to = e.relatedTarget, block = input.closest && input.closest(".block");
     if (!input.matches || !input.matches("input[role='combobox']") || !to || !block || !block.contains(to) || to === input) return;
-    const back = backwards;
-    setTimeout(() => {
-      if (document.activeElement && document.activeElement !== document.body) return;
+    const back = backwards, until = performance.now() + 400;
+    // (at once: while the list goes, at each frame; helper 38's 90 ms between Tabs found the body focused)
+    const check = () => {
+      const active = document.activeElement;
+      if (active && active !== document.body) { if (block.contains(active) && active !== input && performance.now() < until) requestAnimationFrame(check); return; }
       const all = [...document.querySelectorAll("a[href], button, input, textarea, select, [tabindex]")]
         .filter((x) => x.tabIndex >= 0 && !x.disabled && x.offsetParent && (!block.contains(x) || x === input));
       const at = all.indexOf(input), next = at < 0 ? null : all[at + (back ? -1 : 1)];
       if (next) next.focus();
-    }, 120);
+    };
+    requestAnimationFrame(check);
   });
 
   // A dropdown left with Tab shuts its list (the Model dropdown's stayed open over the examples through a whole
-  // lesson: helper 37; its list is drawn again as the page answers the blur)
+  // lesson: helper 37; its list is drawn again as the page answers the blur), and the list is out of sight at once
+  // (Gradio fades it for 150 ms, over Translate, the control focused next: helper 38)
   document.addEventListener("focusout", (e) => {
     const input = e.target;
     if (!input.matches || !input.matches("input[role='combobox']")) return;
+    const block = input.closest(".block"), to = e.relatedTarget;
+    if (block && (!to || !block.contains(to))) {
+      const lists = [...block.querySelectorAll(".options")];
+      lists.forEach((ul) => { ul.style.visibility = "hidden"; });
+      setTimeout(() => lists.forEach((ul) => { ul.style.visibility = ""; }), 400);  // (a list drawn again shows)
+    }
     setTimeout(() => {
       const block = input.closest(".block");
       if (!input.isConnected || input.getAttribute("aria-expanded") !== "true" || (block && block.contains(document.activeElement))) return;
@@ -332,14 +342,28 @@
       el.scrollIntoView({ block: "nearest", behavior: "instant" });
       r = el.getBoundingClientRect();
     }
-    const d = dock.getBoundingClientRect();
+    let d = dock.getBoundingClientRect();
     if (!(r.right > d.left && r.left < d.right && r.bottom > d.top && r.top < d.bottom)) return;
+    // too tall for the room above the lesson: the lesson folds to its title (Show brings it back, answers kept)
+    if (r.height + 8 > d.top && AE.lesson && AE.lesson.tuck && AE.lesson.tuck()) {
+      d = dock.getBoundingClientRect();
+      if (!(r.right > d.left && r.left < d.right && r.bottom > d.top && r.top < d.bottom)) return;
+    }
     // above the lesson if it fits there, else its top at the screen's top; the page's end leaves room to scroll
     const by = r.height + 16 <= d.top ? r.bottom - d.top + 8 : r.top - 8;
     const room = document.documentElement.scrollHeight - innerHeight - scrollY;
     if (by > room) document.body.style.paddingBottom = Math.ceil(by - room + 8 + parseFloat(getComputedStyle(document.body).paddingBottom || 0)) + "px";
     window.scrollBy({ top: by, behavior: "instant" });
   }
+  // Gradio's notices (a warning, an error) sit in a corner over the page: one over the focused control goes to the
+  // other end of the screen (helper 38: the warning for an empty sentence hid Experiments, Beyond attention and
+  // Compare in the tab bar while Tab went through it)
+  document.addEventListener("focusin", (e) => {
+    const wrap = document.querySelector(".toast-wrap"), el = e.target;
+    if (!wrap || !el.getBoundingClientRect || !wrap.childElementCount) return;
+    const r = el.getBoundingClientRect(), w = wrap.getBoundingClientRect();
+    if (r.right > w.left && r.left < w.right && r.bottom > w.top && r.top < w.bottom) wrap.classList.toggle("ae-toast-low");
+  });
   // (for a focus Tab moved: one the page gives back itself, to an answer as the class's answers arrive, stays where
   // the page put it; CI: a phone's sheet scrolled from the class's answers to the answer refocused)
   let tabbed = -1e9;
@@ -375,6 +399,7 @@
 
   // runs at every change of the page, at once (a key pressed next must find the focus where it was left)
   function afterChange() {
+    plotToolbars();  // (a figure drawn as it comes into sight: its toolbar out of the Tab order before the next Tab)
     if (used && (!document.activeElement || document.activeElement === document.body)) {
       const part = document.getElementById(used.id);
       if (part) keepFocus(part);

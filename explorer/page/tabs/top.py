@@ -35,7 +35,10 @@ def build(p: Page, examples_text: list[str], first: tuple) -> None:
                             elem_classes=["ae-hidden"])
     p.examples = gr.Dataset(components=[gr.Textbox(visible=False)], samples=[[e] for e in examples_text],
                             label=label("page.examples"), type="index", elem_id="examples")
+    # drawn in this order at every width, an opened fold in its place (the Tab order is the order seen: WCAG 2.4.3);
+    # "Join a class" first, where a student's phone shows it without scrolling the row
     with gr.Row(elem_id="folds", equal_height=False):
+        gr.HTML('<div id="ae-join"></div>', elem_id="join-box")  # "Join a class" (a code): class.js draws it
         with gr.Accordion(label("page.options"), open=False, elem_id="options"):
             p.method = gr.Radio(choices([("page.decoding.greedy", "greedy"), ("page.decoding.beam", "beam"),
                                          ("page.decoding.sample", "sample")]), value="greedy",
@@ -65,7 +68,6 @@ def build(p: Page, examples_text: list[str], first: tuple) -> None:
         reset = gr.Button(label("page.reset"), elem_id="reset", scale=0, min_width=130)
         teach = gr.Button(label("page.teach"), elem_id="teach", scale=0, min_width=150)
         gr.HTML('<div id="ae-langs"></div>', elem_id="langs")  # the language switch: i18n.js draws it
-        gr.HTML('<div id="ae-join"></div>', elem_id="join-box")  # "Join a class" (a code): class.js draws it
     gr.HTML('<div id="class-panel"></div>', elem_id="class-panel-box")  # explorer/classroom/static/class.js: the teacher's
     p.status = gr.HTML(elem_id="status")
     with gr.Row(equal_height=False, elem_id="result"):

@@ -1,0 +1,170 @@
+"""Accessibility helper 38's re-audit (issue 49), played with the keyboard in Chromium: wherever Tab or Enter puts
+the focus, it is on the screen and nothing is drawn over it, and the order Tab goes in is the order the page is seen.
+
+- A part of "Where am I" pressed with Enter opened its view and scrolled the page: the focused part ended 180 px below
+  the screen, and nothing was said.
+- Gradio's warning (an empty sentence translated) covered the tab bar while Tab went through it.
+- The opened folds ("Guided lesson", "Where am I") were drawn below "Join a class" but came before "Copy link" in the
+  Tab order.
+- At 320x256 a control too tall for the room above the docked lesson was focused partly under it.
+"""
+
+from test_accessibility import FOCUSED, start_lesson_with_keys, tab_to
+from test_browser import browser, idle, server, settled  # noqa: F401
+from test_every_screen import LAPTOP, opened
+
+# the share of the focused control on the screen with nothing drawn over it (5 x 5 points; 1.0: whole)
+IN_SIGHT = """() => { const e = document.activeElement; if (!e || e === document.body) return -1;
+  const r = e.getBoundingClientRect(); let ok = 0;
+  for (let i = 0; i < 5; i++) for (let j = 0; j < 5; j++) {
+    const x = r.left + (i + 0.5) * r.width / 5, y = r.top + (j + 0.5) * r.height / 5;
+    if (x < 0 || y < 0 || x >= innerWidth || y >= innerHeight) continue;
+    const t = document.elementFromPoint(x, y);
+    if (t && (t === e || e.contains(t) || t.contains(e))) ok++;
+  }
+  return ok / 25; }"""
+SAID = "() => document.getElementById('ae-said')?.textContent || ''"
+
+
+def test_a_part_of_where_am_i_pressed_with_enter_says_its_view_and_the_focus_stays_in_sight(browser, server):  # noqa: F811
+    """At 1280x800: Enter on "Input embedding + PE" opens Positional encoding; the focus goes to that tab, on the
+    screen, and the change is said; Enter on a feed-forward part says its note, and the focus stays on the part."""
+    with opened(browser, server, **LAPTOP) as pg:
+        settled(pg)
+        tab_to(pg, "e.closest('#where') && e.classList.contains('label-wrap')", limit=60)
+        pg.keyboard.press("Enter")
+        pg.locator("#ae-figure1 .ae-part").first.wait_for(timeout=5_000)
+        tab_to(pg, "e.dataset && e.dataset.part === 'embed'", limit=12)
+        pg.keyboard.press("Enter")
+        pg.wait_for_function("() => document.querySelector(\"#tabs [role=tab][data-tab-id='pe']\")"
+                             ".getAttribute('aria-selected') === 'true'", timeout=10_000)
+        pg.wait_for_timeout(1200)  # (the page scrolls smoothly to the view)
+        assert pg.evaluate("() => document.activeElement.dataset.tabId") == "pe", pg.evaluate(FOCUSED)
+        assert pg.evaluate(IN_SIGHT) == 1.0, pg.evaluate(FOCUSED)
+        assert pg.evaluate(SAID) == "Positional encoding is open: it shows Input embedding + PE."
+        # the feed-forward part: no view of its own, its note is said where the drawing is (nothing scrolls)
+        pg.locator("#ae-figure1 .ae-part[data-part='enc_ffn']").focus()
+        pg.keyboard.press("Enter")
+        pg.wait_for_function("() => (document.getElementById('ae-said')?.textContent || '').includes('logit lens')",
+                             timeout=5_000)
+        pg.wait_for_timeout(1000)
+        assert pg.evaluate("() => document.activeElement.dataset.part") == "enc_ffn"
+        assert pg.evaluate(IN_SIGHT) == 1.0, pg.evaluate(FOCUSED)
+        assert pg.errors == []
+
+
+def test_a_warning_never_covers_the_control_tab_has_focused(browser, server):  # noqa: F811
+    """An empty sentence translated: Gradio's warning stays up for seconds in the top right corner, over the tab
+    bar. Tab through the whole tab bar meanwhile: each tab is wholly in sight."""
+    with opened(browser, server, **LAPTOP) as pg:
+        settled(pg)
+        box = pg.locator("#sentence textarea")
+        box.focus()
+        pg.keyboard.press("Control+a")
+        pg.keyboard.press("Delete")
+        tab_to(pg, "e.id === 'translate'", limit=5)
+        pg.keyboard.press("Enter")
+        pg.locator(".toast-body").first.wait_for(timeout=10_000)
+        seen = {}
+        tab_to(pg, "e.getAttribute('role') === 'tab'", limit=60)
+        while pg.evaluate("() => document.activeElement.getAttribute('role')") == "tab":
+            pg.wait_for_timeout(100)
+            seen[pg.evaluate("() => document.activeElement.textContent.trim()")] = pg.evaluate(IN_SIGHT)
+            pg.keyboard.press("Tab")
+        assert pg.locator(".toast-body").count() > 0  # (the warning was still up at the last tab)
+        assert len(seen) == 8 and set(seen.values()) == {1.0}, seen
+        assert pg.errors == []
+
+
+def test_the_tab_order_of_the_folds_row_is_the_order_it_is_drawn_in_with_every_fold_open(browser, server):  # noqa: F811
+    """Open "Decoding options", "Where am I" and "Guided lesson", then Tab through the row from "Join a class" on:
+    each control Tab reaches next is drawn below the one before, or on its line to its right."""
+    for size in (LAPTOP, {"viewport": {"width": 390, "height": 844}}):
+        with opened(browser, server, **size) as pg:
+            settled(pg)
+            for name in ("options", "where", "lesson-box"):
+                pg.locator(f"#{name} > button.label-wrap").click()
+            pg.locator("#ae-lesson-start").wait_for(timeout=5_000)
+            pg.locator("#ae-join-code").focus()
+            order = []
+            while pg.evaluate("() => !!document.activeElement.closest('#folds')") and len(order) < 80:
+                # (the drawing's parts go as the paper's Figure 1 is read, up the stacks: the drawing is one stop)
+                if not pg.evaluate("() => !!document.activeElement.closest('#ae-figure1')"):
+                    order.append(pg.evaluate("() => { const e = document.activeElement, r = e.getBoundingClientRect();"
+                                             " return [(e.getAttribute('aria-label') || e.textContent).trim()"
+                                             ".slice(0, 30), r.top + scrollY, r.bottom + scrollY, r.left]; }"))
+                pg.keyboard.press("Tab")
+            names = [o[0] for o in order]
+            assert "Copy link" in names and any("Guided lesson" in n for n in names), names
+            assert names.index("Copy link") > max(i for i, n in enumerate(names) if n.startswith("Start the lesson"))
+            for (a, top_a, bottom_a, left_a), (b, top_b, _, left_b) in zip(order, order[1:]):
+                # (on one line: their boxes share a band of height; a later line: below the earlier one's top)
+                same_line = top_b < bottom_a - 4
+                assert (left_b > left_a if same_line else top_b > top_a), (size, a, b, order)
+            assert pg.errors == []
+
+
+def test_at_320_by_256_a_control_too_tall_for_the_room_above_the_lesson_folds_it(browser, server):  # noqa: F811
+    """The docked lesson at 320x256 leaves about 70 px above it: Tab through the page, and every control outside the
+    lesson is whole on the screen with nothing over it; one too tall for the room folds the lesson to its title,
+    the answer given kept; Show brings it back."""
+    with opened(browser, server, viewport={"width": 320, "height": 256}) as pg:
+        settled(pg)
+        # a sentence long enough that its translation's box is taller than the room above the lesson
+        pg.locator("#sentence textarea").fill("The old man who lives next to the station gave my sister a small red "
+                                              "book about birds, and she read it on the train to the city.")
+        pg.locator("#translate").click()
+        pg.wait_for_function("() => document.querySelector('#translation textarea').value.length > 80",
+                             timeout=30_000)
+        settled(pg)
+        start_lesson_with_keys(pg)
+        pg.locator("#lesson-box .ae-docked").wait_for(timeout=10_000)
+        pg.wait_for_function("() => document.querySelector('#ae-lesson').innerText.includes('stop 1 of 8')")
+        pg.wait_for_timeout(300)
+        pg.keyboard.press("b")  # an answer, to be kept through the fold
+        pg.locator(".ae-reveal").wait_for(timeout=5_000)
+        idle(pg)
+        pg.locator("body").focus()
+        bad, seen, tall = [], 0, 0
+        for _ in range(90):
+            pg.keyboard.press("Tab")
+            pg.wait_for_timeout(80)
+            if pg.evaluate("() => document.activeElement === document.body ||"
+                           " !!document.activeElement.closest('#ae-lesson')"):
+                continue
+            seen += 1
+            tall += pg.evaluate("() => document.activeElement.getBoundingClientRect().height > 64")
+            share = pg.evaluate(IN_SIGHT)
+            if share < 1:
+                bad.append((pg.evaluate(FOCUSED), share))
+        assert seen > 30 and tall > 0 and bad == [], (seen, tall, bad)
+        assert pg.locator("#ae-lesson.ae-folded").count() == 1  # folded by a tall one, not ended
+        pg.locator("#ae-lesson .ae-fold").click()
+        pg.locator(".ae-reveal").wait_for(timeout=5_000)
+        assert pg.locator(".ae-answer.ae-chosen").count() == 1
+        assert pg.errors == []
+
+
+def test_leaving_a_dropdown_with_tab_shows_the_next_control_at_once(browser, server):  # noqa: F811
+    """Gradio fades a dropdown's list for 150 ms: the Model list lay over Translate, the control Tab went to. At
+    320x256 Tab out of Head (its list scrolls there) left the focus on the page's body for 120 ms."""
+    with opened(browser, server, viewport={"width": 320, "height": 256}) as pg:
+        settled(pg)
+        pg.locator("#model input").focus()
+        pg.wait_for_function("() => document.querySelectorAll('#model [role=option]').length > 0", timeout=5_000)
+        pg.keyboard.press("Tab")
+        pg.wait_for_timeout(40)
+        assert pg.evaluate("() => document.activeElement.id") == "translate", pg.evaluate(FOCUSED)
+        assert pg.evaluate(IN_SIGHT) == 1.0
+        head = pg.locator("#head input")
+        head.scroll_into_view_if_needed()
+        head.focus()
+        pg.wait_for_timeout(300)
+        pg.keyboard.press("Tab")
+        pg.wait_for_timeout(40)
+        assert pg.evaluate(FOCUSED) != "BODY"
+        pg.wait_for_timeout(400)
+        assert not pg.evaluate("() => document.activeElement.closest('#head')"), pg.evaluate(FOCUSED)
+        assert pg.evaluate(FOCUSED) != "BODY"
+        assert pg.errors == []
+
