@@ -382,6 +382,7 @@
   function follow(query) {
     link.follow = new URLSearchParams(query);
     link.followedAt = Date.now();  // (views.js: the sentence the teacher's view brings is being translated, not "changed")
+    link.followedText = link.follow.get("text");  // (... and until it is shown, no other sentence is said as shown)
     // a student's page takes the class's language when the teacher changes it (the page reopens in it); the
     // teacher's own page never follows the room's: the teacher's choice is the class's
     const student = AE.room && AE.room.state && AE.room.state.role === "student";
@@ -446,5 +447,6 @@
 
   // whether a followed view arrived in the last ``ms`` (its sentence is set, then translated)
   const followedWithin = (ms) => !!link.followedAt && Date.now() - link.followedAt < ms;
-  Object.assign(AE, { headKey, replay, setAddress, followedWithin, modelPicked, startOver, scrollToView, linkExtras, linkRun, linkQuery, follow, followIn, followGo, NO_RUNS, linkIn, linkGo, linkView, linkOut, linkNote, link, openTabButton, showView });
+  const followedText = () => link.followedText;
+  Object.assign(AE, { headKey, replay, setAddress, followedWithin, followedText, modelPicked, startOver, scrollToView, linkExtras, linkRun, linkQuery, follow, followIn, followGo, NO_RUNS, linkIn, linkGo, linkView, linkOut, linkNote, link, openTabButton, showView });
 })();

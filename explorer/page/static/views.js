@@ -410,9 +410,30 @@
   }
 
   function status(bank, text, model, ...options) {
-    busy(false);
-    return (AE.linkNote ? AE.linkNote() : "") + tooLong(text) + statusLine(bank, text, model, ...options);
+    const going = inFlight(bank);
+    if (!going) busy(false);
+    return (AE.linkNote ? AE.linkNote() : "") + tooLong(text) + (going ? "<div class='ae-status ae-coming'>" +
+      t("views.status.translating") + "</div>" : statusLine(bank, text, model, ...options));
   }
+  // A Translate pressed on this sentence less than 4 s ago whose views have not come yet (helper 39: the typing's
+  // own status, 99 ms after Enter, said "Not translated yet … press Translate" between "Translating…" and the
+  // result); a failed one is said by its error, and the line is right again at the next change
+  let pressed = null;  // {text, at}
+  const norm = (s) => String(s || "").replace(/[\u0000-\u001f\u007f]/g, " ").replace(/\s+/g, " ").trim();
+  // (the box as it is now, not ``text``: the typing's own status events, queued, come after Enter with a part of it)
+  const pressedNow = () => !!pressed && Date.now() - pressed.at <= 4000 && norm(sentence()) === pressed.text;
+  function inFlight(bank) {
+    return pressedNow() && (!bank || norm(bank.text) !== pressed.text);
+  }
+  // ... and a line the typing computed before Enter, put on the page after it, says so too (Gradio sets a result's
+  // value when it comes: the test found "Not translated yet" after "Translating…" one run in three)
+  new MutationObserver(() => {
+    if (!pressedNow()) return;
+    document.querySelectorAll("#status .ae-changed").forEach((line) => {
+      if (document.querySelector("#status .ae-busy")) { line.remove(); return; }
+      line.className = "ae-status ae-coming"; line.textContent = t("views.status.translating");
+    });
+  }).observe(document.documentElement, { childList: true, subtree: true });
 
   // Translate pressed (its button, or Enter in the sentence box): the status line says so at once, until the views
   // are drawn again (status(), in the chain that follows a Translate, also after a failed one). It said "Not
@@ -420,6 +441,7 @@
   // at the foot of a laptop's first screen (helper 16).
   // (the sentence itself is said when its views come: "Every view below shows ...")
   function busy(on) {
+    pressed = on ? { text: norm(sentence()), at: Date.now() } : null;
     const box = document.getElementById("status");  // (its class, not <html>'s: that restyled the whole page twice)
     if (box) box.classList.toggle("ae-translating", on);
     document.querySelectorAll("#status .ae-busy").forEach((el) => el.remove());
@@ -459,7 +481,6 @@
 
   function statusLine(bank, text, model, ...options) {
     if (!bank || !bank.text) return "<div class='ae-status ae-stale'>" + t("views.status.none") + "</div>";
-    const norm = (s) => String(s || "").replace(/[\u0000-\u001f\u007f]/g, " ").replace(/\s+/g, " ").trim();
     const req = bank.request ? JSON.parse(bank.request) : null;
     const shownModel = req ? req.model : model;
     const changed = changedOptions(req, options);
@@ -472,14 +493,17 @@
     }
     // a follower's page given the teacher's new sentence: it is being translated (a screen reader heard "Not
     // translated yet. You changed the sentence" at each of the teacher's sentences: issue 49)
-    if (norm(text) !== norm(bank.text) && AE.followedWithin && AE.followedWithin(4000)) {
+    // (and a view of the sentence before, drawn meanwhile, does not say that sentence is shown: helper 39)
+    const coming = AE.followedWithin && AE.followedWithin(4000) ? AE.followedText() : null;
+    if ((norm(text) !== norm(bank.text) || (coming && norm(coming) !== norm(bank.text))) && AE.followedWithin &&
+        AE.followedWithin(4000)) {
       return "<div class='ae-status ae-coming'>" + t("views.status.translating") + "</div>";
     }
     const reasons = [];
     if (norm(text) !== norm(bank.text)) reasons.push(t("views.status.changed_sentence"));
     if (model && model !== shownModel) reasons.push(t("views.status.changed_model", { model: esc(model) }));
     if (changed.length) reasons.push(t("views.status.changed_options", { options: changed.map(optionName).join(", ") }));
-    return "<div class='ae-status ae-stale'>" + t("views.status.stale", Object.assign({ reasons: reasons.join(t("views.status.and")) }, shown)) +
+    return "<div class='ae-status ae-stale ae-changed'>" + t("views.status.stale", Object.assign({ reasons: reasons.join(t("views.status.and")) }, shown)) +
       "</div>";
   }
 
