@@ -877,7 +877,14 @@
     if (!code) { if (input) input.focus(); return; }
     close();
     if (room.code) sessionStorage.removeItem("ae-class-" + room.code);
-    join(code);
+    // the field goes as the page joins (style.css): the focus goes to the banner's first button, not the page's body
+    // (helper 39: the next Tab went on past the banner from the field's old place)
+    join(code).then(() => focusBanner(0));
+  }
+  function focusBanner(tries) {
+    const b = document.querySelector("#class-banner .ae-class-follow"), a = document.activeElement;
+    if (!b || !b.offsetParent) { if (tries < 50 && room.role === "student") setTimeout(() => focusBanner(tries + 1), 100); return; }
+    if (!a || a === document.body || a.closest("#join-box")) b.focus();
   }
 
   // "Join a class" on every page: a short field for the code a teacher shows (the link and QR code are the other ways

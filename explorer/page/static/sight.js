@@ -74,7 +74,7 @@
     // said to a screen reader: the tab the teacher opened (the page changed under the student's hands)
     const name = document.querySelector("#tabs button[role='tab'][data-tab-id='" + tab + "']");
     if (name && AE.a11y && AE.a11y.say && AE.room && AE.room.state && AE.room.state.role === "student") {
-      AE.a11y.say(AE.t("class.teacher_tab", { tab: name.textContent.trim() }));
+      AE.a11y.say(AE.t("class.teacher_tab", { tab: name.textContent.trim() }), null, null, true);
     }
     if (poll) clearInterval(poll);
     const start = Date.now();
@@ -84,11 +84,22 @@
       const el = viewOf(tab);
       if (AE.state.tab !== tab || !el || el.offsetParent === null) return;
       // (a lesson stop that asks about one panel keeps it above a phone's sheet: the figure may still grow)
-      if (AE.lesson && AE.lesson.place && AE.lesson.place(el)) { placed = true; return; }
+      if (AE.lesson && AE.lesson.place && AE.lesson.place(el)) { placed = true; focusView(el); return; }
       if (!placed || inSight(el) < 0.6) bring(el);
       placed = true;
+      focusView(el);
     }, 400);
   };
+  // The focus the page moved to the tab the teacher opened (a11y.js: the student's control was hidden with its tab)
+  // is left above the screen once the view is brought under the banner (helper 39: y -390 at 390x844): it goes to
+  // the view itself, in sight (a screen reader says the figure's name)
+  function focusView(el) {
+    const a = document.activeElement, r = a && a.getBoundingClientRect();
+    if (!a || a.getAttribute("role") !== "tab" || (r.top >= bannerBottom() && r.bottom <= window.innerHeight)) return;
+    const fig = el.querySelector("[role='figure']") || el;
+    if (!fig.hasAttribute("tabindex")) fig.setAttribute("tabindex", "-1");
+    fig.focus({ preventScroll: true });
+  }
 
   // Another view on the same tab (a step, a layer, an attention type): the main view the student was looking at stays
   // where it was on the screen while its figure is drawn again, for at most 5 s, unless the student's own hand moves
