@@ -13,6 +13,16 @@
 
   // how the page scrolls by itself: at once for a reader who asked their system for less motion (WCAG 2.3.3)
   AE.motion = () => (window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches ? "instant" : "smooth");
+  // ... and Gradio's own animations, which its framework runs with element.animate() (no style.css rule reaches them:
+  // a dropdown's list slid and faded for 200 ms, helper 39) take no time for that reader either
+  const animate = Element.prototype.animate;
+  if (animate) {
+    Element.prototype.animate = function (keyframes, options) {
+      if (AE.motion() !== "instant") return animate.call(this, keyframes, options);
+      const still = typeof options === "number" || !options ? { duration: 0 } : Object.assign({}, options, { duration: 0, delay: 0 });
+      return animate.call(this, keyframes, still);
+    };
+  }
 
   // -- one announcer: polite, read once, for what changed somewhere the reader is not ----------------------------
   function announcer() {
@@ -26,19 +36,24 @@
     return el;
   }
 
-  // text, and optionally a part of it in another language: [before, foreign, lang]
-  let saying = null;
-  function say(text, foreign, lang) {
+  // text, and optionally a part of it in another language: [before, foreign, lang]; ``add``: said after what was said
+  // in the last 2 s instead of over it (a following student's new stop and the tab the teacher opened come together:
+  // the tab's news replaced the stop's question, helper 39)
+  let saying = null, last = { at: 0, nodes: [] };
+  function say(text, foreign, lang, add) {
     const el = announcer();
+    const nodes = add && Date.now() - last.at < 2000 ? [...last.nodes, document.createTextNode(" ")] : [];
+    nodes.push(document.createTextNode(text));
+    if (foreign) {
+      const span = document.createElement("span");
+      span.lang = lang || "de"; span.textContent = foreign;
+      nodes.push(span);
+    }
+    last = { at: Date.now(), nodes };  // (what is said now, or in 30 ms: a message not yet said is kept by ``add`` too)
     el.textContent = "";
     clearTimeout(saying);  // a newer message replaces one not yet said
     saying = setTimeout(() => {  // emptied first, so the same words said twice are announced twice
-      el.append(document.createTextNode(text));
-      if (foreign) {
-        const span = document.createElement("span");
-        span.lang = lang || "de"; span.textContent = foreign;
-        el.append(span);
-      }
+      el.append(...nodes.map((n) => n.cloneNode(true)));
     }, 30);
   }
 
@@ -381,19 +396,25 @@
   document.addEventListener("click", pressed);
 
   // the lesson's feedback (right or not, and why) said when it appears, and a new stop's title and question
-  let lastReveal = "", lastStop = "";
+  let lastReveal = "", lastStop = "", tallied = "";
   function lessonNews(part) {
     const reveal = part.querySelector(".ae-reveal"), title = part.querySelector("h3");
     const text = reveal ? reveal.textContent.trim() : "", stop = title ? title.textContent.trim() : "";
     if (stop && stop !== lastStop) {
       // the question: marked .ae-ask, else the paragraph right before the options' buttons (lesson.js)
       const paragraphs = [...part.querySelectorAll(".ae-stop p")];
-      const ask = paragraphs.find((p) => p.classList.contains("ae-ask")) || paragraphs.find((p) => {
+      // (the lesson's end: its score, helper 39 heard only "Lesson done.")
+      const ask = paragraphs.find((p) => p.classList.contains("ae-ask") || p.classList.contains("ae-score")) || paragraphs.find((p) => {
         const next = p.nextElementSibling;
         return next && next.tagName === "DIV" && next.querySelector("button");
       });
-      say(stop + ". " + (ask ? ask.textContent.trim() : ""));
+      say(stop + ". " + (ask ? ask.textContent.trim() : ""), null, null, !!(AE.room && AE.room.state && AE.room.state.role === "student"));
     } else if (text && text !== lastReveal) say(text);
+    // the class's answers, revealed by the teacher: said once a stop, as they appear (helper 39: a student's page said
+    // nothing at Reveal)
+    const tally = part.querySelector(".ae-class-tally");
+    if (tally && stop && tallied !== stop) say(tally.textContent.replace(/\s+/g, " ").trim(), null, null, true);
+    tallied = tally ? stop : tallied === stop ? "" : tallied;
     lastReveal = text; lastStop = stop;
   }
 

@@ -219,7 +219,8 @@
     const moved = lesson.moved ? "<p class='ae-status ae-stale ae-class-moved'>" + AE.esc(lesson.moved) + "</p>" : "";
     // its title and the buttons beside it stay at the sheet's top as its text scrolls (style.css: an answer, or the
     // class's answers revealed, scrolled a phone's sheet to them, and the title, Hide and ✕ out of it)
-    el.innerHTML = "<div class='ae-head'>" + close + fold + "<h3>" + stop.title + " <small>" + AE.t("lesson.of", {
+    // (Hide, then ✕: the order they are drawn in, left to right, is the order Tab takes them: helper 39)
+    el.innerHTML = "<div class='ae-head'><span class='ae-head-buttons'>" + fold + close + "</span><h3>" + stop.title + " <small>" + AE.t("lesson.of", {
       n: lesson.stop + 1, total: STOPS.length }) + "</small></h3></div><div class='ae-stop'>" + moved + "<p>" + stop.look + "</p><p class='ae-ask'>" + AE.t("lesson.predict") + " " + q.prompt +
       "</p><div class='ae-options'>" + buttons + "</div>" + reveal + "<p class='ae-nav'><button onclick='AE.lesson.go(-1)'" +
       (lesson.stop ? "" : " disabled") + ">" + AE.t("lesson.back") + "</button> <button onclick='AE.lesson.go(1)'>" +
@@ -476,6 +477,7 @@
     if (!target.closest || !target.closest("#ae-lesson")) return;  // single keys act only inside the lesson (WCAG 2.1.4)
     if (e.key === "ArrowRight") go(1);
     else if (e.key === "ArrowLeft") go(-1);
+    if (lesson.folded === lesson.stop) return;  // (folded: its question is out of sight, no answer by a key: helper 39)
     else if (/^[1-9]$/.test(e.key)) answer(Number(e.key) - 1);
     else if (/^[a-dA-D]$/.test(e.key) && !e.ctrlKey && !e.metaKey && !e.altKey) answer(LETTERS.indexOf(e.key.toUpperCase()));
   });
