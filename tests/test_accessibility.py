@@ -186,6 +186,9 @@ def test_the_lesson_to_its_end_with_the_keyboard_focus_never_on_the_body(browser
                                      "'stop ' + n + ' of 8')", arg=stop + 1, timeout=5_000)
         pg.locator("#ae-lesson .ae-score").wait_for(timeout=5_000)
         assert pg.evaluate(in_lesson)
+        # the end says its score, not only "Lesson done." (helper 39)
+        pg.wait_for_function("() => document.getElementById('ae-said').textContent.includes("
+                             "document.querySelector('#ae-lesson .ae-score').textContent.trim())", timeout=5_000)
         assert pg.errors == []
 
 
@@ -243,9 +246,13 @@ def test_a_following_student_hears_the_teachers_tab_and_sentence_not_a_change_of
         open_tab(teacher, "Step by step")
         student.wait_for_function("() => document.getElementById('ae-said')?.textContent.includes("
                                   "'The teacher opened Step by step')", timeout=20_000)
-        # the panel it was in is hidden: the focus is on the tab now open, not the page's body (issue 49)
-        student.wait_for_function("() => document.activeElement.getAttribute('role') === 'tab'", timeout=5_000)
-        assert student.evaluate("() => document.activeElement.textContent.trim()") == "Step by step"
+        # the panel it was in is hidden: the focus is on the tab now open, not the page's body (issue 49), or, where
+        # that tab is above the screen once the view is under the banner, on the view's figure (helper 39)
+        student.wait_for_timeout(2_000)
+        assert student.evaluate("() => document.activeElement.getAttribute('role') === 'tab' ?"
+                                " document.activeElement.textContent.trim() === 'Step by step' :"
+                                " !!document.activeElement.closest('#step-plot')"), \
+            student.evaluate("() => document.activeElement.outerHTML.slice(0, 120)")
         teacher.locator("#sentence textarea").fill("The old man reads a newspaper.")
         teacher.locator("#translate").click()
         student.wait_for_function("() => document.querySelector('#status').innerText.includes("

@@ -168,3 +168,86 @@ def test_leaving_a_dropdown_with_tab_shows_the_next_control_at_once(browser, ser
         assert pg.evaluate(FOCUSED) != "BODY"
         assert pg.errors == []
 
+
+
+def test_a_translate_pressed_says_translating_then_the_result_and_nothing_between(browser, server):  # noqa: F811
+    """Helper 39: 99 ms after Enter the status line (a live region) said "Not translated yet. You changed the
+    sentence: press Translate" between "Translating the new sentence…" and the result, on all 3 tries."""
+    with opened(browser, server, **LAPTOP) as pg:
+        settled(pg)
+        pg.evaluate("""() => { window.heard = [];
+          new MutationObserver(() => { const e = document.querySelector('#status');
+            if (e && e.innerText && window.heard[window.heard.length - 1] !== e.innerText) window.heard.push(e.innerText); })
+            .observe(document.body, { subtree: true, childList: true, characterData: true }); }""")
+        tab_to(pg, "e.closest('#sentence') && e.tagName === 'TEXTAREA'", limit=10)
+        pg.keyboard.press("Control+a")
+        pg.keyboard.type("My sister is reading a book in the kitchen.")
+        pg.evaluate("() => { window.heard = []; }")  # (typing says the views still show the old one: rightly)
+        pg.keyboard.press("Enter")
+        pg.wait_for_function("() => document.querySelector('#status').innerText.includes('Every view below shows: “My"
+                             " sister')", timeout=30_000)
+        heard = pg.evaluate("() => window.heard")
+        assert heard and "Translating" in heard[0], heard
+        assert not [h for h in heard if "Not translated yet" in h], heard
+        assert pg.errors == []
+
+
+def test_with_the_browsers_text_at_twice_its_size_what_tab_reaches_is_whole(browser, server):  # noqa: F811
+    """Helper 39, the browser's text size at 32 px: at 1280x800 "Join" ran out of its column under the heatmap and the
+    examples past their row; at 320x256 "Presentation mode" was cut by its row ("Presentation mo")."""
+    for size in ({"width": 1280, "height": 800}, {"width": 320, "height": 256}):
+        with opened(browser, "about:blank", viewport=size) as pg:
+            cdp = pg.context.new_cdp_session(pg)
+            cdp.send("Page.enable")
+            cdp.send("Page.setFontSizes", {"fontSizes": {"standard": 32, "fixed": 26}})
+            pg.goto(server)
+            settled(pg)
+            pg.locator("body").focus()
+            bad, seen = [], set()
+            for _ in range(40):  # the top of the page: the sentence to the tab bar
+                pg.keyboard.press("Tab")
+                pg.wait_for_timeout(80)
+                name = pg.evaluate(FOCUSED)
+                seen.add(name)
+                if pg.evaluate(IN_SIGHT) < 1:
+                    bad.append((name, pg.evaluate(IN_SIGHT)))
+            assert any("Presentation mode" in n for n in seen) and any("Join" in n for n in seen), seen
+            assert bad == [], (size, bad)
+            assert pg.errors == []
+
+
+def test_with_less_motion_asked_a_dropdowns_list_does_not_slide(browser, server):  # noqa: F811
+    """Helper 39: with prefers-reduced-motion the Head list still slid and faded for 200 ms as it opened and shut
+    (Gradio animates it with element.animate(), which no style sheet reaches)."""
+    with opened(browser, server, reduced_motion="reduce", **LAPTOP) as pg:
+        settled(pg)
+        pg.locator("#head input").click()
+        timings = pg.evaluate("() => [...document.querySelectorAll('#head .options')].flatMap((e) => e.getAnimations())"
+                              ".map((a) => a.effect.getTiming().duration)")
+        pg.wait_for_function("() => document.querySelectorAll('#head [role=option]').length > 0", timeout=5_000)
+        assert all(t == 0 for t in timings), timings
+        assert pg.errors == []
+
+
+def test_the_lessons_hide_and_close_are_reached_in_the_order_they_are_drawn(browser, server):  # noqa: F811
+    """Helper 39: ✕ (drawn at the right) came before "▾ Hide" (drawn to its left) in the Tab order."""
+    with opened(browser, server, **LAPTOP) as pg:
+        settled(pg)
+        start_lesson_with_keys(pg)
+        pg.wait_for_function("() => document.querySelector('#ae-lesson').innerText.includes('stop 1 of 8')")
+        hide = tab_to(pg, "e.classList.contains('ae-fold') || e.classList.contains('ae-close')", limit=30, back=True)
+        assert hide and pg.evaluate("() => document.activeElement.classList.contains('ae-close')")  # the last one
+        pg.keyboard.press("Shift+Tab")
+        assert pg.evaluate("() => document.activeElement.classList.contains('ae-fold')")
+        x = pg.evaluate("() => ['.ae-fold', '.ae-close'].map((s) => document.querySelector('#ae-lesson ' + s)"
+                        ".getBoundingClientRect().left)")
+        assert x[0] < x[1], x
+        # folded (its question out of sight), a letter answers nothing (helper 39: "D" counted as the first answer)
+        pg.keyboard.press("Enter")
+        pg.locator("#ae-lesson.ae-folded").wait_for(timeout=5_000)
+        pg.keyboard.press("d")
+        pg.wait_for_timeout(300)
+        pg.keyboard.press("Enter")  # (the focus stays on Show)
+        pg.locator("#ae-lesson .ae-answer").first.wait_for(timeout=5_000)
+        assert pg.locator("#ae-lesson .ae-answer.ae-chosen").count() == 0
+        assert pg.errors == []

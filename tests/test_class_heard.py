@@ -1,0 +1,65 @@
+"""A student who cannot see the screen, or uses no mouse, in a class (accessibility helper 39, issue 49): on a phone
+they join with the code typed and Enter, follow the teacher through two tabs and two lesson stops, answer, and hear
+the teacher's Reveal, with the keyboard and what the live region says alone.
+
+- Joining from the "Join a class" field put the focus on the page's body (the field goes as the page joins).
+- When the teacher opened a tab, the student's focus went to that tab, 390 px above the screen, while the view was
+  brought under the banner.
+- The teacher's tab ("The teacher opened …") replaced the new stop's question in the announcer within 74-476 ms.
+- Reveal said nothing on the student's page.
+"""
+
+from contextlib import ExitStack
+
+from test_accessibility import tab_to
+from test_browser import browser, open_tab, server, settled  # noqa: F401
+from test_every_screen import LAPTOP, PHONE, opened
+
+SAID = "() => document.getElementById('ae-said')?.textContent || ''"
+# the focused element's box on the screen, below the class banner
+FOCUS_SEEN = """() => { const e = document.activeElement; if (!e || e === document.body) return false;
+  const r = e.getBoundingClientRect(), b = document.getElementById('class-banner').getBoundingClientRect();
+  return r.height > 0 && r.top >= b.bottom - 1 && r.bottom <= innerHeight + 1; }"""
+
+
+def test_a_student_joining_by_code_with_the_keyboard_hears_each_stop_tab_and_reveal(browser, server):  # noqa: F811
+    with ExitStack() as stack:
+        teacher = stack.enter_context(opened(browser, server, **LAPTOP))
+        settled(teacher)
+        teacher.locator("#teach").click()
+        code = teacher.locator("#class-code").inner_text(timeout=10_000)
+        student = stack.enter_context(opened(browser, server, **PHONE))
+        settled(student)
+        tab_to(student, "e.id === 'ae-join-code'", limit=60)
+        student.keyboard.type(code)
+        student.keyboard.press("Enter")  # (the nickname's prompt is accepted empty)
+        student.locator("#class-banner", has_text="Following the teacher").wait_for(timeout=30_000)
+        student.wait_for_function("() => document.activeElement.classList.contains('ae-class-follow')", timeout=10_000)
+        assert student.evaluate("() => document.activeElement.textContent") == "Explore on my own"
+        settled(student)
+        tab_to(student, "e.closest('#kind') && e.tagName === 'INPUT'", limit=200)  # the student on a control
+
+        open_tab(teacher, "Step by step")  # the student's control goes with its tab
+        student.wait_for_function(f"() => ({SAID})().includes('The teacher opened Step by step')", timeout=20_000)
+        student.wait_for_timeout(2_000)  # (the view brought under the banner meanwhile)
+        assert student.evaluate(FOCUS_SEEN), student.evaluate("() => document.activeElement.outerHTML.slice(0, 120)")
+
+        teacher.locator("#class-panel button", has_text="Start the lesson").click()
+        student.wait_for_function("() => document.querySelector('#ae-lesson')?.innerText.includes('stop 1 of 8')",
+                                  timeout=20_000)
+        teacher.locator("#class-panel button", has_text="Next").first.click()
+        student.wait_for_function(f"() => ({SAID})().includes('The teacher opened Positional encoding')",
+                                  timeout=20_000)
+        student.wait_for_timeout(2_500)
+        said = student.evaluate(SAID)  # both: the stop and its question, and the tab it opened
+        assert "stop 2 of 8" in said and "The teacher opened Positional encoding" in said, said
+        question = student.evaluate("() => document.querySelector('#ae-lesson .ae-ask')?.textContent.trim() || ''")
+        assert question and question in said, (question, said)
+
+        student.locator("#ae-lesson .ae-answer").nth(1).click()
+        teacher.wait_for_function("() => document.querySelector('#class-panel').innerText.includes('1 answered')",
+                                  timeout=20_000)
+        teacher.locator("#class-panel button", has_text="Reveal").click()
+        student.wait_for_function(f"() => ({SAID})().includes('The class (1 answered)')", timeout=20_000)
+        teacher.locator("#class-panel button", has_text="End the class").click()
+        assert teacher.errors == [] and student.errors == []
