@@ -413,9 +413,19 @@
     // the class's answers, revealed by the teacher: said once a stop, as they appear (helper 39: a student's page said
     // nothing at Reveal)
     const tally = part.querySelector(".ae-class-tally");
-    if (tally && stop && tallied !== stop) say(tally.textContent.replace(/\s+/g, " ").trim(), null, null, true);
+    if (tally && stop && tallied !== stop) say(tallyWords(tally), null, null, true);
     tallied = tally ? stop : tallied === stop ? "" : tallied;
     lastReveal = text; lastStop = stop;
+  }
+
+  // "The class (3 answered): A … — 1; B … — 2 (the right answer); …" (helper 40: the options ran together and "✓" was
+  // said as a sign)
+  function tallyWords(tally) {
+    const words = (n) => n.textContent.replace(/\s+/g, " ").trim();
+    const head = [...tally.childNodes].filter((n) => n.nodeName !== "UL").map(words).join(" ").trim();
+    const items = [...tally.querySelectorAll("li")].map((li) => words(li).replace(/\s*✓$/, "") +
+      (li.classList.contains("ae-right") ? " " + t("views.a11y.right_answer") : ""));
+    return head + " " + items.join("; ") + ".";
   }
 
   // runs at every change of the page, at once (a key pressed next must find the focus where it was left)
@@ -510,5 +520,5 @@
   const status = AE.status;
   AE.status = (...args) => { setTimeout(soon, 0); return status(...args); };
 
-  AE.a11y = { say, fix };
+  AE.a11y = { say, fix, inSight };
 })();

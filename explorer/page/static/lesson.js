@@ -439,6 +439,17 @@
     // its counts lay behind Back / Next)
     const el = body(), fb = el && (el.querySelector(".ae-class-tally") || el.querySelector(".ae-reveal"));
     if (fb && fb.scrollIntoView) fb.scrollIntoView({ block: "nearest" });
+    // the answer focused, scrolled out of the sheet by its feedback (a key pressed on another answer at 320x256:
+    // helper 40): the focus goes to the feedback, in sight
+    const a = document.activeElement, r = a && a.getBoundingClientRect(), box = el && el.getBoundingClientRect();
+    if (fb && a && el.contains(a) && a.classList.contains("ae-answer") &&
+        Math.min(r.bottom, box.bottom) - Math.max(r.top, box.top) < r.height / 2) {
+      const to = el.querySelector(".ae-reveal") || fb;
+      to.setAttribute("tabindex", "-1");
+      to.focus({ preventScroll: true });
+    }
+    // (a control of the page the focus is on, outside the lesson, that the sheet grew over: brought above it)
+    if (a && el && !el.contains(a) && AE.a11y && AE.a11y.inSight) AE.a11y.inSight(a);
   }
 
   // a new translation while the lesson runs: the same stop asks again about the new sentence
@@ -485,7 +496,11 @@
   // a class room's news (a tally revealed): the stop shown again with it
   function refreshClass() {
     if (lesson.stop < 0 || !body() || !body().classList.contains("ae-docked")) return;
-    if (lesson.stop < STOPS.length) { render(); return; }
+    // (the sheet grown by the class's answers over the student's focused control: brought above it, helper 40)
+    const mine = document.activeElement, clear = () => {
+      if (mine && mine !== document.body && !body().contains(mine) && AE.a11y && AE.a11y.inSight) AE.a11y.inSight(mine);
+    };
+    if (lesson.stop < STOPS.length) { render(); clear(); return; }
     // the lesson's end: drawn again only when the room holds an answer its score lacks (a page reopened in another
     // language drew its end before the room's news came: "0 of 8, 8 not answered"); otherwise left alone (focus)
     const b = AE.current();

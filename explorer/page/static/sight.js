@@ -93,9 +93,12 @@
   // The focus the page moved to the tab the teacher opened (a11y.js: the student's control was hidden with its tab)
   // is left above the screen once the view is brought under the banner (helper 39: y -390 at 390x844): it goes to
   // the view itself, in sight (a screen reader says the figure's name)
+  // (as does any control of the page the student was on, left 1,100 px above as the page scrolled: helper 40; the
+  // banner and the lesson keep their own focus)
   function focusView(el) {
     const a = document.activeElement, r = a && a.getBoundingClientRect();
-    if (!a || a.getAttribute("role") !== "tab" || (r.top >= bannerBottom() && r.bottom <= window.innerHeight)) return;
+    if (!a || a === document.body || a.closest("#class-banner, #ae-lesson") || el.contains(a) ||
+        (r.bottom > bannerBottom() && r.top < window.innerHeight)) return;
     const fig = el.querySelector("[role='figure']") || el;
     if (!fig.hasAttribute("tabindex")) fig.setAttribute("tabindex", "-1");
     fig.focus({ preventScroll: true });

@@ -460,6 +460,13 @@
     if (e.key === "Enter" && !e.shiftKey && !e.isComposing && e.target.closest && e.target.closest("#sentence") &&
         sentence().trim()) busy(true);
   }, true);
+  // an example pressed translates it too (helper 40: "Not translated yet … press Translate" was said first)
+  document.addEventListener("click", (e) => {
+    const example = e.target.closest && e.target.closest("#examples .gallery-item");
+    if (!example || norm(example.textContent) === norm(sentence())) return;
+    busy(true);
+    pressed.text = norm(example.textContent);
+  }, true);
 
   // The text box holds at most AE_MAX_CHARS characters; the browser cuts a longer paste without a word: say so.
   function tooLong(text) {
