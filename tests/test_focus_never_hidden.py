@@ -189,6 +189,13 @@ def test_a_translate_pressed_says_translating_then_the_result_and_nothing_betwee
         heard = pg.evaluate("() => window.heard")
         assert heard and "Translating" in heard[0], heard
         assert not [h for h in heard if "Not translated yet" in h], heard
+        # an example pressed: the same (helper 40: "Not translated yet … press Translate" first)
+        pg.evaluate("() => { window.heard = []; }")
+        pg.locator("#examples .gallery-item", has_text="A dog is running").click()
+        pg.wait_for_function("() => document.querySelector('#status').innerText.includes('Every view below shows: “A"
+                             " dog')", timeout=30_000)
+        heard = pg.evaluate("() => window.heard")
+        assert any("Translating" in h for h in heard) and not [h for h in heard if "Not translated yet" in h], heard
         assert pg.errors == []
 
 
