@@ -440,8 +440,8 @@
   // translated yet ... press Translate" while the request ran, and the only sign of progress was on the German box,
   // at the foot of a laptop's first screen (helper 16).
   // (the sentence itself is said when its views come: "Every view below shows ...")
-  function busy(on) {
-    pressed = on ? { text: norm(sentence()), at: Date.now() } : null;
+  function busy(on, text) {  // (text: the sentence pressed, where it is not yet in the box: an example)
+    pressed = on ? { text: norm(text === undefined ? sentence() : text), at: Date.now() } : null;
     const box = document.getElementById("status");  // (its class, not <html>'s: that restyled the whole page twice)
     if (box) box.classList.toggle("ae-translating", on);
     document.querySelectorAll("#status .ae-busy").forEach((el) => el.remove());
@@ -464,8 +464,7 @@
   document.addEventListener("click", (e) => {
     const example = e.target.closest && e.target.closest("#examples .gallery-item");
     if (!example || norm(example.textContent) === norm(sentence())) return;
-    busy(true);
-    pressed.text = norm(example.textContent);
+    busy(true, example.textContent);
   }, true);
 
   // The text box holds at most AE_MAX_CHARS characters; the browser cuts a longer paste without a word: say so.
@@ -501,9 +500,8 @@
     // a follower's page given the teacher's new sentence: it is being translated (a screen reader heard "Not
     // translated yet. You changed the sentence" at each of the teacher's sentences: issue 49)
     // (and a view of the sentence before, drawn meanwhile, does not say that sentence is shown: helper 39)
-    const coming = AE.followedWithin && AE.followedWithin(4000) ? AE.followedText() : null;
-    if ((norm(text) !== norm(bank.text) || (coming && norm(coming) !== norm(bank.text))) && AE.followedWithin &&
-        AE.followedWithin(4000)) {
+    const coming = AE.followedWithin && AE.followedWithin(4000) ? norm(AE.followedText()) : null;
+    if (coming !== null && (norm(text) !== norm(bank.text) || (coming && coming !== norm(bank.text)))) {
       return "<div class='ae-status ae-coming'>" + t("views.status.translating") + "</div>";
     }
     const reasons = [];
