@@ -390,7 +390,8 @@
   // went to y 509 of 256: helper 37), once the page has drawn what the press changed
   const pressed = () => setTimeout(() => requestAnimationFrame(() => {
     const el = document.activeElement, r = el && el !== document.body && el.getBoundingClientRect();
-    if (r && (r.bottom < 0 || r.top > innerHeight)) { el.scrollIntoView({ block: "nearest", behavior: "instant" }); inSight(el); }
+    // (wholly: the opened fold, wrapped to a line of its own at 320 px, left its title 2 px on the screen)
+    if (r && (r.top < 0 || r.bottom > innerHeight + 1)) { el.scrollIntoView({ block: "nearest", behavior: "instant" }); inSight(el); }
   }), 150);
   document.addEventListener("keydown", (e) => { if (e.key === "Enter" || e.key === " ") pressed(); });
   document.addEventListener("click", pressed);
@@ -500,12 +501,35 @@
     });
   }
 
+  // A dropdown's value longer than its box is drawn whole, wrapped, over the box (style.css: .ae-cut); the input keeps
+  // the value for a screen reader and takes the clicks and the typing of a filter (helper 40, WCAG 1.4.4 and 1.4.10:
+  // "all heads (" at twice the text size; the ablation preset's "every cross-attention head of" at 320 px)
+  function wholeValues() {
+    document.querySelectorAll(".secondary-wrap > input[role='combobox']").forEach((input) => {
+      const wrap = input.parentElement;
+      let whole = wrap.querySelector(":scope > .ae-whole");
+      // (measured against the room the value had in the row: over the box, the input spans the caret's room too)
+      const room = wrap.classList.contains("ae-cut") && whole ? whole.clientWidth : input.clientWidth;
+      const cut = Boolean(input.value) && input.offsetParent !== null && input.scrollWidth > room + 1;
+      if (cut && !whole) {
+        whole = document.createElement("span");
+        whole.className = "ae-whole";
+        whole.setAttribute("aria-hidden", "true");  // (the input says it)
+        wrap.insertBefore(whole, input);
+      }
+      if (whole && whole.textContent !== input.value) whole.textContent = input.value;
+      if (wrap.classList.contains("ae-cut") !== cut && (cut || !wrap.contains(document.activeElement))) wrap.classList.toggle("ae-cut", cut);
+    });
+  }
+  window.addEventListener("resize", () => soon());
+  document.addEventListener("focusout", () => setTimeout(soon, 0));
+
   // -- every change of the page: the same fixes again (idempotent), at most every 100 ms --------------------------
   let pending = false;
   function fix() {
     pending = false;
     announcer(); skipLink(); classBanner(); headings(); liveRegions(); radioGroups(); plotToolbars(); scrollables(); tabArrows(); gradioNames();
-    states(); resultNews();
+    states(); resultNews(); wholeValues();
     const lesson = document.getElementById("ae-lesson");
     if (lesson && !lesson.getAttribute("role")) { lesson.setAttribute("role", "region"); lesson.setAttribute("aria-label", t("views.a11y.lesson")); }
     if (AE.figures) AE.figures.describe();

@@ -1,0 +1,121 @@
+"""Reflow and text size beyond axe (issue 49, helper 40), in Debian's Chromium: at 320 px wide (a 1280 px laptop at
+400% zoom) and on a phone, the row of folds and buttons and the row of examples wrap, so that every control is on the
+screen without a sideways scroll (WCAG 1.4.10); with the browser's text at twice its size, every dropdown shows its
+whole value (WCAG 1.4.4; helper 40 read "all heads (" in the Head dropdown)."""
+
+from contextlib import contextmanager
+
+import pytest
+from test_browser import TABS, browser, open_tab, server, settled  # noqa: F401
+from test_every_screen import opened
+
+NARROW = dict(viewport={"width": 320, "height": 256})
+PHONE = dict(viewport={"width": 390, "height": 844}, device_scale_factor=2, is_mobile=True, has_touch=True)
+
+
+@contextmanager
+def page_at(browser, server, context: dict, text: int = 16):  # noqa: F811
+    """The page at ``context``'s size with the browser's default text size at ``text`` px (16 is the default)."""
+    with opened(browser, "about:blank", **context) as pg:
+        if text != 16:
+            cdp = pg.context.new_cdp_session(pg)
+            cdp.send("Page.enable")
+            cdp.send("Page.setFontSizes", {"fontSizes": {"standard": text, "fixed": text * 13 // 16}})
+        pg.goto(server)
+        settled(pg)
+        yield pg
+
+
+# each control of the two rows: its box, and how far its row hides it (the row's own box, as it clips)
+ROWS = """() => {
+  const rows = [...document.querySelectorAll('#folds, #examples .gallery')];
+  const controls = [...document.querySelectorAll('#folds button, #folds input, #examples .gallery-item')]
+    .filter((e) => e.offsetParent && e.getBoundingClientRect().width > 0);
+  return {
+    width: innerWidth, page: document.documentElement.scrollWidth,
+    rows: rows.map((r) => ({ id: r.id || r.className, scroll: r.scrollWidth, client: r.clientWidth })),
+    controls: controls.map((e) => { const r = e.getBoundingClientRect();
+      const what = e.textContent || e.value || e.getAttribute('aria-label') || e.tagName;
+      return { example: e.matches('.gallery-item'), what: what.trim().slice(0, 24),
+               left: Math.round(r.left), right: Math.round(r.right) }; }) };
+}"""
+
+
+@pytest.mark.parametrize("context,text", [(NARROW, 16), (NARROW, 32), (PHONE, 16)],
+                         ids=["320x256", "320x256-text-x2", "390x844"])
+def test_the_rows_of_folds_and_examples_wrap_on_a_narrow_screen(browser, server, context, text):  # noqa: F811
+    with page_at(browser, server, context, text) as pg:
+        seen = pg.evaluate(ROWS)
+        width = seen["width"]
+        assert seen["page"] <= width, seen["page"]  # the page itself never scrolls sideways
+        for row in seen["rows"]:  # nor does either row inside itself (helper 40: 1294 px of row in 256)
+            assert row["scroll"] <= row["client"] + 1, row
+        names = [c["what"] for c in seen["controls"]]
+        for needed in ("Join", "Guided lesson", "Copy link", "Teach a class", "DE", "EN"):
+            assert any(n.startswith(needed) for n in names), (needed, names)
+        assert sum(c["example"] for c in seen["controls"]) >= 5
+        off = [c for c in seen["controls"] if c["left"] < 0 or c["right"] > width]
+        assert off == [], off  # each wholly on the screen, where a mouse reaches it
+        # a mouse user reaches the last example by scrolling down only, and it translates
+        last = pg.locator("#examples .gallery-item").last
+        wanted = last.inner_text().strip()
+        box = last.bounding_box()
+        pg.mouse.wheel(0, box["y"] - 60)
+        pg.wait_for_timeout(300)
+        box = last.bounding_box()
+        assert 0 <= box["x"] and box["x"] + box["width"] <= width and 0 <= box["y"] < context["viewport"]["height"]
+        pg.mouse.click(box["x"] + box["width"] / 2, box["y"] + min(box["height"] / 2, 10))
+        pg.wait_for_function("(w) => document.querySelector('#sentence textarea').value === w", arg=wanted,
+                             timeout=15_000)
+        assert pg.evaluate("() => window.scrollX") == 0
+        assert pg.errors == []
+
+
+# every dropdown on the open tab: its value, and whether the screen shows it whole (in its own input, or drawn whole,
+# wrapped, over it: the words inside the box's border, none under the caret)
+DROPDOWNS = """() => [...document.querySelectorAll('input[role=combobox]')].filter((i) => i.offsetParent).map((i) => {
+  const wrap = i.parentElement, whole = wrap.querySelector(':scope > .ae-whole');
+  const icon = wrap.querySelector('.icon-wrap'), box = i.closest('.wrap').getBoundingClientRect();
+  let shown = i.scrollWidth <= i.clientWidth + 1 && getComputedStyle(i).color !== 'rgba(0, 0, 0, 0)' ? 'input' : null;
+  if (!shown && whole && getComputedStyle(whole).visibility === 'visible' && whole.textContent === i.value) {
+    const range = document.createRange();
+    range.selectNodeContents(whole);
+    const words = [...range.getClientRects()];
+    const inside = words.every((r) => r.left >= box.left && r.right <= box.right && r.top >= box.top && r.bottom <= box.bottom);
+    const caret = icon ? icon.getBoundingClientRect() : null;
+    const clear = !caret || words.every((r) => r.right <= caret.left || r.bottom <= caret.top || r.top >= caret.bottom);
+    if (inside && clear) shown = 'drawn whole';
+  }
+  return { id: (i.closest('[id]') || {}).id, value: i.value, shown }; })"""
+
+
+@pytest.mark.parametrize("context", [dict(viewport={"width": 1280, "height": 800}), PHONE,
+                                     dict(viewport={"width": 320, "height": 640})], ids=["1280x800", "390x844", "320x640"])
+def test_every_dropdown_shows_its_whole_value_at_twice_the_text_size(browser, server, context):  # noqa: F811
+    with page_at(browser, server, context, text=32) as pg:
+        found = {}
+        for name in TABS:
+            open_tab(pg, name)
+            pg.wait_for_timeout(700)
+            for dropdown in pg.evaluate(DROPDOWNS):
+                found[dropdown["id"]] = dropdown
+        assert {"model", "head", "ablation-preset"} <= set(found), found
+        cut = [d for d in found.values() if d["value"] and not d["shown"]]
+        assert cut == [], cut
+        if context["viewport"]["width"] > 400:
+            return
+        # at 320 px the preset's long value is drawn whole; another chosen with the keys is drawn whole in its turn
+        open_tab(pg, "Experiments")
+        preset = pg.locator("#ablation-preset input")
+        preset.focus()
+        before = preset.input_value()
+        pg.keyboard.press("ArrowDown")
+        pg.keyboard.press("ArrowDown")
+        pg.keyboard.press("Enter")
+        pg.wait_for_function("(b) => document.querySelector('#ablation-preset input').value !== b", arg=before,
+                             timeout=5_000)
+        pg.keyboard.press("Tab")  # (the value is drawn over the box when the focus leaves it)
+        pg.wait_for_timeout(500)
+        chosen = {d["id"]: d for d in pg.evaluate(DROPDOWNS)}["ablation-preset"]
+        assert chosen["value"] != before and chosen["shown"], chosen
+        assert pg.errors == []
