@@ -186,6 +186,8 @@ def test_the_teacher_paces_the_lesson_and_the_tally_names_the_options(browser, s
         teacher.locator("#class-now-tally .ae-right", has_text="the model's answer").wait_for(timeout=20_000)
         assert teacher.locator("#class-now-tally .ae-right").inner_text().startswith("D 1")
         assert teacher.locator("#class-reveal").is_disabled()
+        # Reveal, pressed and drawn disabled, hands the focus on to Next (helper 40: it fell to another button)
+        assert teacher.evaluate("() => document.activeElement.id") == "class-next"
         for s in (a, b):
             s.locator(".ae-class-tally", has_text="2 answered").wait_for(timeout=20_000)
 

@@ -34,6 +34,9 @@ def test_a_part_of_where_am_i_pressed_with_enter_says_its_view_and_the_focus_sta
         tab_to(pg, "e.closest('#where') && e.classList.contains('label-wrap')", limit=60)
         pg.keyboard.press("Enter")
         pg.locator("#ae-figure1 .ae-part").first.wait_for(timeout=5_000)
+        names = pg.evaluate("() => [...document.querySelectorAll('#ae-figure1 .ae-part')]"
+                            ".map((p) => p.getAttribute('aria-label'))")
+        assert len(names) == 8 and len(set(names)) == 8, names  # helper 40: two feed-forward parts named alike
         tab_to(pg, "e.dataset && e.dataset.part === 'embed'", limit=12)
         pg.keyboard.press("Enter")
         pg.wait_for_function("() => document.querySelector(\"#tabs [role=tab][data-tab-id='pe']\")"

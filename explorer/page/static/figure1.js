@@ -28,9 +28,13 @@
   }
 
   function svg() {
+    // (the two feed-forward parts are told apart by their stack in what is said: helper 40 heard two alike)
+    const spoken = (id, label) => ({ enc_ffn: label + ", " + t("views.figure1.encoder_stack"),
+      dec_ffn: label + ", " + t("views.figure1.decoder_stack") })[id] || label;
     const boxes = Object.entries(PARTS).map(([id, [label, x, y, w, h]]) =>
       "<g class='ae-part' data-part='" + id + "' onclick='AE.figure1.open(\"" + id + "\")' role='button' tabindex='0' " +
-      "aria-label='" + esc(t("views.figure1.open", { part: label })) + "'><title>" + esc(t("views.figure1.click", { part: label })) +
+      "aria-label='" + esc(t("views.figure1.open", { part: spoken(id, label) })) + "'><title>" +
+      esc(t("views.figure1.click", { part: spoken(id, label) })) +
       "</title><rect x='" + x + "' y='" + y + "' width='" + w + "' height='" + h +
       "' rx='6'/><text x='" + (x + w / 2) + "' y='" + (y + h / 2 + 4) + "' text-anchor='middle'>" + esc(label) + "</text></g>").join("");
     return "<svg viewBox='0 0 460 350' role='group' aria-label='" + esc(t("views.figure1.name")) + "'>" +
