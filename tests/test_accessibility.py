@@ -674,6 +674,10 @@ def test_at_320_by_256_the_lesson_shows_its_question_and_answers_and_hides_witho
                 pg.keyboard.press("Enter")
                 pg.locator(".ae-reveal").wait_for(timeout=5_000)
                 assert pg.locator(".ae-reveal").inner_text() == said  # shown again, the answer kept
+                # ... at its question, where the focus is (helper 41: back at its title, 7 px of the question seen)
+                pg.wait_for_timeout(200)
+                assert pg.evaluate(whole, "#ae-lesson .ae-ask")
+                assert pg.evaluate("() => document.activeElement.classList.contains('ae-ask')")
                 assert pg.locator(".ae-answer.ae-chosen").count() == 1
                 tab_to(pg, "e.closest('#ae-lesson') && /Next/.test(e.textContent)", limit=40)
                 pg.keyboard.press("Enter")

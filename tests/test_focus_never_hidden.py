@@ -261,3 +261,31 @@ def test_the_lessons_hide_and_close_are_reached_in_the_order_they_are_drawn(brow
         pg.locator("#ae-lesson .ae-answer").first.wait_for(timeout=5_000)
         assert pg.locator("#ae-lesson .ae-answer.ae-chosen").count() == 0
         assert pg.errors == []
+
+
+def test_a_sentence_translated_during_the_lesson_leaves_the_focus_on_the_screen(browser, server):  # noqa: F811
+    """Helper 41: with the lesson at stop 2, Enter in the sentence box (1280x800) or on an example (a phone) brought
+    the stop's view into sight and left the focused control above the screen (y -138; 1,338 px above), no ring
+    anywhere. The focus now goes to the view brought into sight (a screen reader says the figure's name)."""
+    phone = dict(viewport={"width": 390, "height": 844}, device_scale_factor=2, is_mobile=True, has_touch=True)
+    for context, how in ((LAPTOP, "sentence"), (phone, "example")):
+        with opened(browser, server, **context) as pg:
+            settled(pg)
+            start_lesson_with_keys(pg)
+            tab_to(pg, "e.closest('#ae-lesson') && /Next/.test(e.textContent)", limit=40)
+            pg.keyboard.press("Enter")
+            pg.wait_for_function("() => document.querySelector('#ae-lesson').innerText.includes('stop 2 of 8')",
+                                 timeout=10_000)
+            pg.wait_for_timeout(1500)
+            if how == "sentence":
+                tab_to(pg, "e.closest('#sentence') && e.tagName === 'TEXTAREA'", limit=80, back=True)
+                pg.keyboard.press("Control+A")
+                pg.keyboard.type("The cat sleeps on the warm floor.")
+            else:
+                tab_to(pg, "e.closest('#examples') && /dog/.test(e.textContent)", limit=80, back=True)
+            pg.keyboard.press("Enter")
+            pg.wait_for_function("() => /(cat|dog)/.test(document.querySelector('#status').innerText) &&"
+                                 " !/Translating/.test(document.querySelector('#status').innerText)", timeout=30_000)
+            pg.wait_for_timeout(5500)  # (the lesson brings the stop's view into sight until 5 s after)
+            assert pg.evaluate(IN_SIGHT) >= 0.8, (how, pg.evaluate(FOCUSED))
+            assert pg.errors == []

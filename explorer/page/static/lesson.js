@@ -351,6 +351,9 @@
       if (!el) return;
       if (stop.panel && panelAbove(el, stop.panel)) return;
       if (AE.sight && AE.sight.bring) AE.sight.bring(el); else if (el.scrollIntoView) el.scrollIntoView({ block: "start" });
+      // the control used (an example, the sentence box with Enter) left above the screen: the focus goes to the view
+      // (helper 41: the sentence box at y -138 at 1280x800, an example 1,338 px above a phone's screen)
+      if (AE.sight && AE.sight.focusView) AE.sight.focusView(el);
     }, ms));
   }
 
@@ -399,6 +402,15 @@
   function fold() {
     lesson.folded = lesson.folded === lesson.stop ? null : lesson.stop;
     render();
+    // shown again on a short screen (320x256): at its question, where the focus goes, as a new stop opens (helper
+    // 41: it came back at its title, 7 px of the question in sight, the answers below the screen)
+    const el = body(), ask = el && lesson.folded === null && window.innerHeight <= 420 && el.querySelector(".ae-ask");
+    if (ask) {
+      ask.setAttribute("tabindex", "-1");
+      ask.focus({ preventScroll: true });
+      el.scrollTop += ask.getBoundingClientRect().top - el.getBoundingClientRect().top - 4;
+      return;
+    }
     const b = body() && body().querySelector(".ae-fold");
     if (b) b.focus();
   }

@@ -305,5 +305,5 @@
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start); else start();
 
   // (again: the next followed view is brought into sight even on the tab shown now)
-  AE.sight = { inSight, bring, viewOf, fitAll, bannerBottom, sheetTop, touchedSince: (t) => touched > t, again: () => { lastTab = null; } };
+  AE.sight = { inSight, bring, focusView, viewOf, fitAll, bannerBottom, sheetTop, touchedSince: (t) => touched > t, again: () => { lastTab = null; } };
 })();
