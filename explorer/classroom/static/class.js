@@ -197,7 +197,7 @@
     try {
       const r = await api("new");
       close();
-      Object.assign(room, { role: "teacher", code: r.code, key: r.key, pushed: "", over: false });
+      Object.assign(room, { role: "teacher", code: r.code, key: r.key, pushed: "", over: false, opened: true });
       localStorage.setItem("ae-teach", JSON.stringify({ code: r.code, key: r.key }));
       listenTeacher();
     } catch (e) { room.role = "teacher"; say(e.message); }
@@ -213,6 +213,8 @@
       room.data = JSON.parse(e.data);
       if (room.data.ended) { ended(why(room.data)); return; }
       nameRoom(room.data.code);
+      // a class just opened is said with its code (helper 41: "Teach a class" said nothing to a screen reader)
+      if (room.opened && AE.a11y) { room.opened = false; AE.a11y.say(AE.t("class.opened_said", { code: room.data.code })); }
       const shownId = room.data.shown ? room.data.shown.id : null;
       const mine = room.unsent.state ? room.unsent.state[1].state : "";  // the teacher's view the room has not heard yet
       if (!room.restored && mine) { adopt(mine, true); room.pushed = mine; }
