@@ -5,11 +5,13 @@ screen, every tab opened in turn, the lesson open and answered, the teacher's cl
 class; the page is used with the keyboard alone; the accessibility tree names every figure and holds its table.
 """
 
+import io
 import re
 from contextlib import ExitStack
 
 import pytest
 from app_server import MODEL
+from PIL import Image
 from test_browser import TABS, browser, idle, open_tab, rendered_plot, server, settled  # noqa: F401
 from test_every_screen import LAPTOP, PHONE, opened, wait_tab
 
@@ -368,9 +370,44 @@ RING = """() => { const e = document.activeElement, c = getComputedStyle(e);
           c.outlineColor]; }"""
 
 
+def ring_sides_unpainted(pg, pad: int = 8) -> list[str]:
+    """The sides of the focused control along which no line of the ring's blue (#1d4ed8) is painted over half the
+    side's length, within 6 px of its edge inside or out, as the screen shows it (a box around it, or the screen's
+    edge, may cut the ring: helper 42)."""
+    x, y, w, h, width, height = pg.evaluate("() => { const b = document.activeElement.getBoundingClientRect();"
+                                            " return [b.left, b.top, b.width, b.height, innerWidth, innerHeight]; }")
+    x0, y0, x1, y1 = max(0, x - pad), max(0, y - pad), min(width, x + w + pad), min(height, y + h + pad)
+    if x1 - x0 < 4 or y1 - y0 < 4:
+        return ["off the screen"]
+    shot = Image.open(io.BytesIO(pg.screenshot(clip=dict(x=x0, y=y0, width=x1 - x0, height=y1 - y0)))).convert("RGB")
+    px, scale, band = shot.load(), shot.width / (x1 - x0), 6 * shot.width / (x1 - x0)
+    left, top, right, bottom = ((x - x0) * scale, (y - y0) * scale, (x + w - x0) * scale, (y + h - y0) * scale)
+
+    def blue(p) -> bool:
+        return p[2] > 170 and p[0] < 100 and p[1] < 140
+
+    def share(points) -> float:
+        return sum(blue(px[p]) for p in points) / max(1, len(points))
+
+    cols = range(max(0, int(left)), min(shot.width, int(right)))
+    rows = range(max(0, int(top)), min(shot.height, int(bottom)))
+    def along(lines, horizontal: bool) -> float:  # the bluest of these rows (or columns) inside the shot
+        size = shot.height if horizontal else shot.width
+        return max((share([(i, k) for i in cols] if horizontal else [(k, j) for j in rows])
+                    for k in lines if 0 <= k < size), default=0)
+
+    best = {"top": along(range(int(top - band - 2), int(top + band)), True),
+            "bottom": along(range(int(bottom - band), int(bottom + band + 2)), True),
+            "left": along(range(int(left - band - 2), int(left + band)), False),
+            "right": along(range(int(right - band), int(right + band + 2)), False)}
+    return [side for side, seen in best.items() if seen < 0.5]
+
+
 def test_every_control_shows_its_focus_at_three_to_one(browser, server):  # noqa: F811
     """Tab through the top of the page and two tabs (buttons, text boxes, dropdowns, radios, sliders, checkboxes,
-    the tab bar, "Show as table"): each focused control has a ring at least 2 px wide, 3:1 against the white page."""
+    the tab bar, "Show as table"): each focused control has a ring at least 2 px wide, 3:1 against the white page,
+    painted on all four sides as the screen shows it (helper 42: a box around a tab's intro line, a number box and its
+    ↺ cut the ring to a sliver or nothing; so did the folds' titles, and the screen's edge the translation's)."""
     with opened(browser, server, **LAPTOP) as pg:
         settled(pg)
         seen = set()
@@ -389,6 +426,7 @@ def test_every_control_shows_its_focus_at_three_to_one(browser, server):  # noqa
                 if where.endswith("BODY "):  # past the page's last control
                     break
                 assert style == "solid" and width >= 2 and contrast(colour, "rgb(255, 255, 255)") >= 3, where
+                assert ring_sides_unpainted(pg) == [], where
                 seen.add(where.split(" ", 1)[1])
         assert {"BUTTON submit", "TEXTAREA textarea", "INPUT range", "INPUT radio", "INPUT checkbox",
                 "BUTTON button"} <= seen

@@ -227,8 +227,12 @@
     if (!used || used.id !== part.id) return;
     const active = document.activeElement;
     if (active && active !== document.body && active.isConnected) return;  // focus is somewhere: leave it there
-    const buttons = [...part.querySelectorAll("button, a[href], input")].filter((b) => !b.disabled);
-    const same = used.key && buttons.find((b) => key(b) === used.key);
+    const all = [...part.querySelectorAll("button, a[href], input")], buttons = all.filter((b) => !b.disabled);
+    let same = used.key && buttons.find((b) => key(b) === used.key);
+    // the button used, drawn disabled (Reveal, once pressed): the focus goes on to the next (Next), not to the button
+    // at its old place in the list (helper 42: to "Bring everyone back")
+    const was = !same && used.key ? all.find((b) => key(b) === used.key) : null;
+    if (was) same = all.slice(all.indexOf(was) + 1).find((b) => !b.disabled) || null;
     const heading = part.querySelector("h3");
     let target = same || null;
     // a new stop: read from its title; on a short screen from its question, which is what the sheet shows there
@@ -340,6 +344,10 @@
         el.scrollIntoView({ block: "nearest", inline: "nearest", behavior: "instant" });
       break;
     }
+    // partly off the screen (the translation box, 31 of its 41 px above the bottom at 1280x800: the browser scrolls
+    // only what is wholly out of sight): brought whole into sight
+    const whole = el.getBoundingClientRect();
+    if (whole.height < innerHeight && (whole.top < 0 || whole.bottom > innerHeight)) el.scrollIntoView({ block: "nearest", behavior: "instant" });
     const dock = document.querySelector("#lesson-box .ae-docked");
     if (dock && dock.contains(el)) {  // in the lesson: not under its own title or Back / Next, which stay (sticky)
       // (helper 37: at stops 5 and 6 at 1280x800 options C and D, one the right answer, were under Back / Next)
@@ -370,6 +378,22 @@
     if (by > room) document.body.style.paddingBottom = Math.ceil(by - room + 8 + parseFloat(getComputedStyle(document.body).paddingBottom || 0)) + "px";
     window.scrollBy({ top: by, behavior: "instant" });
   }
+  // A focus ring (3 px, 2 px out, a 5 px white halo) that a box around the control would cut, its overflow not
+  // visible, or the screen's edge, is drawn inside the control instead (helper 42: a tab's intro line, a number box
+  // and its ↺, the folds' titles showed a sliver of the ring or none)
+  document.addEventListener("focusin", (e) => {
+    const el = e.target;
+    if (!el || !el.getBoundingClientRect || !el.classList) return;
+    const r = el.getBoundingClientRect(), out = 6;
+    let cut = r.top < out || r.left < out || r.right > innerWidth - out || r.bottom > innerHeight - out;
+    for (let a = el.parentElement; a && a !== document.body && !cut; a = a.parentElement) {
+      const s = getComputedStyle(a);
+      if (s.overflowX === "visible" && s.overflowY === "visible") continue;
+      const b = a.getBoundingClientRect();
+      cut = r.top - out < b.top || r.left - out < b.left || r.right + out > b.right || r.bottom + out > b.bottom;
+    }
+    el.classList.toggle("ae-ring-in", cut);
+  });
   // Gradio's notices (a warning, an error) sit in a corner over the page: one over the focused control goes to the
   // other end of the screen (helper 38: the warning for an empty sentence hid Experiments, Beyond attention and
   // Compare in the tab bar while Tab went through it)
@@ -535,7 +559,29 @@
     if (AE.figures) AE.figures.describe();
   }
   function soon() { if (!pending) { pending = true; setTimeout(fix, 100); } }
+  // The browser's text size changed on an open page (nothing says so: a box 1rem wide is watched): Gradio set each
+  // text box's height to its text once, in px; each is sized to its text again (helper 42: a box 38 px tall for 59 px
+  // of text, its foot cut)
+  function remWatch() {
+    if (!window.ResizeObserver) return;
+    const probe = document.createElement("div");
+    probe.setAttribute("aria-hidden", "true");
+    probe.style.cssText = "position:absolute;left:-9999px;top:0;width:1rem;height:1rem;visibility:hidden;pointer-events:none";
+    document.body.appendChild(probe);
+    let size = 0;
+    new ResizeObserver(() => {
+      const now = probe.getBoundingClientRect().width;
+      if (size && now !== size) document.querySelectorAll(".block textarea").forEach((box) => {
+        if (!box.offsetParent || !box.style.height) return;
+        const border = box.offsetHeight - box.clientHeight, line = parseFloat(getComputedStyle(box).lineHeight) || now * 1.5;
+        box.style.height = "0px";
+        box.style.height = Math.min(box.scrollHeight, 12 * line) + border + "px";
+      });
+      size = now;
+    }).observe(probe);
+  }
   function begin() {
+    remWatch();
     fix();
     new MutationObserver(() => { afterChange(); soon(); }).observe(document.body, { childList: true, subtree: true });
   }
