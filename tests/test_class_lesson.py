@@ -7,6 +7,7 @@ from contextlib import ExitStack
 
 import pytest
 from app_server import MODEL
+from test_accessibility import tab_to
 from test_browser import browser, open_tab, server, settled  # noqa: F401
 from test_class_room import shows, translate
 from test_every_screen import LAPTOP, PHONE, opened, wait_tab
@@ -182,12 +183,16 @@ def test_the_teacher_paces_the_lesson_and_the_tally_names_the_options(browser, s
         tally = [li.inner_text() for li in teacher.locator("#class-now-tally li").all()]
         assert tally == ["A -1 — 0", "B 0 — 0", "C 0.5 — 1", "D 1 — 1"], tally
         assert teacher.locator("#class-now-tally .ae-right").count() == 0  # the right one is marked only after Reveal
-        teacher.locator("#class-reveal").click()
+        tab_to(teacher, "e.id === 'class-reveal'", limit=200)  # with the keyboard
+        teacher.keyboard.press("Enter")
         teacher.locator("#class-now-tally .ae-right", has_text="the model's answer").wait_for(timeout=20_000)
         assert teacher.locator("#class-now-tally .ae-right").inner_text().startswith("D 1")
         assert teacher.locator("#class-reveal").is_disabled()
-        # Reveal, pressed and drawn disabled, hands the focus on to Next (helper 40: it fell to another button)
-        assert teacher.evaluate("() => document.activeElement.id") == "class-next"
+        # Reveal, pressed and drawn disabled, hands the focus on to Next, and says what it did (helpers 40 and 42:
+        # the focus fell to "Bring everyone back", and nothing was said)
+        teacher.wait_for_function("() => document.activeElement.id === 'class-next'", timeout=5_000)
+        teacher.wait_for_function("() => (document.getElementById('ae-said')?.textContent || '').startsWith('Revealed')",
+                                  timeout=5_000)
         for s in (a, b):
             s.locator(".ae-class-tally", has_text="2 answered").wait_for(timeout=20_000)
 

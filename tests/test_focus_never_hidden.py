@@ -289,3 +289,25 @@ def test_a_sentence_translated_during_the_lesson_leaves_the_focus_on_the_screen(
             pg.wait_for_timeout(5500)  # (the lesson brings the stop's view into sight until 5 s after)
             assert pg.evaluate(IN_SIGHT) >= 0.8, (how, pg.evaluate(FOCUSED))
             assert pg.errors == []
+
+
+def test_presentation_mode_entered_with_the_keyboard_leaves_the_focus_on_the_screen(browser, server):  # noqa: F811
+    """Helper 42: at 1920x1080 Enter on "Presentation mode" scrolled the page to the tab bar and left the focus on
+    the button at y -398; Gradio's footer links took the focus below the screen. The focus now goes to the open tab,
+    and the footer steps aside in presentation mode; leaving, the button is in sight again."""
+    with opened(browser, server, viewport={"width": 1920, "height": 1080}) as pg:
+        settled(pg)
+        tab_to(pg, "e.id === 'present'", limit=80)
+        pg.keyboard.press("Enter")
+        pg.wait_for_function("() => document.body.classList.contains('ae-present')", timeout=5_000)
+        pg.wait_for_timeout(1000)
+        assert pg.evaluate("() => document.activeElement.getAttribute('role')") == "tab", pg.evaluate(FOCUSED)
+        assert pg.evaluate(IN_SIGHT) == 1.0, pg.evaluate(FOCUSED)
+        assert pg.evaluate("() => [...document.querySelectorAll('footer a, footer button')].every((e) => !e.offsetParent)")
+        tab_to(pg, "e.id === 'present'", limit=120, back=True)
+        pg.keyboard.press("Enter")
+        pg.wait_for_function("() => !document.body.classList.contains('ae-present')", timeout=5_000)
+        pg.wait_for_timeout(800)
+        assert pg.evaluate("() => document.activeElement.id") == "present"
+        assert pg.evaluate(IN_SIGHT) == 1.0, pg.evaluate(FOCUSED)
+        assert pg.errors == []

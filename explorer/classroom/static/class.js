@@ -905,7 +905,11 @@
   AE.room = { teach, push, lessonAt, joinCode, share, shareView, answer, revealed, told, mine, asked, leave, start, state: room,
     // (a Reveal or Bring everyone back while the server is away is kept and sent when it is back, as a view is:
     // helper 36's Reveal at stop 5 during a restart was lost without a word)
-    reveal: (stop) => send("reveal", { stop }, "reveal:" + stop), show: (id) => send("show", { share: id }),
+    // (said on the teacher's page too: helper 42 heard nothing)
+    reveal: (stop) => send("reveal", { stop }, "reveal:" + stop).then((d) => {
+      if (d && AE.a11y) AE.a11y.say(AE.t("class.revealed_said"));
+      return d;
+    }), show: (id) => send("show", { share: id }),
     remove: (id) => send("remove", { share: id }), lesson: lessonMove, removeStudent, lock, size,
     rosterOpen: (open) => { room.rosterOpen = open; },
     qr: () => { room.qrOpen = !room.qrOpen; render(); const b = document.getElementById("class-qr-toggle"); if (b) b.focus(); },

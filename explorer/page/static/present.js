@@ -71,6 +71,15 @@
     const redraw = document.getElementById("ae-redraw");  // views.js figures drawn again, with their tick sizes
     if (redraw) redraw.click();
     if (AE.state.present) place();  // the first screen: the view, large
+    // the focus on the button, now above the screen, goes to the open tab at the screen's top (helper 42: y -398);
+    // leaving, the button is brought back into sight
+    const button = document.getElementById("present"), active = document.activeElement;
+    if (active && button && button.contains(active)) {
+      if (AE.state.present) {
+        const tab = document.querySelector("#tabs [role=tab][aria-selected=true]");
+        if (tab) tab.focus({ preventScroll: true });
+      } else requestAnimationFrame(() => button.scrollIntoView({ block: "nearest", behavior: "instant" }));
+    }
     try { if (AE.state.present) sessionStorage.setItem("ae-present", "1"); else sessionStorage.removeItem("ae-present"); } catch (e) { /* refused */ }
     return AE.state.present ? t("views.present.leave") : t("views.present.enter");
   }
