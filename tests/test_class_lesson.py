@@ -7,10 +7,11 @@ from contextlib import ExitStack
 
 import pytest
 from app_server import MODEL
-from test_accessibility import tab_to
+from test_accessibility import FOCUSED, tab_to
 from test_browser import browser, open_tab, server, settled  # noqa: F401
 from test_class_room import shows, translate
 from test_every_screen import LAPTOP, PHONE, opened, wait_tab
+from test_focus_never_hidden import IN_SIGHT
 
 pytestmark = pytest.mark.skipif(MODEL != "en-de", reason="English sentences on the shipped en-de model")
 
@@ -193,6 +194,8 @@ def test_the_teacher_paces_the_lesson_and_the_tally_names_the_options(browser, s
         teacher.wait_for_function("() => document.activeElement.id === 'class-next'", timeout=5_000)
         teacher.wait_for_function("() => (document.getElementById('ae-said')?.textContent || '').startsWith('Revealed')",
                                   timeout=5_000)
+        # ... in sight, not under the teacher's docked lesson (helper 43: 0 of its points reachable at 1280x800)
+        assert teacher.evaluate(IN_SIGHT) == 1.0, teacher.evaluate(FOCUSED)
         for s in (a, b):
             s.locator(".ae-class-tally", has_text="2 answered").wait_for(timeout=20_000)
 

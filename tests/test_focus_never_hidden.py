@@ -304,6 +304,19 @@ def test_presentation_mode_entered_with_the_keyboard_leaves_the_focus_on_the_scr
         assert pg.evaluate("() => document.activeElement.getAttribute('role')") == "tab", pg.evaluate(FOCUSED)
         assert pg.evaluate(IN_SIGHT) == 1.0, pg.evaluate(FOCUSED)
         assert pg.evaluate("() => [...document.querySelectorAll('footer a, footer button')].every((e) => !e.offsetParent)")
+        # Step by step's controls, each in sight as Tab reaches it (helper 43: "Run beam search" 2 px on the screen,
+        # the page at its end)
+        pg.keyboard.press("ArrowRight")
+        pg.wait_for_function("() => document.activeElement.getAttribute('aria-selected') === 'true' &&"
+                             " /Step/.test(document.activeElement.textContent)", timeout=5_000)
+        pg.wait_for_timeout(1500)
+        for _ in range(30):
+            pg.keyboard.press("Tab")
+            pg.wait_for_timeout(150)
+            if pg.evaluate("() => document.activeElement === document.body || !!document.activeElement.closest('footer')"):
+                break
+            assert pg.evaluate(IN_SIGHT) >= 0.9, pg.evaluate(FOCUSED)
+        pg.keyboard.press("Shift+Tab")
         tab_to(pg, "e.id === 'present'", limit=120, back=True)
         pg.keyboard.press("Enter")
         pg.wait_for_function("() => !document.body.classList.contains('ae-present')", timeout=5_000)

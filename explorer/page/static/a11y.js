@@ -245,6 +245,9 @@
     if (!target) target = buttons[Math.min(Math.max(used.index, 0), buttons.length - 1)] || part;
     if (!target.matches("button, a[href], input")) target.setAttribute("tabindex", "-1");
     target.focus({ preventScroll: true });
+    // (in sight, not under the docked lesson: the teacher's Next, given the focus by Reveal, lay under the sheet at
+    // 1280x800: helper 43)
+    if (!target.closest("#ae-lesson")) inSight(target);
   }
 
   // A Gradio dropdown lets go of the focus once a choice is made with Enter (it blurs its input: the Head, Step head
@@ -346,8 +349,16 @@
     }
     // partly off the screen (the translation box, 31 of its 41 px above the bottom at 1280x800: the browser scrolls
     // only what is wholly out of sight): brought whole into sight
+    // (at the page's end with no room left to scroll, room is made: helper 43, a button 2 px on a projector's screen)
     const whole = el.getBoundingClientRect();
-    if (whole.height < innerHeight && (whole.top < 0 || whole.bottom > innerHeight)) el.scrollIntoView({ block: "nearest", behavior: "instant" });
+    if (whole.height < innerHeight && (whole.top < 0 || whole.bottom > innerHeight)) {
+      el.scrollIntoView({ block: "nearest", behavior: "instant" });
+      const over = el.getBoundingClientRect().bottom - innerHeight;
+      if (over > 1) {
+        document.body.style.paddingBottom = Math.ceil(over + 8 + parseFloat(getComputedStyle(document.body).paddingBottom || 0)) + "px";
+        window.scrollBy({ top: over + 8, behavior: "instant" });
+      }
+    }
     const dock = document.querySelector("#lesson-box .ae-docked");
     if (dock && dock.contains(el)) {  // in the lesson: not under its own title or Back / Next, which stay (sticky)
       // (helper 37: at stops 5 and 6 at 1280x800 options C and D, one the right answer, were under Back / Next)
@@ -529,6 +540,12 @@
   // the value for a screen reader and takes the clicks and the typing of a filter (helper 40, WCAG 1.4.4 and 1.4.10:
   // "all heads (" at twice the text size; the ablation preset's "every cross-attention head of" at 320 px)
   function wholeValues() {
+    // (a dropdown's or a slider's block, marked for its least width in rem: style.css .ae-widen; a `:has()` there
+    // would restyle the page at every change, issue 50)
+    document.querySelectorAll("input[role='combobox'], .block > .wrap input[type='range']").forEach((input) => {
+      const block = input.closest(".block");
+      if (block && !block.classList.contains("ae-widen")) block.classList.add("ae-widen");
+    });
     document.querySelectorAll(".secondary-wrap > input[role='combobox']").forEach((input) => {
       const wrap = input.parentElement;
       let whole = wrap.querySelector(":scope > .ae-whole");
@@ -539,7 +556,7 @@
         whole = document.createElement("span");
         whole.className = "ae-whole";
         whole.setAttribute("aria-hidden", "true");  // (the input says it)
-        wrap.insertBefore(whole, input);
+        wrap.insertBefore(whole, input.nextSibling);  // (after it: hidden while it has the focus, style.css)
       }
       if (whole && whole.textContent !== input.value) whole.textContent = input.value;
       if (wrap.classList.contains("ae-cut") !== cut && (cut || !wrap.contains(document.activeElement))) wrap.classList.toggle("ae-cut", cut);

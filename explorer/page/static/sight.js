@@ -97,8 +97,9 @@
   // banner and the lesson keep their own focus)
   function focusView(el) {
     const a = document.activeElement, r = a && a.getBoundingClientRect();
-    // (the teacher's panel keeps its focus: its Next and Reveal are pressed again and again)
-    if (!a || a === document.body || a.closest("#class-banner, #ae-lesson, #class-panel") || el.contains(a) ||
+    // (the teacher's panel too: its Next, pressed, was left 185 px below the screen as the lesson brought the next
+    // stop's view into sight: helper 43)
+    if (!a || a === document.body || a.closest("#class-banner, #ae-lesson") || el.contains(a) ||
         (r.bottom > bannerBottom() && r.top < window.innerHeight)) return;
     const fig = el.querySelector("[role='figure']") || el;
     if (!fig.hasAttribute("tabindex")) fig.setAttribute("tabindex", "-1");
