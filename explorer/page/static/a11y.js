@@ -354,10 +354,7 @@
     if (whole.height < innerHeight && (whole.top < 0 || whole.bottom > innerHeight)) {
       el.scrollIntoView({ block: "nearest", behavior: "instant" });
       const over = el.getBoundingClientRect().bottom - innerHeight;
-      if (over > 1) {
-        document.body.style.paddingBottom = Math.ceil(over + 8 + parseFloat(getComputedStyle(document.body).paddingBottom || 0)) + "px";
-        window.scrollBy({ top: over + 8, behavior: "instant" });
-      }
+      if (over > 1) scrollRoom(over + 8);
     }
     const dock = document.querySelector("#lesson-box .ae-docked");
     if (dock && dock.contains(el)) {  // in the lesson: not under its own title or Back / Next, which stay (sticky)
@@ -385,6 +382,10 @@
     }
     // above the lesson if it fits there, else its top at the screen's top; the page's end leaves room to scroll
     const by = r.height + 16 <= d.top ? r.bottom - d.top + 8 : r.top - 8;
+    scrollRoom(by);
+  }
+  // the page scrolled down by ``by`` px, the room made at its end where it has less than that left
+  function scrollRoom(by) {
     const room = document.documentElement.scrollHeight - innerHeight - scrollY;
     if (by > room) document.body.style.paddingBottom = Math.ceil(by - room + 8 + parseFloat(getComputedStyle(document.body).paddingBottom || 0)) + "px";
     window.scrollBy({ top: by, behavior: "instant" });

@@ -411,7 +411,7 @@
       el.scrollTop += ask.getBoundingClientRect().top - el.getBoundingClientRect().top - 4;
       return;
     }
-    const b = body() && body().querySelector(".ae-fold");
+    const b = el && el.querySelector(".ae-fold");
     if (b) b.focus();
   }
 
