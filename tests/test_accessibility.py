@@ -934,4 +934,10 @@ def test_tab_out_of_a_dropdown_with_a_long_list_goes_on_to_the_next_control(brow
         pg.wait_for_timeout(600)
         assert pg.evaluate("() => document.activeElement !== document.body && !document.activeElement.closest('#query')"), \
             pg.evaluate(FOCUSED)
+        # the next control is the figure's "Show as table", and the figure the dropdown's blur draws again (Gradio's
+        # Dropdown sends its value when it loses focus) takes it out of the page with the old drawing: the focus is
+        # put back with it (CI, stop 61: the focus fell to the body about one run in two)
+        assert pg.evaluate("() => !!document.activeElement.closest('#inside-plot .ae-fig-alt')"), pg.evaluate(FOCUSED)
+        idle(pg)  # (the blur's event answered and drawn)
+        assert pg.evaluate("() => !!document.activeElement.closest('#inside-plot .ae-fig-alt')"), pg.evaluate(FOCUSED)
         assert pg.errors == []

@@ -24,18 +24,24 @@ FOCUS_SEEN = """() => { const e = document.activeElement; if (!e || e === docume
   return r.height > 0 && seen >= Math.min(r.height - 2, (innerHeight - b.bottom) / 2); }"""
 
 
+def class_joined_with_the_keyboard(stack, browser, server, size):  # noqa: F811
+    """A teacher's class opened on a laptop, and a student's page (``size``) joined by typing the code and Enter."""
+    teacher = stack.enter_context(opened(browser, server, **LAPTOP))
+    settled(teacher)
+    teacher.locator("#teach").click()
+    code = teacher.locator("#class-code").inner_text(timeout=10_000)
+    student = stack.enter_context(opened(browser, server, **size))
+    settled(student)
+    tab_to(student, "e.id === 'ae-join-code'", limit=60)
+    student.keyboard.type(code)
+    student.keyboard.press("Enter")  # (the nickname's prompt is accepted empty)
+    student.locator("#class-banner", has_text="Following the teacher").wait_for(timeout=30_000)
+    return teacher, student
+
+
 def test_a_student_joining_by_code_with_the_keyboard_hears_each_stop_tab_and_reveal(browser, server):  # noqa: F811
     with ExitStack() as stack:
-        teacher = stack.enter_context(opened(browser, server, **LAPTOP))
-        settled(teacher)
-        teacher.locator("#teach").click()
-        code = teacher.locator("#class-code").inner_text(timeout=10_000)
-        student = stack.enter_context(opened(browser, server, **PHONE))
-        settled(student)
-        tab_to(student, "e.id === 'ae-join-code'", limit=60)
-        student.keyboard.type(code)
-        student.keyboard.press("Enter")  # (the nickname's prompt is accepted empty)
-        student.locator("#class-banner", has_text="Following the teacher").wait_for(timeout=30_000)
+        teacher, student = class_joined_with_the_keyboard(stack, browser, server, PHONE)
         student.wait_for_function("() => document.activeElement.classList.contains('ae-class-follow')", timeout=10_000)
         assert student.evaluate("() => document.activeElement.textContent") == "Explore on my own"
         settled(student)
@@ -68,4 +74,33 @@ def test_a_student_joining_by_code_with_the_keyboard_hears_each_stop_tab_and_rev
         said = student.evaluate(SAID)  # each option apart, the right one in words (helper 40: "— 0B 0 — 0C")
         assert said.count("; ") == 3 and "(the right answer)" in said and "✓" not in said, said
         teacher.locator("#class-panel button", has_text="End the class").click()
+        assert teacher.errors == [] and student.errors == []
+
+
+def test_a_following_student_reading_a_figures_table_keeps_their_place_when_the_teacher_translates(browser, server):  # noqa: F811
+    """A student reading the heatmap's table with the keyboard while the class follows: the teacher's new sentence
+    draws the figure again, and Gradio's new figure element takes the old one's text alternative out of the page with
+    it; the focus on "Hide table" fell to the page's body (CI, stop 61: Tab out of Query token, whose blur draws
+    Inside a head's figure again). It stays on the button, the table open with the new sentence's rows."""
+    with ExitStack() as stack:
+        teacher, student = class_joined_with_the_keyboard(stack, browser, server, LAPTOP)
+        settled(student)
+        tab_to(student, "e.closest('#heatmap') && e.classList.contains('ae-table-toggle')", limit=200)
+        student.keyboard.press("Enter")
+        table = "() => document.querySelector('#heatmap .ae-fig-table')"
+        student.wait_for_function(f"() => !({table})().hidden && ({table})().innerText.length > 0", timeout=10_000)
+        before = student.evaluate(f"() => ({table})().innerText")
+
+        teacher.locator("#sentence textarea").fill("The old man reads a book.")
+        teacher.locator("#translate").click()
+        student.wait_for_function("() => document.querySelector('#status').innerText.includes('The old man reads a book.')",
+                                  timeout=60_000)
+        student.wait_for_function(f"(old) => ({table})().innerText !== old", arg=before, timeout=30_000)
+        student.wait_for_timeout(1_500)
+        where = "() => document.activeElement.outerHTML.slice(0, 120)"
+        assert student.evaluate("() => document.activeElement.closest('#heatmap')?.classList.contains('ae-table-toggle')"
+                                " || document.activeElement.matches('#heatmap .ae-table-toggle')"), student.evaluate(where)
+        assert student.evaluate("() => document.activeElement.getAttribute('aria-expanded')") == "true"
+        assert "book" in student.evaluate(f"() => ({table})().innerText") or "Buch" in student.evaluate(
+            f"() => ({table})().innerText"), student.evaluate(f"() => ({table})().innerText.slice(0, 300)")
         assert teacher.errors == [] and student.errors == []

@@ -272,14 +272,30 @@
   const kept = (el) => (el.parentElement && byBlock.get(el.parentElement)) || null;
   function keep(el) {
     const alt = kept(el);
-    if (alt && el.nextElementSibling !== alt) el.after(alt);
+    if (alt && el.nextElementSibling !== alt) putAfter(el, alt);
+  }
+  // put after the new figure with its focus kept: the old figure's removal takes the text alternative out with it,
+  // and the focus on its "Show as table" fell to the page's body (CI: Tab out of Query token, whose blur draws
+  // Inside a head's figure again, lands on that button just before)
+  let lost = null;  // {el, at}: a control of a text alternative that lost the focus to nothing
+  document.addEventListener("focusout", (e) => {
+    const el = e.target;
+    lost = !e.relatedTarget && el.closest && el.closest(".ae-fig-alt") ? { el, at: performance.now() } : null;
+  });
+  function putAfter(el, alt) {
+    const had = alt.contains(document.activeElement) ? document.activeElement : null, out = !alt.isConnected;
+    el.after(alt);
+    const active = document.activeElement, free = !active || active === document.body;
+    if (had && active !== had) had.focus({ preventScroll: true });
+    // (taken out and put back: a click elsewhere, which also leaves the focus to nothing, moves no text alternative)
+    else if (out && lost && free && alt.contains(lost.el) && performance.now() - lost.at < 1000) lost.el.focus({ preventScroll: true });
   }
 
   function altOf(el) {
     let alt = el.nextElementSibling;
     if (alt && alt.classList.contains("ae-fig-alt")) return alt;
     alt = kept(el);
-    if (alt) { el.after(alt); return alt; }
+    if (alt) { putAfter(el, alt); return alt; }
     const n = ++made;
     alt = document.createElement("div");
     alt.className = "ae-fig-alt";
@@ -329,7 +345,7 @@
     document.querySelectorAll(".ae-fig-alt").forEach((alt) => {
       const block = alt.parentElement, plot = block && [...block.children].find((c) => c !== alt &&
         (c.classList.contains("js-plotly-plot") || c.classList.contains("ae-parked")));
-      if (!plot) alt.remove(); else if (plot.nextElementSibling !== alt) plot.after(alt);
+      if (!plot) alt.remove(); else if (plot.nextElementSibling !== alt) putAfter(plot, alt);
     });
   }
 
