@@ -937,6 +937,13 @@ def test_presentation_mode_at_1920_by_1080_is_large_one_view_and_arrow_keys_move
     pg.keyboard.press("ArrowRight")
     pg.wait_for_function("() => document.querySelector('#step-plot .js-plotly-plot').layout.title.text"
                          ".startsWith('Decoding step 1')", timeout=10_000)
+    # and the new step is said: the step and its chosen word, the figure's summary's first words (nothing was said)
+    pg.wait_for_function("() => (document.getElementById('ae-said')?.textContent || '').startsWith('step 1: ')",
+                         timeout=10_000)
+    said = pg.evaluate("() => document.getElementById('ae-said').textContent")
+    chosen = pg.evaluate("() => document.querySelector('#step-plot .ae-fig-summary').textContent.split('largest ')[1]"
+                         ".split(' (')[0]")
+    assert f"largest {chosen} (" in said and "\n" not in said and "heatmaps" not in said, said
     pg.wait_for_timeout(500)
     assert pg.evaluate("() => document.querySelector(\"button[role='tab'][aria-selected='true']\")"
                        "?.textContent.trim()") == "Step by step"

@@ -193,7 +193,23 @@
     if (["INPUT", "TEXTAREA", "SELECT"].includes(target.tagName) || target.isContentEditable) return;
     if (target.getAttribute && target.getAttribute("role") === "tab") { e.preventDefault(); e.stopPropagation(); }
     stepBy(e.key === "ArrowRight" ? 1 : -1);
+    sayStep();
   }, true);
+  // ... and the new step said once its figure is drawn: the step, the chosen word and the runner-up, the first line
+  // of the figure's summary (helper 43: the presenter's arrows changed the step and nothing was said)
+  let stepWatch = null;
+  function sayStep() {
+    const summary = () => (document.querySelector("#step-plot .ae-fig-summary") || {}).textContent || "";
+    const before = summary(), until = performance.now() + 5000;
+    clearInterval(stepWatch);
+    stepWatch = setInterval(() => {
+      const now = summary();
+      if (now === before && performance.now() < until) return;
+      clearInterval(stepWatch);
+      const line = now.split("\n")[0], first = (line.match(/^.*?\)\./) || [line])[0];
+      if (now !== before && first && AE.a11y && AE.a11y.say) AE.a11y.say(first);
+    }, 100);
+  }
 
   AE.present = { toggle, resume, stepBy, fit: fitScreen, sizes: () => SIZES[!!AE.state.present] };
 })();
