@@ -262,6 +262,10 @@ def test_a_new_sentence_at_a_stop_is_a_new_question_for_the_whole_class(browser,
             shows(s, "My brother reads a book in the garden.")
             s.wait_for_function("(t) => document.querySelector('#ae-lesson .ae-stop > p:nth-of-type(2)')?.innerText"
                                 " !== t", arg=old, timeout=20_000)  # the question about the new sentence
+            # ... and said (it changed on the sheet alone: accessibility.md's list of what was left)
+            new = s.locator("#ae-lesson .ae-stop > p").nth(1).inner_text().strip()
+            s.wait_for_function("(q) => (document.getElementById('ae-said')?.textContent || '').includes("
+                                "'New question: ' + q)", arg=new, timeout=10_000)
         teacher.wait_for_function("() => document.querySelector('#class-now')?.innerText.includes('0 answered')",
                                   timeout=20_000)
         assert not teacher.locator("#class-reveal").is_disabled()  # nothing revealed of the new question

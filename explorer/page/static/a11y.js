@@ -39,10 +39,14 @@
   // text, and optionally a part of it in another language: [before, foreign, lang]; ``add``: said after what was said
   // in the last 2 s instead of over it (a following student's new stop and the tab the teacher opened come together:
   // the tab's news replaced the stop's question, helper 39)
-  let saying = null, last = { at: 0, nodes: [] };
-  function say(text, foreign, lang, add) {
+  // ``keep``: what is said next in the next 2 s is said after it (the new question of a stop, which the new sentence's
+  // translation, said in the same moment, replaced)
+  let saying = null, last = { at: 0, nodes: [] }, keptAt = 0;
+  function say(text, foreign, lang, add, keep) {
     const el = announcer();
-    const nodes = add && Date.now() - last.at < 2000 ? [...last.nodes, document.createTextNode(" ")] : [];
+    const after = (add || Date.now() - keptAt < 2000) && Date.now() - last.at < 2000;
+    if (keep) keptAt = Date.now();
+    const nodes = after ? [...last.nodes, document.createTextNode(" ")] : [];
     nodes.push(document.createTextNode(text));
     if (foreign) {
       const span = document.createElement("span");
@@ -433,26 +437,31 @@
   document.addEventListener("click", pressed);
 
   // the lesson's feedback (right or not, and why) said when it appears, and a new stop's title and question
-  let lastReveal = "", lastStop = "", tallied = "";
+  let lastReveal = "", lastStop = "", lastAsk = "", tallied = "";
   function lessonNews(part) {
     const reveal = part.querySelector(".ae-reveal"), title = part.querySelector("h3");
     const text = reveal ? reveal.textContent.trim() : "", stop = title ? title.textContent.trim() : "";
+    // the question: marked .ae-ask, else the paragraph right before the options' buttons (lesson.js)
+    const paragraphs = [...part.querySelectorAll(".ae-stop p")];
+    // (the lesson's end: its score, helper 39 heard only "Lesson done.")
+    const ask = paragraphs.find((p) => p.classList.contains("ae-ask") || p.classList.contains("ae-score")) || paragraphs.find((p) => {
+      const next = p.nextElementSibling;
+      return next && next.tagName === "DIV" && next.querySelector("button");
+    });
+    const asked = ask ? ask.textContent.trim() : "";
     if (stop && stop !== lastStop) {
-      // the question: marked .ae-ask, else the paragraph right before the options' buttons (lesson.js)
-      const paragraphs = [...part.querySelectorAll(".ae-stop p")];
-      // (the lesson's end: its score, helper 39 heard only "Lesson done.")
-      const ask = paragraphs.find((p) => p.classList.contains("ae-ask") || p.classList.contains("ae-score")) || paragraphs.find((p) => {
-        const next = p.nextElementSibling;
-        return next && next.tagName === "DIV" && next.querySelector("button");
-      });
-      say(stop + ". " + (ask ? ask.textContent.trim() : ""), null, null, !!(AE.room && AE.room.state && AE.room.state.role === "student"));
+      say(stop + ". " + asked, null, null, !!(AE.room && AE.room.state && AE.room.state.role === "student"));
+    } else if (stop && asked && lastAsk && asked !== lastAsk && !text) {
+      // the same stop asking of a new sentence (stop 6 names a row of the heatmap): its new question said (it
+      // changed on the sheet alone)
+      say(t("views.a11y.new_question", { text: asked }), null, null, false, true);
     } else if (text && text !== lastReveal) say(text);
     // the class's answers, revealed by the teacher: said once a stop, as they appear (helper 39: a student's page said
     // nothing at Reveal)
     const tally = part.querySelector(".ae-class-tally");
     if (tally && stop && tallied !== stop) say(tallyWords(tally), null, null, true);
     tallied = tally ? stop : tallied === stop ? "" : tallied;
-    lastReveal = text; lastStop = stop;
+    lastReveal = text; lastStop = stop; lastAsk = asked;
   }
 
   // "The class (3 answered): A … — 1; B … — 2 (the right answer); …" (helper 40: the options ran together and "✓" was
