@@ -324,3 +324,45 @@ def test_presentation_mode_entered_with_the_keyboard_leaves_the_focus_on_the_scr
         assert pg.evaluate("() => document.activeElement.id") == "present"
         assert pg.evaluate(IN_SIGHT) == 1.0, pg.evaluate(FOCUSED)
         assert pg.errors == []
+
+
+def test_with_the_text_at_twice_its_size_the_lessons_question_is_not_under_its_title(browser, server):  # noqa: F811
+    """Helper 43: with the browser's text at 32 px on a 1280x800 laptop the lesson's sticky title took four lines of its
+    sheet, and while an answer was focused the sheet scrolled the question's start under it. There the title scrolls
+    with the stop, as on a short screen; the question is read whole above the focused answer, at every stop."""
+    with opened(browser, "about:blank", viewport={"width": 1280, "height": 800}) as pg:
+        cdp = pg.context.new_cdp_session(pg)
+        cdp.send("Page.enable")
+        cdp.send("Page.setFontSizes", {"fontSizes": {"standard": 32, "fixed": 26}})
+        pg.goto(server)
+        settled(pg)
+        start_lesson_with_keys(pg)
+        pg.wait_for_function("() => document.querySelector('#ae-lesson').innerText.includes('stop 1 of 8')")
+        hidden = []
+        for stop in range(1, 9):
+            pg.wait_for_function(f"() => document.querySelector('#ae-lesson').innerText.includes('stop {stop} of 8')",
+                                 timeout=30_000)
+            pg.wait_for_timeout(600)
+            if not pg.locator("#ae-lesson .ae-answer").count():
+                break
+            # (Next, used, keeps the focus: the answers are before it)
+            tab_to(pg, "e.classList.contains('ae-answer')", limit=40, back=stop > 1)
+            for _ in range(pg.locator("#ae-lesson .ae-answer").count()):  # every answer focused in turn
+                pg.wait_for_timeout(150)
+                # the question's first line: what is drawn there is the question, not the title over it
+                top = pg.evaluate("""() => { const q = document.querySelector('#ae-lesson .ae-ask'),
+                    r = q.getBoundingClientRect(), at = document.elementFromPoint(r.left + 4, r.top + 6);
+                    return [Math.round(r.top), !!at && q.contains(at), document.activeElement.textContent.slice(0, 30)]; }""")
+                if not top[1]:
+                    hidden.append((stop, top))
+                pg.keyboard.press("Shift+Tab" if stop > 1 else "Tab")
+                if not pg.evaluate("() => document.activeElement.classList.contains('ae-answer')"):
+                    break
+            pg.locator("#ae-lesson .ae-answer").first.click()  # answered, then on to the next stop
+            pg.locator("#ae-lesson .ae-reveal").wait_for(timeout=5_000)
+            nxt = pg.locator("#ae-lesson .ae-nav button", has_text="Next")
+            if stop == 8 or not nxt.count():
+                break
+            nxt.click()
+        assert stop == 8 and hidden == [], (stop, hidden)
+        assert pg.errors == []
