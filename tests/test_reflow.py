@@ -147,6 +147,11 @@ def test_at_twice_the_text_size_no_value_word_or_title_is_cut(browser, server, c
                                     ".filter((t) => t.offsetParent && t.scrollHeight > t.clientHeight + 2)"
                                     ".map((t) => t.closest('[id]').id + ' ' + t.clientHeight + '/' + t.scrollHeight)"):
                 cut_words[name + " (boxes)"] = short
+        # each tab button as tall as its line (helper 43: Gradio's 32 px cut the foot of a 42 px line)
+        if short := pg.evaluate("() => [...document.querySelectorAll('#tabs button[role=tab]')]"
+                                ".filter((b) => b.offsetParent && b.scrollHeight > b.clientHeight + 1)"
+                                ".map((b) => b.textContent.trim() + ' ' + b.clientHeight + '/' + b.scrollHeight)"):
+            cut_words["tab buttons"] = short
         assert {"model", "head", "ablation-preset"} <= set(found), found
         cut = [d for d in found.values() if d["value"] and not d["shown"]]
         assert cut == [], cut
