@@ -941,3 +941,24 @@ def test_tab_out_of_a_dropdown_with_a_long_list_goes_on_to_the_next_control(brow
         idle(pg)  # (the blur's event answered and drawn)
         assert pg.evaluate("() => !!document.activeElement.closest('#inside-plot .ae-fig-alt')"), pg.evaluate(FOCUSED)
         assert pg.errors == []
+
+
+def test_every_number_box_shows_the_focus_ring(browser, server):  # noqa: F811
+    """Helper 44: "Seed" (Decoding options) and "Output position" (Activation patching) showed no ring when Tab
+    reached them: Gradio's gr.Number has its own outline:none!important, more specific than the page's ring."""
+    ring = ("() => { const c = getComputedStyle(document.activeElement);"
+            " return [document.activeElement.getAttribute('aria-label'), c.outlineStyle, c.outlineWidth, c.outlineColor]; }")
+    with opened(browser, server, **LAPTOP) as pg:
+        settled(pg)
+        pg.get_by_text("Decoding options").first.click()
+        pg.locator("body").focus()
+        tab_to(pg, "e.getAttribute('aria-label') === 'Seed'", limit=80)
+        assert pg.evaluate(ring) == ["Seed", "solid", "3px", "rgb(29, 78, 216)"], pg.evaluate(ring)
+        open_tab(pg, "Beyond attention")
+        pg.get_by_text("Activation patching: which heads carry the difference").first.click()
+        pg.wait_for_timeout(500)
+        tab_to(pg, "e.type === 'number' && (e.getAttribute('aria-label') || '').startsWith('Output position')",
+               limit=120)
+        got = pg.evaluate(ring)
+        assert got[1:] == ["solid", "3px", "rgb(29, 78, 216)"], got
+        assert pg.errors == []
