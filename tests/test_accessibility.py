@@ -962,3 +962,22 @@ def test_every_number_box_shows_the_focus_ring(browser, server):  # noqa: F811
         got = pg.evaluate(ring)
         assert got[1:] == ["solid", "3px", "rgb(29, 78, 216)"], got
         assert pg.errors == []
+
+
+def test_the_option_the_arrow_keys_are_on_is_marked_as_the_focus_is(browser, server):  # noqa: F811
+    """Helper 44: in every dropdown the option ↓ had moved to was marked only by a grey 1.04:1 on white, so a sighted
+    keyboard user could not tell which one Enter would choose."""
+    active = ("() => { const id = document.activeElement.getAttribute('aria-activedescendant'),"
+              " li = id && document.getElementById(id), c = li && getComputedStyle(li);"
+              " return li ? [li.textContent.trim(), c.outlineStyle, c.outlineWidth, c.outlineColor] : null; }")
+    with opened(browser, server, **LAPTOP) as pg:
+        settled(pg)
+        for block in ("model", "head"):
+            tab_to(pg, f"e.closest('#{block}') && e.getAttribute('role') === 'combobox'", limit=120)
+            pg.keyboard.press("ArrowDown")
+            pg.keyboard.press("ArrowDown")
+            pg.wait_for_timeout(300)
+            got = pg.evaluate(active)
+            assert got and got[1:] == ["solid", "3px", "rgb(29, 78, 216)"], (block, got)
+            pg.keyboard.press("Escape")
+        assert pg.errors == []
