@@ -125,6 +125,22 @@ OVER_TITLE = """() => [...document.querySelectorAll('.block')].filter((b) => b.o
   .filter((x) => x && x[1] > x[2] + 0.5)"""
 
 
+BROKEN_WORDS = """() => { const out = [];
+  for (const cell of document.querySelectorAll('.prose td, .prose th, fieldset.block label > span')) {
+    if (!cell.offsetParent) continue;
+    const walk = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+    for (let n = walk.nextNode(); n; n = walk.nextNode()) {
+      for (const m of n.textContent.matchAll(/\\S+/g)) {
+        if (m[0].length > 24) continue;
+        const r = document.createRange(); r.setStart(n, m.index); r.setEnd(n, m.index + m[0].length);
+        const tops = new Set([...r.getClientRects()].filter((b) => b.width > 0).map((b) => Math.round(b.top)));
+        if (tops.size > 1) out.push(m[0]);
+      }
+    }
+  }
+  return out.slice(0, 12); }"""
+
+
 @pytest.mark.parametrize("context,late", [(dict(viewport={"width": 1280, "height": 800}), True), (PHONE, False),
                                           (dict(viewport={"width": 320, "height": 640}), False)],
                          ids=["1280x800-enlarged-when-open", "390x844", "320x640"])
@@ -147,6 +163,10 @@ def test_at_twice_the_text_size_no_value_word_or_title_is_cut(browser, server, c
                                     ".filter((t) => t.offsetParent && t.scrollHeight > t.clientHeight + 2)"
                                     ".map((t) => t.closest('[id]').id + ' ' + t.clientHeight + '/' + t.scrollHeight)"):
                 cut_words[name + " (boxes)"] = short
+        # no word of a table's cell or a radio's option broken over two lines (helper 44: "attenti / on", "63." over
+        # "36"); a token longer than 24 characters (a sacreBLEU signature) may break
+        if broken := pg.evaluate(BROKEN_WORDS):
+            cut_words[name + " (broken)"] = broken
         # each tab button as tall as its line (helper 43: Gradio's 32 px cut the foot of a 42 px line)
         if short := pg.evaluate("() => [...document.querySelectorAll('#tabs button[role=tab]')]"
                                 ".filter((b) => b.offsetParent && b.scrollHeight > b.clientHeight + 1)"

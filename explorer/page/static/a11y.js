@@ -550,9 +550,10 @@
   // the value for a screen reader and takes the clicks and the typing of a filter (helper 40, WCAG 1.4.4 and 1.4.10:
   // "all heads (" at twice the text size; the ablation preset's "every cross-attention head of" at 320 px)
   function wholeValues() {
-    // (a dropdown's or a slider's block, marked for its least width in rem: style.css .ae-widen; a `:has()` there
-    // would restyle the page at every change, issue 50)
-    document.querySelectorAll("input[role='combobox'], .block > .wrap input[type='range']").forEach((input) => {
+    // (a dropdown's, a slider's or a radio group's block, marked for its least width in rem: style.css .ae-widen; a
+    // `:has()` there would restyle the page at every change, issue 50; helper 44: at twice the text size the sliders
+    // beside Attribution's methods squeezed them to 150 px, "attenti / on")
+    document.querySelectorAll("input[role='combobox'], .block > .wrap input[type='range'], fieldset.block input[type='radio']").forEach((input) => {
       const block = input.closest(".block");
       if (block && !block.classList.contains("ae-widen")) block.classList.add("ae-widen");
     });
