@@ -6,6 +6,7 @@ whole value, no word runs past its box and no figure's name covers its title (WC
 from contextlib import contextmanager
 
 import pytest
+from test_accessibility import tab_to
 from test_browser import TABS, browser, open_tab, server, settled  # noqa: F401
 from test_every_screen import opened
 
@@ -182,7 +183,11 @@ def test_at_twice_the_text_size_no_value_word_or_title_is_cut(browser, server, c
         # at 320 px the preset's long value is drawn whole; another chosen with the keys is drawn whole in its turn
         open_tab(pg, "Experiments")
         preset = pg.locator("#ablation-preset input")
-        preset.focus()
+        tab_to(pg, "e.closest('#ablation-preset') && e.getAttribute('role') === 'combobox'", limit=200)
+        pg.wait_for_timeout(300)
+        # focused, still whole (helper 44: "every cross-attent", the ▾ over it)
+        focused = {d["id"]: d for d in pg.evaluate(DROPDOWNS)}["ablation-preset"]
+        assert focused["shown"], focused
         before = preset.input_value()
         pg.keyboard.press("ArrowDown")
         pg.keyboard.press("ArrowDown")

@@ -575,6 +575,15 @@
   }
   window.addEventListener("resize", () => soon());
   document.addEventListener("focusout", () => setTimeout(soon, 0));
+  // a filter typed in a dropdown whose value is drawn whole: the input's own text shows (style.css .ae-typing)
+  document.addEventListener("input", (e) => {
+    const wrap = e.target.matches && e.target.matches("input[role='combobox']") && e.target.parentElement;
+    if (wrap && wrap.classList.contains("secondary-wrap")) wrap.classList.add("ae-typing");
+  }, true);
+  document.addEventListener("focusout", (e) => {
+    const wrap = e.target.parentElement;
+    if (wrap && wrap.classList && wrap.classList.contains("ae-typing")) wrap.classList.remove("ae-typing");
+  });
 
   // -- every change of the page: the same fixes again (idempotent), at most every 100 ms --------------------------
   let pending = false;
