@@ -24,12 +24,17 @@ FOCUS_SEEN = """() => { const e = document.activeElement; if (!e || e === docume
   return r.height > 0 && seen >= Math.min(r.height - 2, (innerHeight - b.bottom) / 2); }"""
 
 
-def class_joined_with_the_keyboard(stack, browser, server, size):  # noqa: F811
-    """A teacher's class opened on a laptop, and a student's page (``size``) joined by typing the code and Enter."""
+def class_opened(stack, browser, server):  # noqa: F811
+    """A teacher's page on a laptop with a class opened -> (the page, the class's code)."""
     teacher = stack.enter_context(opened(browser, server, **LAPTOP))
     settled(teacher)
     teacher.locator("#teach").click()
-    code = teacher.locator("#class-code").inner_text(timeout=10_000)
+    return teacher, teacher.locator("#class-code").inner_text(timeout=10_000)
+
+
+def class_joined_with_the_keyboard(stack, browser, server, size):  # noqa: F811
+    """A teacher's class opened on a laptop, and a student's page (``size``) joined by typing the code and Enter."""
+    teacher, code = class_opened(stack, browser, server)
     student = stack.enter_context(opened(browser, server, **size))
     settled(student)
     tab_to(student, "e.id === 'ae-join-code'", limit=60)
@@ -103,4 +108,30 @@ def test_a_following_student_reading_a_figures_table_keeps_their_place_when_the_
         assert student.evaluate("() => document.activeElement.getAttribute('aria-expanded')") == "true"
         assert "book" in student.evaluate(f"() => ({table})().innerText") or "Buch" in student.evaluate(
             f"() => ({table})().innerText"), student.evaluate(f"() => ({table})().innerText.slice(0, 300)")
+        assert teacher.errors == [] and student.errors == []
+
+
+def test_a_wrong_code_typed_is_said_and_the_focus_waits_in_a_field_to_type_the_right_one(browser, server):  # noqa: F811
+    """Helper 44: a wrong code and Enter put the focus on the page's body (the "Join a class" field goes as the page
+    tries to join), nothing was said, and the banner's new field took no Enter: a corrected code typed at once went
+    nowhere. Now the refusal is said, the focus is in the banner's field (marked invalid, described by the words), and
+    the right code typed there with Enter joins."""
+    with ExitStack() as stack:
+        teacher, code = class_opened(stack, browser, server)
+        student = stack.enter_context(opened(browser, server, **PHONE))
+        settled(student)
+        tab_to(student, "e.id === 'ae-join-code'", limit=60)
+        wrong = "ZZZZ99" if code != "ZZZZ99" else "ZZZZ98"
+        student.keyboard.type(wrong)
+        student.keyboard.press("Enter")
+        student.wait_for_function(f"(w) => ({SAID})().includes(w)", arg=wrong, timeout=20_000)
+        assert "no class" in student.evaluate(SAID), student.evaluate(SAID)
+        student.wait_for_function("() => document.activeElement.id === 'class-join-code'", timeout=5_000)
+        field = student.evaluate("() => { const e = document.activeElement; return [e.getAttribute('aria-invalid'),"
+                                 " document.getElementById(e.getAttribute('aria-describedby'))?.textContent || '']; }")
+        assert field[0] == "true" and wrong in field[1], field
+        student.keyboard.type(code.lower())  # (typed as it comes: the code is read in capitals)
+        student.keyboard.press("Enter")
+        student.locator("#class-banner", has_text="Following the teacher").wait_for(timeout=30_000)
+        student.wait_for_function("() => document.activeElement.classList.contains('ae-class-follow')", timeout=10_000)
         assert teacher.errors == [] and student.errors == []

@@ -149,14 +149,25 @@
     return el;
   }
 
-  function say(message) {  // a refusal or an ended room, in words, where the class controls are
+  function say(message, refused) {  // a refusal or an ended room, in words, where the class controls are
     const el = box(room.role === "teacher" ? "class-panel" : "class-banner");
     shown(el, true);
-    el.innerHTML = "<div class='ae-status ae-stale'>" + esc(message) + "</div>" + (room.role === "teacher" ?
+    // (a code refused: the field to type another marked and described by the words; Enter in it joins)
+    const invalid = refused ? " aria-invalid='true' aria-describedby='class-said'" : "";
+    el.innerHTML = "<div class='ae-status ae-stale' id='class-said'>" + esc(message) + "</div>" + (room.role === "teacher" ?
       "<button onclick='AE.room.teach(true)'>" + AE.t("class.new_class") + "</button>" :
-      "<label>" + AE.t("class.join_label") + " <input id='class-join-code' maxlength='6' size='7' autocapitalize='characters'></label> " +
-      "<button onclick='AE.room.joinCode()'>" + AE.t("class.join") + "</button> <button onclick='AE.room.leave()'>" + AE.t("class.close") +
-      "</button>");
+      "<form onsubmit='AE.room.joinCode(); return false;' class='ae-class-rejoin'><label>" + AE.t("class.join_label") +
+      " <input id='class-join-code' maxlength='12' size='7' autocomplete='off' autocapitalize='characters' spellcheck='false'" + invalid +
+      "></label> <button type='submit'>" + AE.t("class.join") + "</button> <button type='button' onclick='AE.room.leave()'>" +
+      AE.t("class.close") + "</button></form>");
+  }
+  // a join refused (a wrong code, a locked or full class): said, and the focus in the field to type the code again
+  // (helper 44: the focus fell to the page's body as the "Join a class" field went, and nothing was said)
+  function refused(message) {
+    say(message, true);
+    if (AE.a11y && AE.a11y.say) AE.a11y.say(message);
+    const field = document.getElementById("class-join-code"), a = document.activeElement;
+    if (field && (!a || a === document.body || a.closest("#join-box, #ae-join, #class-banner"))) field.focus();
   }
 
   // why the room ended, in this page's language: the server sends the English words and their catalogue key
@@ -620,7 +631,7 @@
     room.role = "student";
     const saved = sessionStorage.getItem("ae-class-" + code);  // a reload keeps the same place in the class
     if (saved) { Object.assign(room, { code, sid: saved }); listenStudent(true); return; }
-    if (removedFrom(code)) { say(AE.t("class.ended.removed")); return; }
+    if (removedFrom(code)) { refused(AE.t("class.ended.removed")); return; }
     try {
       const nick = window.prompt ? window.prompt(AE.t("class.nick_prompt"), "") : "";
       // at most the room's 24 characters, cut here (helper 31: a 25-character one was refused, its student left out)
@@ -629,7 +640,7 @@
       nameRoom(r.code);
       sessionStorage.setItem("ae-class-" + r.code, r.sid);
       listenStudent(false);
-    } catch (e) { say(e.message); }
+    } catch (e) { refused(e.message); }
   }
 
   function listenStudent(resumed) {
