@@ -135,3 +135,22 @@ def test_a_wrong_code_typed_is_said_and_the_focus_waits_in_a_field_to_type_the_r
         student.locator("#class-banner", has_text="Following the teacher").wait_for(timeout=30_000)
         student.wait_for_function("() => document.activeElement.classList.contains('ae-class-follow')", timeout=10_000)
         assert teacher.errors == [] and student.errors == []
+
+
+def test_the_figure_a_following_students_focus_goes_to_shows_its_ring(browser, server):  # noqa: F811
+    """Helper 44: a following student on a phone on an example; the teacher opens Positional encoding: the focus goes
+    to the view's figure, as documented, but its ring (drawn inside it) was under the plot's white paper: no side of
+    it was painted. All four are."""
+    from test_accessibility import ring_sides_unpainted
+    with ExitStack() as stack:
+        teacher, student = class_joined_with_the_keyboard(stack, browser, server, PHONE)
+        settled(student)
+        tab_to(student, "e.closest('#examples') && e.textContent.includes('A dog is running')", limit=200)
+        open_tab(teacher, "Positional encoding")
+        student.wait_for_function(f"() => ({SAID})().includes('The teacher opened Positional encoding')",
+                                  timeout=20_000)
+        student.wait_for_function("() => document.activeElement.getAttribute('role') === 'figure'", timeout=10_000)
+        student.wait_for_timeout(2_000)  # (the view brought under the banner meanwhile)
+        assert student.evaluate(FOCUS_SEEN)
+        assert ring_sides_unpainted(student) == []
+        assert teacher.errors == [] and student.errors == []
