@@ -60,9 +60,18 @@ def test_a_student_joining_by_code_with_the_keyboard_hears_each_stop_tab_and_rev
         teacher.locator("#class-panel button", has_text="Start the lesson").click()
         student.wait_for_function("() => document.querySelector('#ae-lesson')?.innerText.includes('stop 1 of 8')",
                                   timeout=20_000)
+        # what the live region is given to say (it is not atomic: what is added to it), listened to
+        student.evaluate("""() => { window.added = []; new MutationObserver((ms) => ms.forEach((m) =>
+            m.addedNodes.forEach((n) => window.added.push(n.textContent)))).observe(
+            document.getElementById('ae-said'), { childList: true }); }""")
         teacher.locator("#class-panel button", has_text="Next").first.click()
-        student.wait_for_function(f"() => ({SAID})().includes('The teacher opened Positional encoding')",
-                                  timeout=20_000)
+        student.wait_for_function(f"() => ({SAID})().includes('The teacher opened Positional encoding')"
+                                  f" && ({SAID})().includes('stop 2 of 8')", timeout=20_000)
+        student.wait_for_timeout(2_500)
+        # each once (helper 44: the region, atomic, was emptied and filled with both: the question said twice)
+        added = student.evaluate("() => window.added")
+        assert sum("stop 2 of 8" in a for a in added) == 1, added
+        assert sum("The teacher opened Positional encoding" in a for a in added) == 1, added
         student.wait_for_timeout(2_500)
         where = "() => [document.activeElement.outerHTML.slice(0, 60), document.activeElement.getBoundingClientRect().top]"
         assert student.evaluate(FOCUS_SEEN), student.evaluate(where)

@@ -30,7 +30,7 @@
     if (!el) {
       el = document.createElement("div");
       el.id = "ae-said"; el.className = "ae-sr"; el.setAttribute("role", "status"); el.setAttribute("aria-live", "polite");
-      el.setAttribute("aria-atomic", "true");
+      el.setAttribute("aria-atomic", "false"); el.setAttribute("aria-relevant", "additions text");
       document.body.appendChild(el);
     }
     return el;
@@ -41,23 +41,34 @@
   // the tab's news replaced the stop's question, helper 39)
   // ``keep``: what is said next in the next 2 s is said after it (the new question of a stop, which the new sentence's
   // translation, said in the same moment, replaced)
-  let saying = null, last = { at: 0, nodes: [] }, keptAt = 0;
+  // (words added to what the region shows already are appended alone: the region is not atomic, so a screen reader
+  // says only them; helper 44 heard each new stop's question twice, again with "The teacher opened …")
+  let saying = null, last = { at: 0, nodes: [], shown: false }, keptAt = 0;
   function say(text, foreign, lang, add, keep) {
     const el = announcer();
     const after = (add || Date.now() - keptAt < 2000) && Date.now() - last.at < 2000;
     if (keep) keptAt = Date.now();
-    const nodes = after ? [...last.nodes, document.createTextNode(" ")] : [];
-    nodes.push(document.createTextNode(text));
+    const fresh = [document.createTextNode(text)];
     if (foreign) {
       const span = document.createElement("span");
       span.lang = lang || "de"; span.textContent = foreign;
-      nodes.push(span);
+      fresh.push(span);
     }
-    last = { at: Date.now(), nodes };  // (what is said now, or in 30 ms: a message not yet said is kept by ``add`` too)
+    if (after && last.shown) {
+      const part = document.createElement("span");
+      part.append(" ", ...fresh.map((n) => n.cloneNode(true)));
+      el.append(part);
+      last = { at: Date.now(), nodes: [...last.nodes, document.createTextNode(" "), ...fresh], shown: true };
+      return;
+    }
+    const nodes = after ? [...last.nodes, document.createTextNode(" "), ...fresh] : fresh;
+    const now = { at: Date.now(), nodes, shown: false };  // (what is said in 30 ms: a message not yet said is kept by ``add`` too)
+    last = now;
     el.textContent = "";
     clearTimeout(saying);  // a newer message replaces one not yet said
     saying = setTimeout(() => {  // emptied first, so the same words said twice are announced twice
       el.append(...nodes.map((n) => n.cloneNode(true)));
+      now.shown = true;
     }, 30);
   }
 
