@@ -243,7 +243,24 @@
       lesson.tallied = stopKey();
       const t = el.querySelector(".ae-class-tally");
       if (t && t.scrollIntoView) t.scrollIntoView({ block: "nearest" });
+      // (the student's answer, focused, scrolled under the sheet's title by it: the focus goes to the feedback, as
+      // for an answer given: helper 44, a phone at stop 5)
+      if (t) feedbackFocus(el, t);
     }
+  }
+
+  // The focused answer scrolled out of the sheet, or under its sticky title, by its feedback: the focus goes to the
+  // feedback (the right answer and why, then the class's answers), in sight
+  function feedbackFocus(el, fb) {
+    const a = document.activeElement;
+    if (!fb || !a || !el.contains(a) || !a.classList.contains("ae-answer")) return;
+    const r = a.getBoundingClientRect(), box = el.getBoundingClientRect(), head = el.querySelector(".ae-head");
+    const sticky = head && getComputedStyle(head).position === "sticky";
+    const top = Math.max(box.top, sticky ? head.getBoundingClientRect().bottom : box.top);
+    if (Math.min(r.bottom, box.bottom) - Math.max(r.top, top) >= r.height / 2) return;
+    const to = el.querySelector(".ae-reveal") || fb;
+    to.setAttribute("tabindex", "-1");
+    to.focus({ preventScroll: true });
   }
 
   // ``note`` below the sheet's sticky title (Hide and ✕ beside it): the sheet scrolled up to it where it was above
@@ -453,13 +470,8 @@
     if (fb && fb.scrollIntoView) fb.scrollIntoView({ block: "nearest" });
     // the answer focused, scrolled out of the sheet by its feedback (a key pressed on another answer at 320x256:
     // helper 40): the focus goes to the feedback, in sight
-    const a = document.activeElement, r = a && a.getBoundingClientRect(), box = el && el.getBoundingClientRect();
-    if (fb && a && el.contains(a) && a.classList.contains("ae-answer") &&
-        Math.min(r.bottom, box.bottom) - Math.max(r.top, box.top) < r.height / 2) {
-      const to = el.querySelector(".ae-reveal") || fb;
-      to.setAttribute("tabindex", "-1");
-      to.focus({ preventScroll: true });
-    }
+    const a = document.activeElement;
+    if (el) feedbackFocus(el, fb);
     // (a control of the page the focus is on, outside the lesson, that the sheet grew over: brought above it)
     if (a && el && !el.contains(a) && AE.a11y && AE.a11y.inSight) AE.a11y.inSight(a);
   }
