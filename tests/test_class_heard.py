@@ -200,3 +200,31 @@ def test_a_following_students_answer_stays_in_sight_when_the_teacher_reveals(bro
             if stop < 5:
                 teacher.locator("#class-panel button", has_text="Next").first.click()
         assert teacher.errors == [] and student.errors == []
+
+
+def test_a_teachers_focus_on_the_class_panel_is_not_under_their_own_lesson(browser, server):  # noqa: F811
+    """Helper 44: at 1920x1080 (not in presentation mode) the teacher's own lesson, docked, lay over the class panel:
+    after Start the focused Reveal, and after Next the focused Next, were wholly under it as the page brought the
+    stop's view into sight. The focused button is brought above the sheet."""
+    with ExitStack() as stack:
+        teacher, student = class_joined_with_the_keyboard(stack, browser, server, PHONE)
+        teacher.set_viewport_size({"width": 1920, "height": 1080})
+        teacher.wait_for_timeout(500)
+        tab_to(teacher, "e.id === 'class-lesson-start'", limit=80, back=True)
+        teacher.keyboard.press("Enter")
+        student.wait_for_function("() => document.querySelector('#ae-lesson')?.innerText.includes('stop 1 of 8')",
+                                  timeout=20_000)
+        teacher.wait_for_timeout(3_000)  # (the stop's view brought into sight meanwhile)
+        assert teacher.evaluate(FOCUS_UNCOVERED) == "", teacher.evaluate(FOCUS_UNCOVERED)
+        for stop in (2, 3):
+            if teacher.evaluate("() => document.activeElement.id") == "class-reveal":
+                teacher.keyboard.press("Enter")  # Reveal: the focus goes on to Next
+                teacher.wait_for_timeout(1_000)
+            assert teacher.evaluate("() => document.activeElement.textContent").strip().startswith("Next"), \
+                teacher.evaluate("() => document.activeElement.outerHTML.slice(0, 80)")
+            teacher.keyboard.press("Enter")
+            student.wait_for_function(f"() => document.querySelector('#ae-lesson')?.innerText.includes('stop {stop} of 8')",
+                                      timeout=20_000)
+            teacher.wait_for_timeout(3_000)
+            assert teacher.evaluate(FOCUS_UNCOVERED) == "", (stop, teacher.evaluate(FOCUS_UNCOVERED))
+        assert teacher.errors == [] and student.errors == []

@@ -97,6 +97,15 @@
   // banner and the lesson keep their own focus)
   function focusView(el) {
     const a = document.activeElement, r = a && a.getBoundingClientRect();
+    // the teacher's control on the class panel, on the screen but under their own docked lesson (Reveal after Start,
+    // Next after Next: helper 44, at 1920x1080): the lesson folds to its title (Show brings it back, answers kept),
+    // the stop's view staying where it was brought
+    const dock = document.querySelector("#lesson-box .ae-docked"), d = dock && dock.getBoundingClientRect();
+    if (a && a.closest && a.closest("#class-panel") && d && getComputedStyle(dock).position === "fixed" &&
+        r.right > d.left && r.left < d.right && r.bottom > d.top && r.top < d.bottom && r.top < window.innerHeight) {
+      if (AE.lesson && AE.lesson.tuck) AE.lesson.tuck();
+      return;
+    }
     // (the teacher's panel too: its Next, pressed, was left 185 px below the screen as the lesson brought the next
     // stop's view into sight: helper 43)
     if (!a || a === document.body || a.closest("#class-banner, #ae-lesson") || el.contains(a) ||
