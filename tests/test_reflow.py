@@ -131,7 +131,7 @@ BROKEN_WORDS = """() => { const out = [];
     if (!cell.offsetParent) continue;
     const walk = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
     for (let n = walk.nextNode(); n; n = walk.nextNode()) {
-      for (const m of n.textContent.matchAll(/\\S+/g)) {
+      for (const m of n.textContent.matchAll(/[^\\s\\u200b|]+/g)) {
         if (m[0].length > 24) continue;
         const r = document.createRange(); r.setStart(n, m.index); r.setEnd(n, m.index + m[0].length);
         const tops = new Set([...r.getClientRects()].filter((b) => b.width > 0).map((b) => Math.round(b.top)));
@@ -165,7 +165,7 @@ def test_at_twice_the_text_size_no_value_word_or_title_is_cut(browser, server, c
                                     ".map((t) => t.closest('[id]').id + ' ' + t.clientHeight + '/' + t.scrollHeight)"):
                 cut_words[name + " (boxes)"] = short
         # no word of a table's cell or a radio's option broken over two lines (helper 44: "attenti / on", "63." over
-        # "36"); a token longer than 24 characters (a sacreBLEU signature) may break
+        # "36", helper 45: a sacreBLEU signature's "smo / oth"); a token longer than 24 characters may break
         if broken := pg.evaluate(BROKEN_WORDS):
             cut_words[name + " (broken)"] = broken
         # each tab button as tall as its line (helper 43: Gradio's 32 px cut the foot of a 42 px line)
@@ -188,6 +188,10 @@ def test_at_twice_the_text_size_no_value_word_or_title_is_cut(browser, server, c
         # focused, still whole (helper 44: "every cross-attent", the ▾ over it)
         focused = {d["id"]: d for d in pg.evaluate(DROPDOWNS)}["ablation-preset"]
         assert focused["shown"], focused
+        # nor painted over by the selection Tab makes of the whole value (helper 45: white on blue, cut at the edge)
+        selection = pg.evaluate("() => { const i = document.activeElement, c = getComputedStyle(i, '::selection');"
+                                " return i.selectionEnd > i.selectionStart ? c.color + ' on ' + c.backgroundColor : 'none'; }")
+        assert selection in ("none", "rgba(0, 0, 0, 0) on rgba(0, 0, 0, 0)"), selection
         before = preset.input_value()
         pg.keyboard.press("ArrowDown")
         pg.keyboard.press("ArrowDown")

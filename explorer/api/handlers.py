@@ -405,7 +405,9 @@ def model_card(name: Any) -> str:
     cfg, m = tr.cfg, tr.metrics
     settings = " · ".join(f"`{k}` {v}" for k, v in cfg.to_dict().items())
     bleu = m.get("bleu", {})
-    pipe = lambda text: str(text).replace("|", "\\|")  # a sacreBLEU signature is full of table separators
+    # a sacreBLEU signature is full of table separators; after each, a zero-width space where a narrow cell may break
+    # it (by whole fields: "smo / oth" at twice the text size, helper 45)
+    pipe = lambda text: str(text).replace("|", "\\|\u200b")
     bleu_rows = [f"| {html.escape(k)} | {_plain(v['bleu'])} | {_plain(v.get('chrf', ''))} | "
                  f"{_plain(v.get('bleu_lowercase', ''))} | {pipe(v['signature'])} |" for k, v in sorted(bleu.items())]
     parts = [t("server.card.title", name=html.escape(name), n=num(tr.model.num_parameters(), 0)),

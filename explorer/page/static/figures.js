@@ -288,7 +288,7 @@
     const active = document.activeElement, free = !active || active === document.body;
     if (had && active !== had) had.focus({ preventScroll: true });
     // (taken out and put back: a click elsewhere, which also leaves the focus to nothing, moves no text alternative)
-    else if (out && lost && free && alt.contains(lost.el) && performance.now() - lost.at < 1000) lost.el.focus({ preventScroll: true });
+    else if (out && lost && free && alt.contains(lost.el) && performance.now() - lost.at < 5000) lost.el.focus({ preventScroll: true });
   }
 
   function altOf(el) {
