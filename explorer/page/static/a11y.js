@@ -388,16 +388,20 @@
       el.scrollIntoView({ block: "nearest", behavior: "instant" });
       r = el.getBoundingClientRect();
     }
-    let d = dock.getBoundingClientRect();
-    if (!(r.right > d.left && r.left < d.right && r.bottom > d.top && r.top < d.bottom)) return;
+    if (!lessonOver(el)) return;
     // too tall for the room above the lesson: the lesson folds to its title (Show brings it back, answers kept)
-    if (r.height + 8 > d.top && AE.lesson && AE.lesson.tuck && AE.lesson.tuck()) {
-      d = dock.getBoundingClientRect();
-      if (!(r.right > d.left && r.left < d.right && r.bottom > d.top && r.top < d.bottom)) return;
-    }
+    if (r.height + 8 > dock.getBoundingClientRect().top && AE.lesson && AE.lesson.tuck && AE.lesson.tuck() && !lessonOver(el)) return;
     // above the lesson if it fits there, else its top at the screen's top; the page's end leaves room to scroll
+    const d = dock.getBoundingClientRect();
     const by = r.height + 16 <= d.top ? r.bottom - d.top + 8 : r.top - 8;
     scrollRoom(by);
+  }
+  // the docked lesson, fixed over the page, where it covers part of ``el`` (not in it); else null (sight.js too)
+  function lessonOver(el) {
+    const dock = document.querySelector("#lesson-box .ae-docked");
+    if (!dock || dock.contains(el) || getComputedStyle(dock).position !== "fixed") return null;
+    const r = el.getBoundingClientRect(), d = dock.getBoundingClientRect();
+    return r.right > d.left && r.left < d.right && r.bottom > d.top && r.top < d.bottom ? dock : null;
   }
   // the page scrolled down by ``by`` px, the room made at its end where it has less than that left
   function scrollRoom(by) {
@@ -585,15 +589,16 @@
     });
   }
   window.addEventListener("resize", () => soon());
-  document.addEventListener("focusout", () => setTimeout(soon, 0));
-  // a filter typed in a dropdown whose value is drawn whole: the input's own text shows (style.css .ae-typing)
+  // a filter typed in a dropdown whose value is drawn whole: the input's own text shows until the focus leaves it
+  // (style.css .ae-typing)
   document.addEventListener("input", (e) => {
     const wrap = e.target.matches && e.target.matches("input[role='combobox']") && e.target.parentElement;
     if (wrap && wrap.classList.contains("secondary-wrap")) wrap.classList.add("ae-typing");
   }, true);
   document.addEventListener("focusout", (e) => {
     const wrap = e.target.parentElement;
-    if (wrap && wrap.classList && wrap.classList.contains("ae-typing")) wrap.classList.remove("ae-typing");
+    if (wrap && wrap.classList) wrap.classList.remove("ae-typing");
+    setTimeout(soon, 0);
   });
 
   // -- every change of the page: the same fixes again (idempotent), at most every 100 ms --------------------------
@@ -638,5 +643,5 @@
   const status = AE.status;
   AE.status = (...args) => { setTimeout(soon, 0); return status(...args); };
 
-  AE.a11y = { say, fix, inSight };
+  AE.a11y = { say, fix, inSight, lessonOver };
 })();

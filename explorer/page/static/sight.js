@@ -100,9 +100,7 @@
     // the teacher's control on the class panel, on the screen but under their own docked lesson (Reveal after Start,
     // Next after Next: helper 44, at 1920x1080): the lesson folds to its title (Show brings it back, answers kept),
     // the stop's view staying where it was brought
-    const dock = document.querySelector("#lesson-box .ae-docked"), d = dock && dock.getBoundingClientRect();
-    if (a && a.closest && a.closest("#class-panel") && d && getComputedStyle(dock).position === "fixed" &&
-        r.right > d.left && r.left < d.right && r.bottom > d.top && r.top < d.bottom && r.top < window.innerHeight) {
+    if (a && a.closest && a.closest("#class-panel") && r.top < window.innerHeight && AE.a11y && AE.a11y.lessonOver(a)) {
       if (AE.lesson && AE.lesson.tuck) AE.lesson.tuck();
       return;
     }
