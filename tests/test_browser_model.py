@@ -1,0 +1,63 @@
+"""The JavaScript model (explorer/browser_model/static) gives PyTorch's answers on the shipped en-de: the same source
+pieces, the same greedy translation, the same attention weights and step probabilities, run in Node.js on the
+checkpoint's own int8 files. 200 Tatoeba val sentences where the data is beside the project, else 200 made-up ones
+(a user's clone); the tokenizer on 1,000 made-up strings (accents, emoji, odd spaces, long words, empty)."""
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from explorer.browser_model import parity
+from model.translator import load_pretrained
+from training.data import CORPORA, read_split
+
+HERE = Path(__file__).resolve().parent
+EN_DE = HERE.parent / "checkpoints" / "en-de"
+
+pytestmark = pytest.mark.skipif(parity.node() is None, reason="Node.js is not installed (the JS model runs in node)")
+
+
+@pytest.fixture(scope="module")
+def translator():
+    return load_pretrained("en-de")
+
+
+def sentences(n: int) -> list[str]:
+    if CORPORA["tatoeba"].default_dir.is_dir():
+        return read_split(None, "val", corpus="tatoeba")[0][:n]
+    typed = [s["text"] for s in json.loads((HERE / "typed_sentences.json").read_text())]
+    return (typed + parity.made_up_sentences(n))[:n]
+
+
+def test_the_js_model_translates_as_pytorch_does_with_the_same_attention(translator):
+    texts = sentences(200)
+    rows = parity.compare(translator, EN_DE, texts)
+    assert len(rows) == 200
+    assert [r.text for r in rows if not r.same_pieces] == []
+    differ = [(r.text, r.js, r.torch) for r in rows if not r.same_output]
+    assert len(differ) <= 1, differ  # the goal: >= 99.5% the same
+    assert max(r.attention_diff for r in rows) <= 1e-3
+    assert max(r.prob_diff for r in rows) <= 1e-3
+    # not a vacuous pass: real translations, several words long
+    assert sum(len(r.js.split()) >= 3 for r in rows) >= 150
+
+
+def test_the_js_tokenizer_cuts_every_made_up_string_as_sentencepiece_does(translator):
+    texts = parity.made_up_strings(1000)
+    assert any("😀" in t for t in texts) and "" in texts and any("\u3000" in t for t in texts)
+    assert parity.token_parity(translator, EN_DE, texts) == []
+
+
+def test_a_weights_file_not_the_checkpoints_own_is_refused(tmp_path):
+    for name in ("config.json", "model.safetensors", "spm.model"):
+        shutil.copy(EN_DE / name, tmp_path / name)
+    data = bytearray((tmp_path / "model.safetensors").read_bytes())
+    data[-1] ^= 1  # one bit of the last weight
+    (tmp_path / "model.safetensors").write_bytes(bytes(data))
+    done = subprocess.run([parity.node(), str(parity.CLI), str(tmp_path)], input='"A dog."\n', capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode != 0 and done.stdout == ""
+    assert "model.safetensors: SHA-256" in done.stderr
