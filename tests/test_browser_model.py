@@ -51,6 +51,18 @@ def test_the_js_tokenizer_cuts_every_made_up_string_as_sentencepiece_does(transl
     assert parity.token_parity(translator, EN_DE, texts) == []
 
 
+def test_the_pages_copy_made_in_js_is_the_servers(translator):
+    """What the browser's views draw (viz/page_data.py), made from the JS model: labels, per-mille weights, head
+    statistics, steps, logit lens, positional sizes. With a sentence long enough to stop at the length limit, one
+    with emoji (byte pieces) and one with markup to escape."""
+    loop = "la la " * 20  # 41 source ids: its translation repeats to the length limit (2 x 41 + 10) with no EOS
+    texts = sentences(12) + ["Café 😀 naïve <b>résumé</b> & co", loop]
+    assert parity.page_parity(translator, EN_DE, texts) == []
+    run = parity.run_js(EN_DE, [loop], "--page")[0]
+    assert len(run["steps"]) == 2 * 41 + 10 and len(run["tgt"]) == 93
+    assert "[EOS]" not in [step["chosen"] for step in run["steps"]]
+
+
 def test_a_weights_file_not_the_checkpoints_own_is_refused(tmp_path):
     for name in ("config.json", "model.safetensors", "spm.model"):
         shutil.copy(EN_DE / name, tmp_path / name)

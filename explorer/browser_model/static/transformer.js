@@ -171,8 +171,9 @@ export class Transformer {
     const cacheK = this.dec.map(() => []), cacheV = this.dec.map(() => []);  // per layer: one (D) row a position
     const selfW = this.dec.map(() => []), crossW = this.dec.map(() => []), hidden = this.dec.map(() => []);
     const ys = [BOS], steps = [];
-    for (let t = 0; t < limit; t++) {
-      let x = this.embed([ys[t]], t);  // (1, D) at position t
+    // one decoder position: token ``id`` at position t through every layer, its maps and outputs kept -> x (1, D)
+    const position = (id, t) => {
+      let x = this.embed([id], t);  // (1, D) at position t
       this.dec.forEach((L, l) => {
         const q = linear(x, 1, L.self.q[0], L.self.q[1], d, d);
         cacheK[l].push(linear(x, 1, L.self.k[0], L.self.k[1], d, d));
@@ -188,6 +189,10 @@ export class Transformer {
         crossW[l].push(ca.weights);  // (H, 1, S)
         hidden[l].push(x);  // (1, D)
       });
+      return x;
+    };
+    for (let t = 0; t < limit; t++) {
+      const x = position(ys[t], t);
       const logits = linear(x, 1, this.E, null, d, V);  // (1, V) through the tied embedding
       logits[PAD] = -Infinity;
       logits[BOS] = -Infinity;
@@ -198,14 +203,28 @@ export class Transformer {
       ys.push(best);
       if (best === EOS) break;
     }
-    const n = ys.length - 1;  // decoder positions run
+    // no EOS within the limit: the last word's own position too, as the server's pass over BOS + output has it
+    if (ys[ys.length - 1] !== EOS) position(ys[ys.length - 1], ys.length - 1);
+    const n = selfW[0].length;  // decoder positions run: BOS + the output
     return {
       src, ids: ys.slice(1).filter((id) => id !== EOS), steps, encoder: enc.layers,
-      // (H, T, T) with zeros above the diagonal, and (H, T, S), T = positions run
+      // (H, T, T) with zeros above the diagonal, and (H, T, S), T = positions run (BOS + output, EOS not fed)
       self: selfW.map((rows) => stackSteps(rows, h, n, (i) => i + 1, n)),
       cross: crossW.map((rows) => stackSteps(rows, h, n, () => s, s)),
       hidden: hidden.map((rows) => concatRows(rows, d)),  // (T, D) per decoder layer
     };
+  }
+
+  // the size (L2 norm) of each source token's embedding x sqrt(D) and of the PE row added to it (Positional encoding)
+  sizes(src) {
+    const d = this.d, norm = (a) => Math.sqrt(a.reduce((t, x) => t + x * x, 0));
+    const emb = [], pe = [];
+    src.forEach((id, i) => {
+      const e = Array.from(this.E.subarray(id * d, (id + 1) * d), (x) => Math.fround(x * Math.sqrt(d)));
+      emb.push(Math.round(norm(e) * 1000) / 1000);
+      pe.push(Math.round(norm(this.pe.subarray(i * d, (i + 1) * d)) * 1000) / 1000);
+    });
+    return { emb, pe };
   }
 
   // the logit lens: a (T, D) layer output through the tied projection -> top-k (id, p) per position
