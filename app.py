@@ -24,6 +24,7 @@ from starlette.middleware import Middleware  # noqa: E402
 
 from explorer.api import endpoints  # noqa: E402
 from explorer.api.handlers import ablation_presets, examples_for, head_names, learned_tables, model_for, model_page  # noqa: E402
+from explorer.browser_model.routes import ModelFiles  # noqa: E402
 from explorer.classroom.routes import ClassRoutes  # noqa: E402
 from explorer.page import ui  # noqa: E402
 from explorer.page.tabs import attend, beyond, compare, experiments, inside, positional, steps, top  # noqa: E402
@@ -278,6 +279,7 @@ def serve(demo: gr.Blocks, **kwargs):
     app_kwargs["middleware"] = [*app_kwargs.get("middleware", []),
                                 Middleware(Edges, names=public),  # requests the app never needs: 4xx (serving/edges.py)
                                 Middleware(ClassRoutes),  # class rooms: /class/... (classroom/routes.py)
+                                Middleware(ModelFiles),  # /browser-model/...: the JS model's files (browser_model/routes.py)
                                 Middleware(StaticCache)]  # see serving/static_cache.py
     # queue positions are sent every STATUS_EVERY_S seconds, not to every waiting event at every job start
     # ("auto": with a class waiting that is quadratic in messages)

@@ -115,41 +115,46 @@ def token_parity(translator: Translator, folder: str | Path, texts: list[str]) -
 
 
 def page_parity(translator: Translator, folder: str | Path, texts: list[str]) -> list[str]:
-    """The page's copy made in JS (page_data.js) against viz/page_data.py's on the same sentences: every field the
-    views draw. -> what differs, one line each ([] when none): labels exactly, weights within one per-mille, other
-    numbers within their rounding (1e-3; a lens word may differ only where its probability ties the runner-up)."""
+    """The page's copy made in JS (page_data.js, in Node.js) against viz/page_data.py's on the same sentences."""
     from viz.page_data import page_data
 
     problems = []
     for text, js in zip(texts, run_js(folder, texts, "--page")):
-        py = page_data(translator.analyze(text), translator.cfg.n_heads)
-        for key in ("text", "text_html", "title_html", "translation", "method", "heads", "src", "tgt", "out",
-                    "src_special", "tgt_special"):
-            if js[key] != py[key]:
-                problems.append(f"{text!r}: {key} {js[key]!r} != {py[key]!r}")
-        if {k: list(v) for k, v in py["stat_info"].items()} != js["stat_info"]:
-            problems.append(f"{text!r}: stat_info differs")
-        for kind in py["att"]:
-            a, b = np.asarray(js["att"][kind]), np.asarray(py["att"][kind])
-            if a.shape != b.shape or np.abs(a - b).max() > 1:
-                problems.append(f"{text!r}: att[{kind}] {a.shape} vs {b.shape}")
-            for name, values in py["stats"][kind].items():
-                got = js["stats"][kind].get(name)
-                if got is None or np.abs(np.asarray(got) - np.asarray(values)).max() > 1.5e-3:
-                    problems.append(f"{text!r}: stats[{kind}][{name}]")
-        if len(js["steps"]) != len(py["steps"]):
-            problems.append(f"{text!r}: {len(js['steps'])} steps vs {len(py['steps'])}")
-        for i, (s, r) in enumerate(zip(js["steps"], py["steps"])):
-            if (s["top"], s["pick"], s["chosen"]) != (r["top"], r["pick"], r["chosen"]) or \
-                    max(abs(x - y) for x, y in zip(s["p"] + [s["chosen_p"]], r["p"] + [r["chosen_p"]])) > 1.5e-4:
-                problems.append(f"{text!r}: step {i} {s} != {r}")
-        for layer, (jw, pw, jp, pp) in enumerate(zip(js["lens"]["words"], py["lens"]["words"], js["lens"]["p"],
-                                                     py["lens"]["p"])):
-            if len(jw) != len(pw) or max(abs(x - y) for x, y in zip(jp, pp)) > 1.5e-3:
-                problems.append(f"{text!r}: lens layer {layer}")
-            problems += [f"{text!r}: lens layer {layer} position {i}: {x!r} != {y!r}"
-                         for i, (x, y) in enumerate(zip(jw, pw)) if x != y]
-        for key in ("emb", "pe"):
-            if max(abs(x - y) for x, y in zip(js["pe_sentence"][key], py["pe_sentence"][key])) > 1.5e-3:
-                problems.append(f"{text!r}: pe_sentence {key}")
+        problems += page_differences(js, page_data(translator.analyze(text), translator.cfg.n_heads))
+    return problems
+
+
+def page_differences(js: dict, py: dict) -> list[str]:
+    """What differs between two copies of one translation for the page, one line each ([] when none): labels
+    exactly, weights within one per-mille, other numbers within their rounding (1e-3; steps' 1e-4)."""
+    text, problems = py["text"], []
+    for key in ("text", "text_html", "title_html", "translation", "method", "heads", "src", "tgt", "out",
+                "src_special", "tgt_special"):
+        if js[key] != py[key]:
+            problems.append(f"{text!r}: {key} {js[key]!r} != {py[key]!r}")
+    if {k: list(v) for k, v in py["stat_info"].items()} != js["stat_info"]:
+        problems.append(f"{text!r}: stat_info differs")
+    for kind in py["att"]:
+        a, b = np.asarray(js["att"][kind]), np.asarray(py["att"][kind])
+        if a.shape != b.shape or np.abs(a - b).max() > 1:
+            problems.append(f"{text!r}: att[{kind}] {a.shape} vs {b.shape}")
+        for name, values in py["stats"][kind].items():
+            got = js["stats"][kind].get(name)
+            if got is None or np.abs(np.asarray(got) - np.asarray(values)).max() > 1.5e-3:
+                problems.append(f"{text!r}: stats[{kind}][{name}]")
+    if len(js["steps"]) != len(py["steps"]):
+        problems.append(f"{text!r}: {len(js['steps'])} steps vs {len(py['steps'])}")
+    for i, (s, r) in enumerate(zip(js["steps"], py["steps"])):
+        if (s["top"], s["pick"], s["chosen"]) != (r["top"], r["pick"], r["chosen"]) or \
+                max(abs(x - y) for x, y in zip(s["p"] + [s["chosen_p"]], r["p"] + [r["chosen_p"]])) > 1.5e-4:
+            problems.append(f"{text!r}: step {i} {s} != {r}")
+    for layer, (jw, pw, jp, pp) in enumerate(zip(js["lens"]["words"], py["lens"]["words"], js["lens"]["p"],
+                                                 py["lens"]["p"])):
+        if len(jw) != len(pw) or max(abs(x - y) for x, y in zip(jp, pp)) > 1.5e-3:
+            problems.append(f"{text!r}: lens layer {layer}")
+        problems += [f"{text!r}: lens layer {layer} position {i}: {x!r} != {y!r}"
+                     for i, (x, y) in enumerate(zip(jw, pw)) if x != y]
+    for key in ("emb", "pe"):
+        if max(abs(x - y) for x, y in zip(js["pe_sentence"][key], py["pe_sentence"][key])) > 1.5e-3:
+            problems.append(f"{text!r}: pe_sentence {key}")
     return problems

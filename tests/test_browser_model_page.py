@@ -1,0 +1,106 @@
+"""The JavaScript model in a real browser: Chromium loads it in a Web Worker from the app's own /browser-model/ files
+(each checked against its SHA-256), shows the download's progress, and makes the page's copy of a translation that
+equals the server's; a second visit takes the weights from the browser's cache. The files the route serves and
+refuses. (The page does not use the worker yet: this holds the part the page will use.)"""
+
+import os
+from pathlib import Path
+
+import httpx
+import pytest
+from app_server import MODEL, served
+
+from explorer.browser_model import parity
+from model.translator import load_pretrained
+from viz.page_data import page_data
+
+pw = pytest.importorskip("playwright.sync_api")
+CHROMIUM = "/usr/bin/chromium"
+if not Path(CHROMIUM).exists():
+    if os.environ.get("CI"):
+        raise RuntimeError("browser tests need /usr/bin/chromium (see .ci/run)")
+    pytest.skip("Chromium is not installed", allow_module_level=True)
+if MODEL != "en-de":
+    pytest.skip("the shipped en-de is needed", allow_module_level=True)
+
+SENTENCES = ["Two children are playing football on the beach.", "Café 😀 <b>naïve</b> & co"]
+LOAD = """async ([base, texts]) => {
+  const w = new Worker("/browser-model/worker.js", { type: "module" });
+  const progress = [];
+  const ask = (m) => new Promise((done) => {
+    w.onmessage = (e) => { if (e.data.kind === "progress") progress.push([e.data.loaded, e.data.total]); else done(e.data); };
+    w.postMessage(m);
+  });
+  const ready = await ask({ id: 1, kind: "load", base });
+  const results = [];
+  for (const text of texts) results.push(await ask({ id: 2, kind: "translate", text }));
+  w.terminate();
+  return { ready, results, progress };
+}"""
+
+
+@pytest.fixture(scope="module")
+def server():
+    with served() as (_, url):
+        yield url
+
+
+@pytest.fixture(scope="module")
+def context(server):
+    with pw.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=["--no-sandbox", "--disable-gpu"])
+        ctx = b.new_context(viewport={"width": 1280, "height": 800})
+        yield ctx
+        b.close()
+
+
+def test_the_worker_makes_the_servers_copy_of_a_translation_and_a_second_visit_downloads_nothing(server, context):
+    pg = context.new_page()
+    pg.goto(server + "browser-model/worker.js")  # a page of the app's origin (the worker must be same-origin)
+    first = pg.evaluate(LOAD, ["/browser-model/en-de/", SENTENCES])
+    assert first["ready"]["kind"] == "ready", first["ready"]
+    size = (Path(__file__).resolve().parent.parent / "checkpoints" / "en-de" / "model.safetensors").stat().st_size
+    # the download's progress: growing, to the whole file
+    assert len(first["progress"]) >= 2 and first["progress"][-1] == [size, size]
+    assert [p[0] for p in first["progress"]] == sorted(p[0] for p in first["progress"])
+    assert first["ready"]["transferred"] >= size
+    tr = load_pretrained("en-de")
+    for text, r in zip(SENTENCES, first["results"]):
+        assert r["kind"] == "result", r
+        assert parity.page_differences(r["page"], page_data(tr.analyze(text), tr.cfg.n_heads)) == []
+    assert "&lt;b&gt;" in first["results"][1]["page"]["text_html"]  # the sentence is data, escaped
+    # a later visit: the weights come from the browser's cache (asked for by their hash), nothing over the network
+    pg2 = context.new_page()
+    pg2.goto(server + "browser-model/worker.js")
+    second = pg2.evaluate(LOAD, ["/browser-model/en-de/", SENTENCES[:1]])
+    assert second["ready"]["kind"] == "ready" and second["results"][0]["page"] == first["results"][0]["page"]
+    assert second["ready"]["transferred"] < 100_000, second["ready"]  # at most the revalidated small files
+
+
+def test_a_weights_file_that_is_not_the_checkpoints_is_refused_in_the_browser(server, context):
+    pg = context.new_page()
+    pg.goto(server + "browser-model/worker.js")
+
+    def tampered(route):  # what a broken proxy or a changed file on the server would send
+        body = bytearray(route.fetch().body())
+        body[-1] ^= 1
+        route.fulfill(status=200, body=bytes(body), headers={"content-type": "application/octet-stream"})
+    pg.route("**/model.safetensors*", tampered)
+    out = pg.evaluate(LOAD, ["/browser-model/en-de/", SENTENCES[:1]])
+    assert out["ready"]["kind"] == "error" and "model.safetensors: SHA-256" in out["ready"]["message"]
+    assert out["results"][0]["kind"] == "error"  # and a translation asked for then is refused in words
+
+
+def test_the_route_serves_the_model_files_and_nothing_else(server):
+    ok = httpx.get(server + "browser-model/en-de/config.json")
+    assert ok.status_code == 200 and ok.json()["model"]["d_model"] == 256
+    sha = ok.json()["files"]["model.safetensors"]["sha256"]
+    w = httpx.get(server + f"browser-model/en-de/model.safetensors?v={sha}")
+    assert w.status_code == 200 and "immutable" in w.headers["cache-control"] and w.headers["etag"] == f'"{sha}"'
+    assert httpx.get(server + "browser-model/en-de/model.safetensors", headers={"if-none-match": f'"{sha}"'}).status_code == 304
+    assert "javascript" in httpx.get(server + "browser-model/transformer.js").headers["content-type"]
+    for path in ("browser-model/", "browser-model/cli.js", "browser-model/en-de/reverse/model.safetensors",
+                 "browser-model/en-de/train_log.csv", "browser-model/en-de/%2e%2e/en-de/config.json",
+                 "browser-model/package.json", "browser-model/nope/config.json"):
+        assert httpx.get(server + path).status_code == 404, path
+    assert httpx.post(server + "browser-model/en-de/config.json").status_code == 405
