@@ -3,8 +3,14 @@ en-de: parity on Tatoeba val (pieces, greedy output, attention weights, step pro
 made-up strings, and the time of one Translate (greedy with every attention map kept) in each, medians.
 
     python bench/browser_model.py [--sentences 2000] [--strings 1000] [--threads 1]
+    python bench/browser_model.py --browser [--repeats 20]   # in Chromium's Web Worker instead
 
-Lists every sentence whose output differs, with both outputs and the step where they part.
+Lists every sentence whose output differs, with both outputs. ``--browser`` starts the app in this process and, in
+headless Chromium at 1280x800 and at 390x844 with the page's CPU throttled 4x (DevTools; the worker is not slowed by it: its times come out
+the same),
+loads the worker from /browser-model/ (first visit: bytes over the network and time to ready; a second visit from
+the browser's cache) and times --repeats translations to the page's copy inside the worker (medians; the page does
+not draw from it yet).
 """
 
 from __future__ import annotations
@@ -70,5 +76,57 @@ def main() -> None:
     print(f"  JS model:  {js_med:.1f} ms   PyTorch greedy + capture: {torch_med:.1f} ms   ratio {js_med / torch_med:.2f}")
 
 
+WORKER = """async ([texts]) => {
+  const w = new Worker("/browser-model/worker.js", { type: "module" });
+  const ask = (m) => new Promise((done) => { w.onmessage = (e) => { if (e.data.kind !== "progress") done(e.data); };
+                                             w.postMessage(m); });
+  const t0 = performance.now();
+  const ready = await ask({ id: 1, kind: "load", base: "/browser-model/en-de/" });
+  ready.wall = performance.now() - t0;
+  const ms = [];
+  for (const text of texts) {
+    const t = performance.now(), r = await ask({ id: 2, kind: "translate", text });
+    if (r.kind !== "result") throw new Error(r.message);
+    ms.push(performance.now() - t);  // the page's clock: the message there and back included
+  }
+  w.terminate();
+  return { ready, ms };
+}"""
+
+
+def in_browser(repeats: int) -> None:
+    from playwright.sync_api import sync_playwright
+
+    sys.path[:0] = [str(EN_DE.parent.parent / "tests"), str(EN_DE.parent.parent / "bench")]
+    from app_server import served
+    from page_cost import SCREENS, SENTENCES
+    from test_browser import CHROMIUM
+
+    texts = (SENTENCES * (repeats // len(SENTENCES) + 1))[:repeats]
+    with served() as (_, url), sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=["--no-sandbox"])
+        for name, screen in SCREENS.items():
+            ctx = browser.new_context(**{k: v for k, v in screen.items() if k != "throttle"})
+            for visit in ("first visit", "second visit"):
+                page = ctx.new_page()
+                page.goto(url + "browser-model/worker.js")
+                cdp = ctx.new_cdp_session(page)
+                cdp.send("Emulation.setCPUThrottlingRate", {"rate": screen["throttle"]})
+                r = page.evaluate(WORKER, [texts])
+                print(f"{name}, {visit}: ready in {r['ready']['wall']:.0f} ms, "
+                      f"{r['ready']['transferred'] / 1e6:.2f} MB over the network; translate to the page's copy: "
+                      f"median {statistics.median(r['ms']):.1f} ms (min {min(r['ms']):.1f}, max {max(r['ms']):.1f}) "
+                      f"of {len(r['ms'])}")
+                page.close()
+            ctx.close()
+        browser.close()
+
+
 if __name__ == "__main__":
-    main()
+    if "--browser" in sys.argv:
+        q = argparse.ArgumentParser()
+        q.add_argument("--browser", action="store_true")
+        q.add_argument("--repeats", type=int, default=20)
+        in_browser(q.parse_args().repeats)
+    else:
+        main()
