@@ -63,13 +63,40 @@ def test_the_pages_copy_made_in_js_is_the_servers(translator):
     assert "[EOS]" not in [step["chosen"] for step in run["steps"]]
 
 
-def test_a_weights_file_not_the_checkpoints_own_is_refused(tmp_path):
+NO_WEB_CRYPTO = ["--import", "data:text/javascript,delete globalThis.crypto"]  # as Node.js 18, or a page over plain HTTP
+
+
+@pytest.mark.parametrize("crypto", [[], NO_WEB_CRYPTO], ids=["web crypto", "its own SHA-256"])
+def test_a_weights_file_not_the_checkpoints_own_is_refused(tmp_path, crypto):
     for name in ("config.json", "model.safetensors", "spm.model"):
         shutil.copy(EN_DE / name, tmp_path / name)
+    run = [parity.node(), *crypto, str(parity.CLI), str(tmp_path)]
+    intact = subprocess.run(run, input='"A dog."\n', capture_output=True, text=True, timeout=60)
+    assert intact.returncode == 0 and json.loads(intact.stdout)["text"]  # the same files, untouched: it translates
     data = bytearray((tmp_path / "model.safetensors").read_bytes())
     data[-1] ^= 1  # one bit of the last weight
     (tmp_path / "model.safetensors").write_bytes(bytes(data))
-    done = subprocess.run([parity.node(), str(parity.CLI), str(tmp_path)], input='"A dog."\n', capture_output=True,
-                          text=True, timeout=60)
+    done = subprocess.run(run, input='"A dog."\n', capture_output=True, text=True, timeout=60)
     assert done.returncode != 0 and done.stdout == ""
     assert "model.safetensors: SHA-256" in done.stderr
+
+
+def test_its_own_sha256_is_hashlibs(tmp_path):
+    """sha256.js (where the browser has no crypto.subtle) against Python's hashlib: every length across the padding's
+    edges (55, 56, 64 bytes...) and the real weights file."""
+    import hashlib
+
+    blobs = [bytes((i * 7 + n) % 256 for i in range(n)) for n in range(0, 140)]
+    (tmp_path / "blobs.json").write_text(json.dumps([list(b) for b in blobs]))
+    script = (f"import {{ sha256Hex }} from {json.dumps((parity.CLI.parent / 'sha256.js').as_uri())};"
+              "import { readFileSync } from 'node:fs';"
+              f"const blobs = JSON.parse(readFileSync({json.dumps(str(tmp_path / 'blobs.json'))}, 'utf8'));"
+              "const out = blobs.map((b) => sha256Hex(new Uint8Array(b)));"
+              f"out.push(sha256Hex(new Uint8Array(readFileSync({json.dumps(str(EN_DE / 'model.safetensors'))}))));"
+              "console.log(JSON.stringify(out));")
+    done = subprocess.run([parity.node(), "--input-type=module", "-e", script], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    want = [hashlib.sha256(b).hexdigest() for b in blobs] + [
+        json.loads((EN_DE / "config.json").read_text())["files"]["model.safetensors"]["sha256"]]
+    assert json.loads(done.stdout) == want

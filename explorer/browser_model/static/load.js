@@ -3,11 +3,14 @@
 // config.json's "files" before it is used.
 
 import { dequantize, readSafetensors } from "./safetensors.js";
+import { sha256Hex } from "./sha256.js";
 import { readSpm } from "./tokenizer.js";
 import { Transformer } from "./transformer.js";
 
 async function sha256(bytes) {
-  const digest = await globalThis.crypto.subtle.digest("SHA-256", bytes);
+  const subtle = globalThis.crypto && globalThis.crypto.subtle;  // none over plain HTTP, nor in Node.js 18
+  if (!subtle) return sha256Hex(bytes);
+  const digest = await subtle.digest("SHA-256", bytes);
   return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
