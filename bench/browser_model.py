@@ -6,11 +6,10 @@ made-up strings, and the time of one Translate (greedy with every attention map 
     python bench/browser_model.py --browser [--repeats 20]   # in Chromium's Web Worker instead
 
 Lists every sentence whose output differs, with both outputs. ``--browser`` starts the app in this process and, in
-headless Chromium at 1280x800 and at 390x844 with the page's CPU throttled 4x (DevTools; the worker is not slowed by it: its times come out
-the same),
-loads the worker from /browser-model/ (first visit: bytes over the network and time to ready; a second visit from
-the browser's cache) and times --repeats translations to the page's copy inside the worker (medians; the page does
-not draw from it yet).
+headless Chromium at 1280x800 and at 390x844 with the page's CPU throttled 4x (DevTools; the worker is not slowed by
+it: its times come out the same), loads the worker from /browser-model/ (first visit: bytes over the network and time
+to ready; a second visit from the browser's cache) and times --repeats translations to the page's copy inside the
+worker (medians; the page does not draw from it yet).
 """
 
 from __future__ import annotations
