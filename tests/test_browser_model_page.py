@@ -104,3 +104,43 @@ def test_the_route_serves_the_model_files_and_nothing_else(server):
                  "browser-model/package.json", "browser-model/nope/config.json"):
         assert httpx.get(server + path).status_code == 404, path
     assert httpx.post(server + "browser-model/en-de/config.json").status_code == 405
+
+
+def test_an_abandoned_download_ends_with_its_client_and_downloads_in_flight_are_bounded(server, monkeypatch):
+    """Attacker helper 47: 20,286 downloads of the weights abandoned after one byte went on reading the whole file each
+    (19,949 descriptors, 6 GB). Now each ends when its client goes, so 60 abandoned ones leave room for an honest
+    download under a cap of 20 in flight from one address; 20 held open at once meet the cap (503, Retry-After)."""
+    import socket
+    import time
+    from urllib.parse import urlparse
+
+    from explorer.browser_model import routes
+
+    monkeypatch.setattr(routes, "PER_ADDRESS", 20)
+    host, port = urlparse(server).hostname, urlparse(server).port
+    request = b"GET /browser-model/en-de/model.safetensors HTTP/1.1\r\nHost: x\r\n\r\n"
+
+    def opened() -> socket.socket:
+        s = socket.create_connection((host, port), timeout=10)
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)  # reads little: the server waits on this client
+        s.sendall(request)
+        assert s.recv(1)  # the download has begun
+        return s
+
+    for _ in range(60):
+        s = opened()
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00")  # reset on close
+        s.close()
+    time.sleep(1.0)
+    honest = httpx.get(server + "browser-model/en-de/model.safetensors", timeout=30)
+    size = (Path(__file__).resolve().parent.parent / "checkpoints" / "en-de" / "model.safetensors").stat().st_size
+    assert honest.status_code == 200 and len(honest.content) == size
+    held = [opened() for _ in range(20)]  # slow readers, still there
+    try:
+        refused = httpx.get(server + "browser-model/en-de/model.safetensors", timeout=30)
+        assert refused.status_code == 503 and refused.headers["retry-after"]
+    finally:
+        for s in held:
+            s.close()
+    time.sleep(1.0)
+    assert httpx.get(server + "browser-model/en-de/spm.model", timeout=30).status_code == 200
