@@ -432,6 +432,27 @@ def test_every_control_shows_its_focus_at_three_to_one(browser, server):  # noqa
                 "BUTTON button"} <= seen
 
 
+def test_a_tab_the_page_scrolls_to_the_screens_top_shows_its_ring_on_four_sides(browser, server):  # noqa: F811
+    """The skip link puts the focus on the open tab and the page scrolls it to the screen's top edge; so do the arrow
+    keys along the tab bar's first row: the ring is drawn inside the tab there (helper 46: its top side was off the
+    screen, three sides showed)."""
+    with opened(browser, server, **LAPTOP) as pg:
+        settled(pg)
+        pg.keyboard.press("Tab")  # the skip link, first on the page
+        assert pg.evaluate("() => document.activeElement.id") == "ae-skip"
+        pg.keyboard.press("Enter")
+        pg.wait_for_timeout(600)
+        for key in (None, "ArrowRight", "ArrowRight", "Home"):
+            if key:
+                pg.keyboard.press(key)
+                pg.wait_for_timeout(600)
+            where = pg.evaluate("() => { const e = document.activeElement; return e.getAttribute('role') + ' ' +"
+                                " e.textContent.trim() + ' ' + Math.round(e.getBoundingClientRect().top); }")
+            assert where.startswith("tab "), where
+            assert ring_sides_unpainted(pg) == [], where
+        assert pg.errors == []
+
+
 def test_less_motion_when_the_reader_asks_for_it(browser, server):  # noqa: F811
     """prefers-reduced-motion (WCAG 2.3.3): the Translate button's transition and every animation last 0 s, where
     without the setting the same button has one; nothing scrolls smoothly."""

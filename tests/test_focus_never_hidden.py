@@ -9,6 +9,7 @@ the focus, it is on the screen and nothing is drawn over it, and the order Tab g
 - At 320x256 a control too tall for the room above the docked lesson was focused partly under it.
 """
 
+import pytest
 from test_accessibility import FOCUSED, start_lesson_with_keys, tab_to
 from test_browser import browser, idle, server, settled  # noqa: F401
 from test_every_screen import LAPTOP, opened
@@ -326,11 +327,13 @@ def test_presentation_mode_entered_with_the_keyboard_leaves_the_focus_on_the_scr
         assert pg.errors == []
 
 
-def test_with_the_text_at_twice_its_size_the_lessons_question_is_not_under_its_title(browser, server):  # noqa: F811
+@pytest.mark.parametrize("size", [(1280, 800), (320, 640)], ids=["1280x800", "320x640"])
+def test_with_the_text_at_twice_its_size_the_lessons_question_is_not_under_its_title(browser, server, size):  # noqa: F811
     """Helper 43: with the browser's text at 32 px on a 1280x800 laptop the lesson's sticky title took four lines of its
     sheet, and while an answer was focused the sheet scrolled the question's start under it. There the title scrolls
-    with the stop, as on a short screen; the question is read whole above the focused answer, at every stop."""
-    with opened(browser, "about:blank", viewport={"width": 1280, "height": 800}) as pg:
+    with the stop, as on a short screen; the question is read whole above the focused answer, at every stop (its
+    first and its last line in sight), on a phone too (helper 46: at 320x640, 0-55% of it with answer A focused)."""
+    with opened(browser, "about:blank", viewport={"width": size[0], "height": size[1]}) as pg:
         cdp = pg.context.new_cdp_session(pg)
         cdp.send("Page.enable")
         cdp.send("Page.setFontSizes", {"fontSizes": {"standard": 32, "fixed": 26}})
@@ -351,8 +354,10 @@ def test_with_the_text_at_twice_its_size_the_lessons_question_is_not_under_its_t
                 pg.wait_for_timeout(150)
                 # the question's first line: what is drawn there is the question, not the title over it
                 top = pg.evaluate("""() => { const q = document.querySelector('#ae-lesson .ae-ask'),
-                    r = q.getBoundingClientRect(), at = document.elementFromPoint(r.left + 4, r.top + 6);
-                    return [Math.round(r.top), !!at && q.contains(at), document.activeElement.textContent.slice(0, 30)]; }""")
+                    r = q.getBoundingClientRect(), at = document.elementFromPoint(r.left + 4, r.top + 6),
+                    end = document.elementFromPoint(r.left + 4, r.bottom - 6);
+                    return [Math.round(r.top), !!at && q.contains(at) && !!end && q.contains(end),
+                            document.activeElement.textContent.slice(0, 30)]; }""")
                 if not top[1]:
                     hidden.append((stop, top))
                 pg.keyboard.press("Shift+Tab" if stop > 1 else "Tab")
@@ -364,5 +369,35 @@ def test_with_the_text_at_twice_its_size_the_lessons_question_is_not_under_its_t
             if stop == 8 or not nxt.count():
                 break
             nxt.click()
+        assert stop == 8 and hidden == [], (stop, hidden)
+        assert pg.errors == []
+
+
+def test_at_320_by_256_the_lessons_arrow_keys_leave_the_focus_in_sight_at_every_stop(browser, server):  # noqa: F811
+    """A laptop at 400% zoom takes the lesson with its keys: an answer's letter, Tab to Next, → to the next stop. A new stop's
+    sheet opens at its question; where that left the focused Next below the screen (helper 46: 5 px of it in sight
+    after → at stop 4), the focus is on the question. At every stop the focused element is on the screen, whole,
+    and not under anything."""
+    with opened(browser, server, viewport={"width": 320, "height": 256}) as pg:
+        settled(pg)
+        start_lesson_with_keys(pg)
+        hidden = []
+        for stop in range(1, 9):
+            pg.wait_for_function(f"() => document.querySelector('#ae-lesson').innerText.includes('stop {stop} of 8')",
+                                 timeout=30_000)
+            pg.wait_for_timeout(700)
+            seen = pg.evaluate("""() => { const e = document.activeElement, r = e.getBoundingClientRect();
+                const at = document.elementFromPoint(r.left + r.width / 2, r.top + Math.min(r.height / 2, 10));
+                return [e.tagName + ' ' + e.textContent.trim().slice(0, 24), Math.round(r.top), Math.round(r.bottom),
+                        r.top >= -1 && r.bottom <= innerHeight + 1 && !!at && (e === at || e.contains(at))]; }""")
+            if not seen[3]:
+                hidden.append((stop, seen))
+            if stop == 8 or not pg.locator("#ae-lesson .ae-answer").count():
+                break
+            pg.keyboard.press("d")  # the last answer, by its letter
+            pg.wait_for_timeout(400)
+            if not pg.evaluate("() => !!document.activeElement.closest('#ae-lesson .ae-nav')"):  # then Next, and →
+                tab_to(pg, "e.closest('.ae-nav') && e.textContent.includes('Next')", limit=12)
+            pg.keyboard.press("ArrowRight")
         assert stop == 8 and hidden == [], (stop, hidden)
         assert pg.errors == []

@@ -85,7 +85,12 @@ def test_the_rows_of_folds_and_examples_wrap_on_a_narrow_screen(browser, server,
 DROPDOWNS = """() => [...document.querySelectorAll('input[role=combobox]')].filter((i) => i.offsetParent).map((i) => {
   const wrap = i.parentElement, whole = wrap.querySelector(':scope > .ae-whole');
   const icon = wrap.querySelector('.icon-wrap'), box = i.closest('.wrap').getBoundingClientRect();
-  let shown = i.scrollWidth <= i.clientWidth + 1 && getComputedStyle(i).color !== 'rgba(0, 0, 0, 0)' ? 'input' : null;
+  // in its own input: its text (measured in its font) ends left of the ▾, which Gradio draws over the input's end
+  const cs = getComputedStyle(i), ctx = document.createElement('canvas').getContext('2d');
+  ctx.font = cs.font;
+  const end = i.getBoundingClientRect().left + parseFloat(cs.paddingLeft) + ctx.measureText(i.value).width;
+  const limit = icon && icon.getBoundingClientRect().width ? icon.getBoundingClientRect().left : i.getBoundingClientRect().right;
+  let shown = i.scrollWidth <= i.clientWidth + 1 && end <= limit + 0.5 && cs.color !== 'rgba(0, 0, 0, 0)' ? 'input' : null;
   if (!shown && whole && getComputedStyle(whole).visibility === 'visible' && whole.textContent === i.value) {
     const range = document.createRange();
     range.selectNodeContents(whole);
@@ -146,8 +151,9 @@ BROKEN_WORDS = """() => { const out = [];
                                           (dict(viewport={"width": 320, "height": 640}), False)],
                          ids=["1280x800-enlarged-when-open", "390x844", "320x640"])
 def test_at_twice_the_text_size_no_value_word_or_title_is_cut(browser, server, context, late):  # noqa: F811
-    """Helper 40 read "all heads (" in the Head dropdown; helper 41 a figure's name over its title's top by 8 px,
-    the Layer slider's "2" cut by its box, "More: how it works, what to try" cut at the screen's edge."""
+    """Helper 40 read "all heads (" in the Head dropdown (helper 46: at 320x640 its "n)" under the ▾); helper 41 a
+    figure's name over its title's top by 8 px, the Layer slider's "2" cut by its box, "More: how it works, what to
+    try" cut at the screen's edge."""
     with page_at(browser, server, context, text=32, late=late) as pg:
         found, cut_words, covered = {}, {}, {}
         for name in TABS:

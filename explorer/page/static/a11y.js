@@ -412,9 +412,10 @@
   // A focus ring (3 px, 2 px out, a 5 px white halo) that a box around the control would cut, its overflow not
   // visible, or the screen's edge, is drawn inside the control instead (helper 42: a tab's intro line, a number box
   // and its ↺, the folds' titles showed a sliver of the ring or none)
-  document.addEventListener("focusin", (e) => {
-    const el = e.target;
-    if (!el || !el.getBoundingClientRect || !el.classList) return;
+  // (and again when the page scrolls under a focused control: the skip link's tab, or an arrow key in the tab bar,
+  // brought to the screen's top edge after it was focused, showed three sides: helper 46)
+  function ringIn(el) {
+    if (!el || !el.getBoundingClientRect || !el.classList || el === document.body) return;
     const r = el.getBoundingClientRect(), out = 6;
     let cut = r.top < out || r.left < out || r.right > innerWidth - out || r.bottom > innerHeight - out;
     for (let a = el.parentElement; a && a !== document.body && !cut; a = a.parentElement) {
@@ -423,8 +424,15 @@
       const b = a.getBoundingClientRect();
       cut = r.top - out < b.top || r.left - out < b.left || r.right + out > b.right || r.bottom + out > b.bottom;
     }
-    el.classList.toggle("ae-ring-in", cut);
-  });
+    if (el.classList.contains("ae-ring-in") !== cut) el.classList.toggle("ae-ring-in", cut);
+  }
+  document.addEventListener("focusin", (e) => ringIn(e.target));
+  let ringSoon = false;
+  document.addEventListener("scroll", () => {
+    if (ringSoon) return;
+    ringSoon = true;
+    requestAnimationFrame(() => { ringSoon = false; ringIn(document.activeElement); });
+  }, { capture: true, passive: true });
   // Gradio's notices (a warning, an error) sit in a corner over the page: one over the focused control goes to the
   // other end of the screen (helper 38: the warning for an empty sentence hid Experiments, Beyond attention and
   // Compare in the tab bar while Tab went through it)
@@ -561,6 +569,14 @@
     });
   }
 
+  // the width of an input's text in its own font (its scrollWidth is the box's while the text is shorter than it)
+  let measure = null;
+  function textWidth(input) {
+    measure = measure || document.createElement("canvas").getContext("2d");
+    const cs = getComputedStyle(input);
+    measure.font = cs.font;
+    return measure.measureText(input.value).width + parseFloat(cs.paddingLeft || 0);
+  }
   // A dropdown's value longer than its box is drawn whole, wrapped, over the box (style.css: .ae-cut); the input keeps
   // the value for a screen reader and takes the clicks and the typing of a filter (helper 40, WCAG 1.4.4 and 1.4.10:
   // "all heads (" at twice the text size; the ablation preset's "every cross-attention head of" at 320 px)
@@ -575,9 +591,13 @@
     document.querySelectorAll(".secondary-wrap > input[role='combobox']").forEach((input) => {
       const wrap = input.parentElement;
       let whole = wrap.querySelector(":scope > .ae-whole");
-      // (measured against the room the value had in the row: over the box, the input spans the caret's room too)
-      const room = wrap.classList.contains("ae-cut") && whole ? whole.clientWidth : input.clientWidth;
-      const cut = Boolean(input.value) && input.offsetParent !== null && input.scrollWidth > room + 1;
+      // (measured against the room the value had in the row: over the box, the input spans the caret's room too;
+      // in it, the room left of Gradio's ▾, which sits over the input's end: helper 46, "all heads (mean)" under it)
+      const icon = wrap.querySelector(":scope > .icon-wrap"), ir = icon && icon.getBoundingClientRect();
+      const r = input.getBoundingClientRect();
+      const under = ir && ir.width && ir.left < r.right ? r.right - ir.left : 0;
+      const room = wrap.classList.contains("ae-cut") && whole ? whole.clientWidth : input.clientWidth - under;
+      const cut = Boolean(input.value) && input.offsetParent !== null && Math.max(input.scrollWidth, textWidth(input)) > room + 1;
       if (cut && !whole) {
         whole = document.createElement("span");
         whole.className = "ae-whole";

@@ -228,9 +228,25 @@
     // a short screen (320x256, 400% zoom): a new stop's sheet opens at its question, the answers under it (its title
     // and the text before, read by a screen reader as the stop begins, are a scroll up; issue 49)
     // (after the focus has moved to the stop's title, which scrolls the sheet back to it)
-    if (fresh && window.innerHeight <= 420) requestAnimationFrame(() => {
+    // (the control used, Next or Back, left out of the sheet's sight by that: the focus goes to the question, as
+    // "Show the question" puts it; helper 46: after → at stop 4, 5 px of the focused Next were on the screen)
+    // (and once more a frame later: the stop's view, drawn meanwhile, can shift the sheet's text; at stop 6 the question
+    // came to rest 25 px above the sheet's top)
+    const atAsk = () => {
       const ask = el.querySelector(".ae-ask");
       if (ask) el.scrollTop += ask.getBoundingClientRect().top - el.getBoundingClientRect().top - 4;
+      return ask;
+    };
+    if (fresh && window.innerHeight <= 420) requestAnimationFrame(() => {
+      const ask = atAsk();
+      if (!ask) return;
+      const a = document.activeElement, r = a && el.contains(a) && a !== el ? a.getBoundingClientRect() : null;
+      const box = el.getBoundingClientRect(), bottom = Math.min(box.bottom, window.innerHeight);
+      if (r && (r.bottom > bottom + 1 || r.top < box.top - 1)) {
+        ask.setAttribute("tabindex", "-1");
+        ask.focus({ preventScroll: true });
+      }
+      requestAnimationFrame(() => { if (lesson.drawn === lesson.stop) atAsk(); });
     });
     // a new note that the screen shows another view than the question's (the teacher moved the class, a student's
     // view shown): in sight at the top of a sheet scrolled down to an answer's feedback (helper 27: it sat above the
@@ -262,6 +278,26 @@
     to.setAttribute("tabindex", "-1");
     to.focus({ preventScroll: true });
   }
+
+  // An answer focused in the docked sheet (Tab, Shift+Tab from Back / Next) with its question's start scrolled above
+  // the sheet's top, or under its sticky title: the sheet scrolls up to the question where both fit in it, so the
+  // question is read whole above the answer (helper 46: at 320x640 with the text at twice its size, Shift+Tab up
+  // from Next left 0-55% of the question in sight)
+  document.addEventListener("focusin", (e) => {
+    const a = e.target, el = body();
+    if (!el || !a.classList || !a.classList.contains("ae-answer") || !el.contains(a) ||
+        !el.classList.contains("ae-docked")) return;
+    requestAnimationFrame(() => {
+      const ask = el.querySelector(".ae-ask");
+      if (!ask || document.activeElement !== a) return;
+      const box = el.getBoundingClientRect(), head = el.querySelector(".ae-head"), nav = el.querySelector(".ae-nav");
+      const top = head && getComputedStyle(head).position === "sticky" ? head.getBoundingClientRect().bottom : box.top;
+      const bottom = nav && getComputedStyle(nav).position === "sticky" ? nav.getBoundingClientRect().top : box.bottom;
+      const q = ask.getBoundingClientRect(), r = a.getBoundingClientRect();
+      if (q.top >= top || r.bottom - q.top + 4 > bottom - top) return;  // in sight already, or both do not fit
+      el.scrollTop -= top + 2 - q.top;
+    });
+  });
 
   // ``note`` below the sheet's sticky title (Hide and ✕ beside it): the sheet scrolled up to it where it was above
   function noteInSight(el, note) {
