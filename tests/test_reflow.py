@@ -182,6 +182,7 @@ def test_at_twice_the_text_size_no_value_word_or_title_is_cut(browser, server, c
         assert {"model", "head", "ablation-preset"} <= set(found), found
         cut = [d for d in found.values() if d["value"] and not d["shown"]]
         assert cut == [], cut
+        assert found["model"]["shown"] == "input", found["model"]  # a value that fits is left as it is, in its input
         assert cut_words == {}, cut_words
         assert covered == {}, covered
         if context["viewport"]["width"] > 400:

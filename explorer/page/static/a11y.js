@@ -597,7 +597,9 @@
       const r = input.getBoundingClientRect();
       const under = ir && ir.width && ir.left < r.right ? r.right - ir.left : 0;
       const room = wrap.classList.contains("ae-cut") && whole ? whole.clientWidth : input.clientWidth - under;
-      const cut = Boolean(input.value) && input.offsetParent !== null && Math.max(input.scrollWidth, textWidth(input)) > room + 1;
+      // (its scrollWidth is its box's while the text is shorter: then the text's own width)
+      const need = input.scrollWidth > input.clientWidth + 1 ? input.scrollWidth : textWidth(input);
+      const cut = Boolean(input.value) && input.offsetParent !== null && need > room + 1;
       if (cut && !whole) {
         whole = document.createElement("span");
         whole.className = "ae-whole";
