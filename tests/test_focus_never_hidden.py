@@ -346,10 +346,17 @@ def test_with_the_text_at_twice_its_size_the_lessons_question_is_not_under_its_t
             pg.wait_for_function(f"() => document.querySelector('#ae-lesson').innerText.includes('stop {stop} of 8')",
                                  timeout=30_000)
             pg.wait_for_timeout(600)
+            idle(pg)  # (the stop's view drawn and the lesson redrawn with it: a Tab during that redraw is another test)
             if not pg.locator("#ae-lesson .ae-answer").count():
                 break
-            # (Next, used, keeps the focus: the answers are before it)
-            tab_to(pg, "e.classList.contains('ae-answer')", limit=40, back=stop > 1)
+            # (Next, used, keeps the focus: the answers are before it; or the new stop's title has it: after it)
+            on_nav = pg.evaluate("() => !!document.activeElement.closest('#ae-lesson .ae-nav')")
+            before = pg.evaluate(FOCUSED)
+            assert before != "BODY", f"stop {stop}: the focus fell to the page's body"
+            try:
+                tab_to(pg, "e.classList.contains('ae-answer')", limit=40, back=on_nav)
+            except AssertionError as e:
+                raise AssertionError(f"stop {stop}, from {before}: {e}") from None
             for _ in range(pg.locator("#ae-lesson .ae-answer").count()):  # every answer focused in turn
                 pg.wait_for_timeout(150)
                 # the question's first line: what is drawn there is the question, not the title over it
@@ -360,7 +367,7 @@ def test_with_the_text_at_twice_its_size_the_lessons_question_is_not_under_its_t
                             document.activeElement.textContent.slice(0, 30)]; }""")
                 if not top[1]:
                     hidden.append((stop, top))
-                pg.keyboard.press("Shift+Tab" if stop > 1 else "Tab")
+                pg.keyboard.press("Shift+Tab" if on_nav else "Tab")
                 if not pg.evaluate("() => document.activeElement.classList.contains('ae-answer')"):
                     break
             pg.locator("#ae-lesson .ae-answer").first.click()  # answered, then on to the next stop
