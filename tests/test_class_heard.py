@@ -228,3 +228,36 @@ def test_a_teachers_focus_on_the_class_panel_is_not_under_their_own_lesson(brows
             teacher.wait_for_timeout(3_000)
             assert teacher.evaluate(FOCUS_UNCOVERED) == "", (stop, teacher.evaluate(FOCUS_UNCOVERED))
         assert teacher.errors == [] and student.errors == []
+
+
+def test_the_teachers_finish_keeps_the_focus_and_a_student_hears_the_class_end(browser, server):  # noqa: F811
+    """Accessibility helper 48: Enter on the class panel's Finish (the last stop's Next) sent the teacher's focus to
+    the page's body as the panel was drawn again without it; and when the teacher ended the class, the student's page
+    showed it in a banner no live region was in: nothing was said. Now the focus goes to Start the lesson, and the
+    end is said on the student's page."""
+    with ExitStack() as stack:
+        teacher, student = class_joined_with_the_keyboard(stack, browser, server, PHONE)
+        teacher.locator("#class-panel button", has_text="Start the lesson").press("Enter")
+        at = "() => document.querySelector('#class-now')?.innerText.includes('stop {} of 8')"
+        teacher.wait_for_function(at.format(1), timeout=20_000)
+        for stop in range(2, 9):
+            for attempt in range(3):  # (a key pressed as the panel is drawn again may meet the button going: again)
+                teacher.locator("#class-next").press("Enter")
+                try:
+                    teacher.wait_for_function(at.format(stop), timeout=8_000)
+                    break
+                except Exception:
+                    assert attempt < 2, f"stop {stop} not reached"
+        assert "Finish" in teacher.locator("#class-next").inner_text()
+        teacher.locator("#class-next").press("Enter")
+        teacher.locator("#class-lesson-start").wait_for(timeout=20_000)
+        teacher.wait_for_timeout(1_500)
+        assert teacher.evaluate("() => document.activeElement.id") == "class-lesson-start"
+        student.wait_for_timeout(1_000)
+        teacher.locator("#class-panel button", has_text="End the class").press("Enter")  # (its question accepted)
+        try:
+            student.wait_for_function(f"() => ({SAID})().includes('ended the class')", timeout=20_000)
+        except Exception:
+            raise AssertionError((student.evaluate(SAID), student.locator("#class-banner").inner_text(),
+                                  teacher.locator("#class-panel").inner_text()[:200])) from None
+        assert teacher.errors == [] and student.errors == []

@@ -195,7 +195,10 @@
     if (room.role === "teacher") room.over = true;  // (and nothing posted for it: lessonAt)
     if (room.role === "teacher" && AE.lesson && AE.lesson.state.stop >= 0 && AE.lesson.end) AE.lesson.end();
     if (room.role === "teacher") localStorage.removeItem("ae-teach");
-    say(room.role === "student" ? AE.t("class.ended_student", { message }) : message);
+    const words = room.role === "student" ? AE.t("class.ended_student", { message }) : message;
+    say(words);
+    // said too (helper 48: the banner's live line went with the old banner, and a blind student heard nothing)
+    if (room.role === "student" && AE.a11y && AE.a11y.say) AE.a11y.say(words);
   }
 
   // -- the teacher ---------------------------------------------------------------------------------------------
@@ -567,7 +570,10 @@
     const target = was || room.refocus;
     room.refocus = null;
     if (target && lost) {
-      const again = document.getElementById(target);
+      // (a button the drawing took away: Finish, the last stop's Next, gives way to Start the lesson; helper 48: the
+      // focus fell to the page's body)
+      const again = document.getElementById(target) ||
+        (target === "class-next" || target === "class-prev" || target === "class-reveal" ? document.getElementById("class-lesson-start") : null);
       if (again) again.focus();
     }
     unsentNote();
