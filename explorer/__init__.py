@@ -1,4 +1,4 @@
-"""The explorer's server side, in four parts; app.py wires them to Gradio.
+"""The explorer's server side, in five parts; app.py wires them to Gradio.
 
 - ``explorer.serving``: the machinery and bounds that keep a public server fair and alive (requests, the analysis
   store and its model gate, the queue, limits, edges, static files, exports).
@@ -6,8 +6,10 @@
 - ``explorer.page``: the Gradio page: its tabs, its private events (``ui``), its texts, the browser's scripts and
   styles (``page/static/``).
 - ``explorer.classroom``: class rooms: a teacher, students and the streams between them (``classroom/static/``).
+- ``explorer.browser_model``: the model in the browser: the forward pass and tokenizer in JavaScript
+  (``browser_model/static/``), the route that serves them and the weights, and their parity with PyTorch.
 
 The words a person reads live below explorer and viz both, in the top-level ``i18n`` package (viz's figures speak
-them too). Imports point down only: page -> api -> serving; classroom -> serving; every part (and viz) may import
-i18n, which imports none of them (tests/test_layout.py checks it).
+them too). Imports point down only: page -> api -> serving; classroom -> serving; browser_model -> serving; every
+part (and viz) may import i18n, which imports none of them (tests/test_layout.py checks it).
 """
