@@ -570,10 +570,9 @@
     const target = was || room.refocus;
     room.refocus = null;
     if (target && lost) {
-      // (a button the drawing took away: Finish, the last stop's Next, gives way to Start the lesson; helper 48: the
-      // focus fell to the page's body)
-      const again = document.getElementById(target) ||
-        (target === "class-next" || target === "class-prev" || target === "class-reveal" ? document.getElementById("class-lesson-start") : null);
+      // (a button the drawing took away, Finish after the last stop, gives way to the panel's first action, Start the
+      // lesson; helper 48: the focus fell to the page's body)
+      const again = document.getElementById(target) || el.querySelector(".ae-class-actions button:not([disabled])");
       if (again) again.focus();
     }
     unsentNote();

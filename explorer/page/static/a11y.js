@@ -665,5 +665,7 @@
   const status = AE.status;
   AE.status = (...args) => { setTimeout(soon, 0); return status(...args); };
 
-  AE.a11y = { say, fix, inSight, lessonOver };
+  // whether the focus was just moved with Tab (lesson.js: an answer Tabbed to brings its question into sight)
+  const tabbedNow = () => performance.now() - tabbed < 600;
+  AE.a11y = { say, fix, inSight, lessonOver, tabbedNow };
 })();

@@ -285,12 +285,10 @@
   // from Next left 0-55% of the question in sight)
   // (only a focus the student moved with Tab: an answer the page focuses again as it redraws the stop, the class's
   // answers revealed, stays where the page scrolled the sheet: to those answers)
-  let tabbed = -1e9;
-  document.addEventListener("keydown", (e) => { if (e.key === "Tab") tabbed = performance.now(); }, true);
   document.addEventListener("focusin", (e) => {
     const a = e.target, el = body();
     if (!el || !a.classList || !a.classList.contains("ae-answer") || !el.contains(a) ||
-        !el.classList.contains("ae-docked") || performance.now() - tabbed > 600) return;
+        !el.classList.contains("ae-docked") || !(AE.a11y && AE.a11y.tabbedNow && AE.a11y.tabbedNow())) return;
     requestAnimationFrame(() => {
       const ask = el.querySelector(".ae-ask");
       if (!ask || document.activeElement !== a) return;
