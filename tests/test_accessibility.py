@@ -949,6 +949,10 @@ def test_tab_out_of_a_dropdown_with_a_long_list_goes_on_to_the_next_control(brow
         open_tab(pg, "Inside a head")
         pg.wait_for_function("() => document.querySelectorAll('#query [role=option], #query input').length > 0",
                              timeout=30_000)
+        # and its figure drawn, with "Show as table" after it: Tabbed before the tab's first figure came, the next
+        # control is the page's footer (CI of stop 63, one run in 770: the figure came 50 ms after the Tab)
+        pg.wait_for_function("() => !!document.querySelector('#inside-plot .js-plotly-plot + .ae-fig-alt button')",
+                             timeout=30_000)
         tab_to(pg, "e.closest('#query') && e.getAttribute('role') === 'combobox'", limit=200)
         pg.wait_for_timeout(300)
         pg.keyboard.press("Tab")
