@@ -55,6 +55,21 @@ def main() -> None:
         if not r.same_output:
             print(f"  differs: {r.text!r}\n    JS:      {r.js!r}\n    PyTorch: {r.torch!r}")
 
+    # the "may be wrong" estimate in JS (quality.js, the reverse model run in JS) against model/quality.py's
+    t0 = time.perf_counter()
+    est = parity.estimate_parity(tr, EN_DE, texts)
+    compared = [r for r in est if r.same_output]
+    print(f"the may-be-wrong estimate on {len(est)} sentences ({time.perf_counter() - t0:.0f} s), "
+          f"{len(compared)} with the same output:")
+    print(f"  flag identical: {sum(r.same_flag for r in compared)}/{len(compared)} "
+          f"(flagged by PyTorch: {sum(r.flagged for r in compared)})")
+    print(f"  words named identical: {sum(r.same_words for r in compared)}/{len(compared)}")
+    print(f"  probability, largest |JS - PyTorch|: {max(r.prob_diff for r in compared):.2e}; "
+          f"a feature's: {max(r.feature_diff for r in compared):.2e}")
+    for r in compared:
+        if not (r.same_flag and r.same_words):
+            print(f"  differs: {r.text!r} (probability off by {r.prob_diff:.2e})")
+
     strings = parity.made_up_strings(args.strings)
     bad = parity.token_parity(tr, EN_DE, strings)
     print(f"tokenizer on {len(strings)} made-up strings: {len(strings) - len(bad)} identical")
@@ -70,26 +85,36 @@ def main() -> None:
         out, _ = tr._decode(tr._src_ids(text), DecodeOptions())
         tr._forced_ids(tr._src_ids(text), out)
         torch_ms.append(1000 * (time.perf_counter() - t))
+    est_ms = [r["ms"] for r in parity.run_js(EN_DE, sample, "--estimate")]  # greedy + maps + the reverse pass
     js_med, torch_med = statistics.median(js_ms), statistics.median(torch_ms)
     print(f"one Translate, median of {len(sample)} (Node.js {sys.platform}, one thread; PyTorch {args.threads} thread):")
     print(f"  JS model:  {js_med:.1f} ms   PyTorch greedy + capture: {torch_med:.1f} ms   ratio {js_med / torch_med:.2f}")
+    print(f"  JS model with the may-be-wrong estimate: {statistics.median(est_ms):.1f} ms")
 
 
 WORKER = """async ([texts]) => {
   const w = new Worker("/browser-model/worker.js", { type: "module" });
-  const ask = (m) => new Promise((done) => { w.onmessage = (e) => { if (e.data.kind !== "progress") done(e.data); };
-                                             w.postMessage(m); });
+  // (the estimator's message comes after ready, on its own: waited for, so each Translate carries its estimate)
+  const ask = (m, kinds) => new Promise((done) => {
+    w.onmessage = (e) => { if (kinds.includes(e.data.kind)) done(e.data); };
+    if (m) w.postMessage(m);
+  });
   const t0 = performance.now();
-  const ready = await ask({ id: 1, kind: "load", base: "/browser-model/en-de/" });
+  const ready = await ask({ id: 1, kind: "load", base: "/browser-model/en-de/" }, ["ready", "error"]);
   ready.wall = performance.now() - t0;
-  const ms = [];
+  const estimator = await ask(null, ["estimator"]);  // (set up in the same task as ready's: none is missed)
+  ready.estimator = { ready: estimator.ready, bytes: estimator.bytes, wall: performance.now() - t0 };
+  const ms = [], estimated = [];
   for (const text of texts) {
-    const t = performance.now(), r = await ask({ id: 2, kind: "translate", text });
+    const t = performance.now(), r = await ask({ id: 2, kind: "translate", text }, ["result", "error"]);
     if (r.kind !== "result") throw new Error(r.message);
     ms.push(performance.now() - t);  // the page's clock: the message there and back included
+    const est = await ask(null, ["estimate"]);  // (set up in the same task as the result's)
+    if (!est.estimate) throw new Error("no estimate");
+    estimated.push(performance.now() - t);
   }
   w.terminate();
-  return { ready, ms };
+  return { ready, ms, estimated };
 }"""
 
 
@@ -113,9 +138,11 @@ def in_browser(repeats: int) -> None:
                 cdp.send("Emulation.setCPUThrottlingRate", {"rate": screen["throttle"]})
                 r = page.evaluate(WORKER, [texts])
                 print(f"{name}, {visit}: ready in {r['ready']['wall']:.0f} ms, "
-                      f"{r['ready']['transferred'] / 1e6:.2f} MB over the network; translate to the page's copy: "
-                      f"median {statistics.median(r['ms']):.1f} ms (min {min(r['ms']):.1f}, max {max(r['ms']):.1f}) "
-                      f"of {len(r['ms'])}")
+                      f"{r['ready']['transferred'] / 1e6:.2f} MB over the network; the estimate's reverse model "
+                      f"{r['ready']['estimator']['bytes'] / 1e6:.2f} MB, ready at {r['ready']['estimator']['wall']:.0f} "
+                      f"ms; translate to the page's copy: median {statistics.median(r['ms']):.1f} ms "
+                      f"(min {min(r['ms']):.1f}, max {max(r['ms']):.1f}) of {len(r['ms'])}, its estimate "
+                      f"{statistics.median(r['estimated']):.1f} ms")
                 page.close()
             ctx.close()
         browser.close()

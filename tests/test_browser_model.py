@@ -63,6 +63,24 @@ def test_the_pages_copy_made_in_js_is_the_servers(translator):
     assert "[EOS]" not in [step["chosen"] for step in run["steps"]]
 
 
+def test_the_may_be_wrong_estimate_made_in_js_is_the_servers(translator):
+    """The warning's estimate (quality.js with the reverse model run in JS) against model/quality.py's: the same
+    flag, the same words named, the probability and every signal within float error. With a question the model
+    turns into another ("Why is the sky blue?": flagged, "blue" missing), a sentence that stops at the length
+    limit with no EOS, and byte pieces."""
+    texts = sentences(100) + ["Why is the sky blue?", "la la " * 20, "Café 😀 naïve <b>résumé</b> & co"]
+    rows = parity.estimate_parity(translator, EN_DE, texts)
+    assert len(rows) == len(texts)
+    compared = [r for r in rows if r.same_output]
+    assert len(compared) >= len(texts) - 1
+    assert [r.text for r in compared if not r.same_flag or not r.same_words] == []
+    assert max(r.prob_diff for r in compared) <= 1e-4
+    assert max(r.feature_diff for r in compared) <= 1e-3
+    # not a vacuous pass: some flagged, some not, the question among the flagged
+    flagged = [r.text for r in compared if r.flagged]
+    assert "Why is the sky blue?" in flagged and 0 < len(flagged) < len(compared)
+
+
 NO_WEB_CRYPTO = ["--import", "data:text/javascript,delete globalThis.crypto"]  # as Node.js 18, or a page over plain HTTP
 
 

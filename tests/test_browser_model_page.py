@@ -1,8 +1,10 @@
 """The JavaScript model in a real browser: Chromium loads it in a Web Worker from the app's own /browser-model/ files
 (each checked against its SHA-256), shows the download's progress, and makes the page's copy of a translation that
-equals the server's; a second visit takes the weights from the browser's cache. The files the route serves and
+equals the server's, with the server's "may be wrong" estimate; a second visit takes the weights from the browser's
+cache. The files the route serves and
 refuses. (The page does not use the worker yet: this holds the part the page will use.)"""
 
+import json
 import os
 from pathlib import Path
 
@@ -11,6 +13,8 @@ import pytest
 from app_server import MODEL, served
 
 from explorer.browser_model import parity
+from model.quality import estimate
+from model.tokenizer import UNK
 from model.translator import load_pretrained
 from viz.page_data import page_data
 
@@ -23,19 +27,35 @@ if not Path(CHROMIUM).exists():
 if MODEL != "en-de":
     pytest.skip("the shipped en-de is needed", allow_module_level=True)
 
-SENTENCES = ["Two children are playing football on the beach.", "Café 😀 <b>naïve</b> & co"]
+SENTENCES = ["Two children are playing football on the beach.", "Café 😀 <b>naïve</b> & co", "Why is the sky blue?"]
 LOAD = """async ([base, texts]) => {
   const w = new Worker("/browser-model/worker.js", { type: "module" });
-  const progress = [];
-  const ask = (m) => new Promise((done) => {
-    w.onmessage = (e) => { if (e.data.kind === "progress") progress.push([e.data.loaded, e.data.total]); else done(e.data); };
-    w.postMessage(m);
-  });
-  const ready = await ask({ id: 1, kind: "load", base });
+  const progress = [], inbox = [];
+  let waiting = null;
+  w.onmessage = (e) => {
+    if (e.data.kind === "progress") progress.push([e.data.loaded, e.data.total]);
+    else { inbox.push(e.data); if (waiting) waiting(); }
+  };
+  // the next message of one of these kinds (the estimator's comes on its own, after ready)
+  const next = async (kinds) => {
+    for (;;) {
+      const i = inbox.findIndex((m) => kinds.includes(m.kind));
+      if (i >= 0) return inbox.splice(i, 1)[0];
+      await new Promise((go) => { waiting = go; });
+    }
+  };
+  w.postMessage({ id: 1, kind: "load", base });
+  const ready = await next(["ready", "error"]);
+  const estimator = ready.kind === "ready" ? await next(["estimator"]) : null;
   const results = [];
-  for (const text of texts) results.push(await ask({ id: 2, kind: "translate", text }));
+  for (const text of texts) {
+    w.postMessage({ id: 2, kind: "translate", text });
+    const r = await next(["result", "error"]);
+    if (r.kind === "result") r.estimate = (await next(["estimate"])).estimate;  // (its own message, after the copy)
+    results.push(r);
+  }
   w.terminate();
-  return { ready, results, progress };
+  return { ready, estimator, results, progress };
 }"""
 
 
@@ -65,9 +85,17 @@ def test_the_worker_makes_the_servers_copy_of_a_translation_and_a_second_visit_d
     assert [p[0] for p in first["progress"]] == sorted(p[0] for p in first["progress"])
     assert first["ready"]["transferred"] >= size
     tr = load_pretrained("en-de")
+    # then the "may be wrong" estimate's reverse model, in the background, and each translation's estimate: the
+    # server's flag and words ("Why is the sky blue?" is flagged, "blue" missing)
+    assert first["estimator"]["ready"] is True and first["estimator"]["bytes"] >= size, first["estimator"]
     for text, r in zip(SENTENCES, first["results"]):
         assert r["kind"] == "result", r
-        assert parity.page_differences(r["page"], page_data(tr.analyze(text), tr.cfg.n_heads)) == []
+        a = tr.analyze(text)
+        assert parity.page_differences(r["page"], page_data(a, tr.cfg.n_heads)) == []
+        py, js = estimate(a, UNK, [s.chosen_prob for s in a.trace.steps][: len(a.out_tokens)]), r["estimate"]
+        assert (js["flagged"], js["words"], js["missing"]) == (py.flagged, list(py.words), list(py.missing)), text
+        assert abs(js["probability"] - py.probability) < 1e-4
+    assert first["results"][2]["estimate"]["flagged"] and "blue" in first["results"][2]["estimate"]["missing"]
     assert "&lt;b&gt;" in first["results"][1]["page"]["text_html"]  # the sentence is data, escaped
     # a later visit: the weights come from the browser's cache (asked for by their hash), nothing over the network
     pg2 = context.new_page()
@@ -99,8 +127,14 @@ def test_the_route_serves_the_model_files_and_nothing_else(server):
     assert w.status_code == 200 and "immutable" in w.headers["cache-control"] and w.headers["etag"] == f'"{sha}"'
     assert httpx.get(server + "browser-model/en-de/model.safetensors", headers={"if-none-match": f'"{sha}"'}).status_code == 304
     assert "javascript" in httpx.get(server + "browser-model/transformer.js").headers["content-type"]
-    for path in ("browser-model/", "browser-model/cli.js", "browser-model/en-de/reverse/model.safetensors",
-                 "browser-model/en-de/train_log.csv", "browser-model/en-de/%2e%2e/en-de/config.json",
+    # the reverse model's three files and the estimate's fitted numbers (metrics.json's "quality"), and no more
+    assert httpx.get(server + "browser-model/en-de/reverse/model.safetensors").status_code == 200
+    metrics = json.loads((Path(__file__).resolve().parent.parent / "checkpoints" / "en-de" / "metrics.json").read_text())
+    assert httpx.get(server + "browser-model/en-de/quality.json").json() == metrics["quality"]
+    for path in ("browser-model/", "browser-model/cli.js", "browser-model/en-de/metrics.json",
+                 "browser-model/en-de/reverse/train_log.csv", "browser-model/en-de/reverse/metrics.json",
+                 "browser-model/toy-reverse/quality.json", "browser-model/en-de/train_log.csv",
+                 "browser-model/en-de/%2e%2e/en-de/config.json",
                  "browser-model/package.json", "browser-model/nope/config.json"):
         assert httpx.get(server + path).status_code == 404, path
     assert httpx.post(server + "browser-model/en-de/config.json").status_code == 405

@@ -158,3 +158,35 @@ def page_differences(js: dict, py: dict) -> list[str]:
         if max(abs(x - y) for x, y in zip(js["pe_sentence"][key], py["pe_sentence"][key])) > 1.5e-3:
             problems.append(f"{text!r}: pe_sentence {key}")
     return problems
+
+
+@dataclass
+class EstimateRow:
+    text: str
+    same_output: bool  # the JS greedy output is PyTorch's (the estimates are compared only then)
+    flagged: bool  # PyTorch's flag
+    same_flag: bool
+    same_words: bool  # the words named (unsure, missing, dropped) are the same
+    prob_diff: float  # |JS - PyTorch| of the estimated probability
+    feature_diff: float  # the largest |JS - PyTorch| over the features
+
+
+def estimate_parity(translator: Translator, folder: str | Path, texts: list[str]) -> list[EstimateRow]:
+    """The "may be wrong" estimate made in JS (quality.js, with the reverse model in JS) against model/quality.py's
+    on the same sentences (non-empty ones)."""
+    from model.quality import analysis_signals, estimate
+    from model.tokenizer import UNK
+
+    rows = []
+    for text, js in zip(texts, run_js(folder, texts, "--estimate")):
+        a = translator.analyze(text)
+        py = estimate(a, UNK, [s.chosen_prob for s in a.trace.steps][: len(a.out_tokens)])
+        if py is None:
+            raise RuntimeError("the checkpoint has no quality estimate for its weights and reverse model")
+        e, same = js["estimate"], js["out"] == a.out_ids[:-1]
+        feat = float(np.abs(np.asarray(e["features"]) - analysis_signals(a, UNK)).max())
+        rows.append(EstimateRow(text, same, py.flagged, e["flagged"] == py.flagged,
+                                (e["words"], e["missing"], e["dropped"]) == (list(py.words), list(py.missing),
+                                                                             list(py.dropped)),
+                                abs(e["probability"] - py.probability), feat))
+    return rows

@@ -3,7 +3,9 @@
 Plain ASGI (app.serve puts it in the middleware list), GET and HEAD only (405 with ``Allow`` otherwise):
 
 - ``/browser-model/<file>.js``: the JavaScript model's modules (``static/``), text/javascript;
-- ``/browser-model/<model>/<file>``: a shipped checkpoint's ``config.json``, ``model.safetensors`` and ``spm.model``.
+- ``/browser-model/<model>/<file>``: a shipped checkpoint's ``config.json``, ``model.safetensors`` and ``spm.model``;
+- ``/browser-model/<model>/reverse/<file>``: the same three of its reverse model, and ``/browser-model/<model>/quality.json``
+  the "quality" section of its ``metrics.json``: what the "may be wrong" estimate needs (``static/quality.js``).
 
 Every other path under the prefix is 404: no listing, no other file of a folder, no path outside it. Each file is
 read once at start-up (``ModelFiles.table``: 6.5 MB for both shipped models), with its SHA-256 as the ETag, so what
@@ -22,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import json
 from collections import Counter
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -40,18 +43,32 @@ PER_ADDRESS = 150  # downloads in flight from one address
 IN_FLIGHT = 400  # downloads in flight in the process
 
 
+def quality_section(folder: Path) -> bytes | None:
+    """The "quality" section of a checkpoint's metrics.json as JSON bytes, or None where it has none (or no readable
+    metrics.json: the server then has no estimate either)."""
+    try:
+        section = json.loads((folder / "metrics.json").read_text(encoding="utf-8")).get("quality")
+    except (OSError, ValueError, AttributeError):
+        return None
+    return json.dumps(section).encode() if isinstance(section, dict) else None
+
+
 def file_table(models: dict[str, Path]) -> dict[str, tuple[bytes, str, bytes]]:
-    """URL path -> (the file's bytes, its SHA-256, its content type): the JS modules and each model's three files."""
+    """URL path -> (the file's bytes, its SHA-256, its content type): the JS modules, each model's three files, its
+    reverse model's and its quality estimate."""
     paths = {PREFIX + p.name: p for p in sorted(STATIC.glob("*.js")) if p.name != "cli.js"}
     for name, folder in models.items():
-        for f in MODEL_FILES:
-            if (folder / f).is_file():
-                paths[f"{PREFIX}{name}/{f}"] = folder / f
-    table = {}
-    for url, path in paths.items():
-        data = path.read_bytes()
-        table[url] = (data, hashlib.sha256(data).hexdigest(), TYPES.get(path.suffix, b"application/octet-stream"))
-    return table
+        for sub in ("", "reverse/"):
+            for f in MODEL_FILES:
+                if (folder / sub / f).is_file():
+                    paths[f"{PREFIX}{name}/{sub}{f}"] = folder / sub / f
+    table = {url: path.read_bytes() for url, path in paths.items()}
+    for name, folder in models.items():
+        section = quality_section(folder)
+        if section is not None:
+            table[f"{PREFIX}{name}/quality.json"] = section
+    return {url: (data, hashlib.sha256(data).hexdigest(), TYPES.get(Path(url).suffix, b"application/octet-stream"))
+            for url, data in table.items()}
 
 
 async def plain(send, status: int, body: bytes, extra: list | None = None) -> None:

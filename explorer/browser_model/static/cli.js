@@ -1,6 +1,8 @@
-// Node: node cli.js CHECKPOINT_DIR [--no-attention | --tokens | --page] < sentences (one JSON string a line) -> one JSON object a line:
+// Node: node cli.js CHECKPOINT_DIR [--no-attention | --tokens | --page | --estimate] < sentences (one JSON string a line) -> one JSON object a line:
 // { ids (source, EOS last), out (greedy, no BOS/EOS), text, p (each step's chosen probability),
-//   encoder / self / cross: each layer's weights (H, rows, cols) as flat lists, ms (the decode's time) }.
+//   encoder / self / cross: each layer's weights (H, rows, cols) as flat lists, ms (the decode's time) };
+// --estimate: { out, estimate (quality.js: probability, flagged, words, missing, dropped, features), ms } with the
+// checkpoint's reverse model (CHECKPOINT_DIR/reverse) and metrics.json's "quality".
 // Used by tests/test_browser_model.py and bench/browser_model.py to compare with PyTorch.
 
 import { readFileSync } from "node:fs";
@@ -8,12 +10,22 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { loadCheckpoint, sourceIds } from "./load.js";
 import { pageData } from "./page_data.js";
+import { estimateGreedy, usable } from "./quality.js";
 
 const folder = process.argv[2];
 const attentions = !process.argv.includes("--no-attention");
 const tokensOnly = process.argv.includes("--tokens");  // the source ids alone: the tokenizer's parity
 const page = process.argv.includes("--page");  // the page's copy of each translation (page_data.js)
-const { cfg, model, tokenizer } = await loadCheckpoint(async (name) => new Uint8Array(readFileSync(join(folder, name))));
+const estimating = process.argv.includes("--estimate");
+const reader = (dir) => async (name) => new Uint8Array(readFileSync(join(dir, name)));
+const { cfg, files, model, tokenizer } = await loadCheckpoint(reader(folder));
+let quality = null, reverse = null;
+if (estimating) {
+  reverse = await loadCheckpoint(reader(join(folder, "reverse")));
+  quality = usable(JSON.parse(readFileSync(join(folder, "metrics.json"), "utf8")).quality,
+                   files["model.safetensors"].sha256, reverse.files["model.safetensors"].sha256);
+  if (!quality) throw new Error("metrics.json has no quality estimate for these weights and this reverse model");
+}
 const round = (a) => Array.from(a, (x) => Math.round(x * 1e6) / 1e6);
 for await (const line of createInterface({ input: process.stdin })) {
   if (!line.trim()) continue;
@@ -24,6 +36,11 @@ for await (const line of createInterface({ input: process.stdin })) {
   const r = text.trim() ? model.greedy(ids) : null;
   const ms = performance.now() - t0;
   if (page) { process.stdout.write(JSON.stringify(r ? pageData(model, tokenizer, text, r) : null) + "\n"); continue; }
+  if (estimating) {
+    const e = estimateGreedy(quality, model, tokenizer, reverse.model, ids, r);
+    process.stdout.write(JSON.stringify({ out: r.ids, estimate: e, ms: performance.now() - t0 }) + "\n");
+    continue;
+  }
   const row = { ids, out: r ? r.ids : [], text: r ? tokenizer.decode(r.ids) : "", ms,
                 p: r ? r.steps.map((s) => s.p) : [] };
   if (attentions && r) {

@@ -26,7 +26,7 @@ export async function loadCheckpoint(read) {
     files[name] = bytes;
   }
   const model = new Transformer(config.model, dequantize(readSafetensors(files["model.safetensors"])));
-  return { cfg: config.model, task: config.task, model, tokenizer: readSpm(files["spm.model"]) };
+  return { cfg: config.model, task: config.task, files: config.files, model, tokenizer: readSpm(files["spm.model"]) };
 }
 
 // a sentence -> the translator's source ids (single spaces, cut to max_len - 1, EOS last), as model/translator.py

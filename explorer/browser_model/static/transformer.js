@@ -160,18 +160,15 @@ export class Transformer {
     return { memory: x, layers };
   }
 
-  // greedy decoding with a key/value cache, as model/decoding.py's greedy (pad and BOS never chosen):
-  // -> { ids (no BOS/EOS), steps: [{ top: [[id, p]...], chosen, p }], self/cross weights per layer, hidden per layer }
-  greedy(src, { maxLen = 0, topK = 5 } = {}) {
-    const { d, h, V } = this, s = src.length;
-    const limit = Math.min(maxLen || 2 * s + 10, this.cfg.max_len - 1);
+  // the decoder over an encoded source, one position at a time with a key/value cache: ``position(id, t)`` runs token
+  // ``id`` at position t through every layer, keeping its maps and outputs -> x (1, D)
+  decoder(src) {
+    const { d } = this, s = src.length;
     const enc = this.encode(src);
     const crossKV = this.dec.map((L) => [linear(enc.memory, s, L.cross.k[0], L.cross.k[1], d, d),
                                          linear(enc.memory, s, L.cross.v[0], L.cross.v[1], d, d)]);
     const cacheK = this.dec.map(() => []), cacheV = this.dec.map(() => []);  // per layer: one (D) row a position
     const selfW = this.dec.map(() => []), crossW = this.dec.map(() => []), hidden = this.dec.map(() => []);
-    const ys = [BOS], steps = [];
-    // one decoder position: token ``id`` at position t through every layer, its maps and outputs kept -> x (1, D)
     const position = (id, t) => {
       let x = this.embed([id], t);  // (1, D) at position t
       this.dec.forEach((L, l) => {
@@ -191,28 +188,59 @@ export class Transformer {
       });
       return x;
     };
+    return { enc, position, selfW, crossW, hidden };
+  }
+
+  // x (1, D) through the tied embedding -> logits (V)
+  logits(x) { return linear(x, 1, this.E, null, this.d, this.V); }
+
+  // greedy decoding with a key/value cache, as model/decoding.py's greedy (pad and BOS never chosen):
+  // -> { ids (no BOS/EOS), steps: [{ top: [[id, p]...], chosen, p }], self/cross weights per layer, hidden per layer,
+  //      signals: what the "may be wrong" estimate reads of each position's distribution (quality.js) }
+  greedy(src, { maxLen = 0, topK = 5 } = {}) {
+    const { d, h } = this, s = src.length;
+    const limit = Math.min(maxLen || 2 * s + 10, this.cfg.max_len - 1);
+    const dec = this.decoder(src);
+    const ys = [BOS], steps = [], signals = { chosen: [], other: [], entropy: [] };
     for (let t = 0; t < limit; t++) {
-      const x = position(ys[t], t);
-      const logits = linear(x, 1, this.E, null, d, V);  // (1, V) through the tied embedding
+      const logits = this.logits(dec.position(ys[t], t));  // (V)
       logits[PAD] = -Infinity;
       logits[BOS] = -Infinity;
       let best = 0;
-      for (let i = 1; i < V; i++) if (logits[i] > logits[best]) best = i;  // first of equal maxima, as argmax
-      softmaxInPlace(logits, 0, V);
+      for (let i = 1; i < logits.length; i++) if (logits[i] > logits[best]) best = i;  // first of equal maxima, as argmax
+      addSignals(signals, logits, best);
+      softmaxInPlace(logits, 0, logits.length);
       steps.push({ top: topk(logits, topK), chosen: best, p: logits[best] });
       ys.push(best);
       if (best === EOS) break;
     }
     // no EOS within the limit: the last word's own position too, as the server's pass over BOS + output has it
-    if (ys[ys.length - 1] !== EOS) position(ys[ys.length - 1], ys.length - 1);
-    const n = selfW[0].length;  // decoder positions run: BOS + the output
+    // (the estimate reads there how sure the decoder was of an end it did not reach)
+    if (ys[ys.length - 1] !== EOS) {
+      const logits = this.logits(dec.position(ys[ys.length - 1], ys.length - 1));
+      logits[PAD] = -Infinity;
+      logits[BOS] = -Infinity;
+      addSignals(signals, logits, EOS);
+    }
+    const n = dec.selfW[0].length;  // decoder positions run: BOS + the output
     return {
-      src, ids: ys.slice(1).filter((id) => id !== EOS), steps, encoder: enc.layers,
+      src, ids: ys.slice(1).filter((id) => id !== EOS), steps, encoder: dec.enc.layers, signals,
       // (H, T, T) with zeros above the diagonal, and (H, T, S), T = positions run (BOS + output, EOS not fed)
-      self: selfW.map((rows) => stackSteps(rows, h, n, (i) => i + 1, n)),
-      cross: crossW.map((rows) => stackSteps(rows, h, n, () => s, s)),
-      hidden: hidden.map((rows) => concatRows(rows, d)),  // (T, D) per decoder layer
+      self: dec.selfW.map((rows) => stackSteps(rows, h, n, (i) => i + 1, n)),
+      cross: dec.crossW.map((rows) => stackSteps(rows, h, n, () => s, s)),
+      hidden: dec.hidden.map((rows) => concatRows(rows, d)),  // (T, D) per decoder layer
     };
+  }
+
+  // teacher forcing: log P(targets[t] | src, BOS + targets[:t]) for each t, nothing blocked, as model/quality.py's
+  // reverse_logprobs -> Float64Array (len(targets))
+  forced(src, targets) {
+    const dec = this.decoder(src), out = new Float64Array(targets.length);
+    targets.forEach((target, t) => {
+      const logits = this.logits(dec.position(t === 0 ? BOS : targets[t - 1], t));
+      out[t] = logits[target] - logSumExp(logits);
+    });
+    return out;
   }
 
   // the size (L2 norm) of each source token's embedding x sqrt(D) and of the PE row added to it (Positional encoding)
@@ -239,6 +267,31 @@ export class Transformer {
     }
     return out;
   }
+}
+
+// log(sum(exp(a))) over the finite entries, in float64
+function logSumExp(a) {
+  let m = -Infinity;
+  for (let i = 0; i < a.length; i++) if (a[i] > m) m = a[i];
+  let sum = 0;
+  for (let i = 0; i < a.length; i++) sum += Math.exp(a[i] - m);
+  return m + Math.log(sum);
+}
+
+// one position's log-softmax (blocked ids at -inf) as model/quality.py's pass_signals reads it: the chosen piece's
+// log-probability, the best other piece's, and the entropy (nats) of the distribution
+function addSignals(signals, logits, chosen) {
+  const lse = logSumExp(logits);
+  let other = -Infinity, entropy = 0;
+  for (let i = 0; i < logits.length; i++) {
+    const lp = logits[i] - lse;
+    if (lp === -Infinity) continue;
+    entropy -= Math.exp(lp) * lp;
+    if (i !== chosen && lp > other) other = lp;
+  }
+  signals.chosen.push(logits[chosen] - lse);
+  signals.other.push(other);
+  signals.entropy.push(entropy);
 }
 
 function concatRows(rows, d) {

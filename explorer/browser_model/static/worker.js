@@ -2,12 +2,18 @@
 //   { id, kind: "load", base }   base: the model's folder URL ("/browser-model/en-de/")
 //   { id, kind: "translate", text }
 // Messages out: { id, kind: "progress", loaded, total } while the weights download, then { id, kind: "ready", bytes,
-// transferred, ms } (transferred: the bytes that came over the network, 0 when the browser had kept them); { id, kind: "result", page, ms } (page: the page's copy, page_data.js); { id, kind: "error", message }.
+// transferred, ms } (transferred: the bytes that came over the network, 0 when the browser had kept them); then,
+// the translator usable meanwhile, the "may be wrong" estimate's reverse model and fitted numbers in the background:
+// { id, kind: "estimator", ready (false where the model has none or it failed to load), bytes, ms };
+// { id, kind: "result", page, ms } (page: the page's copy, page_data.js), then, the views drawn meanwhile,
+// { id, kind: "estimate", estimate, ms } (quality.js's; null until the estimator is ready, or where there is none:
+// a reverse pass costs about what the translation did); { id, kind: "error", message }.
 
 import { loadCheckpoint, sourceIds } from "./load.js";
 import { pageData } from "./page_data.js";
+import { estimateGreedy, usable } from "./quality.js";
 
-let loading = null;
+let loading = null, estimator = null;  // estimator: { q, reverse } once loaded
 
 // a file's bytes, with progress for the weights; asked for by its own hash (config.json's), so the browser may keep it
 async function fetchBytes(url, onProgress) {
@@ -30,27 +36,49 @@ async function fetchBytes(url, onProgress) {
   return bytes;
 }
 
-async function load(id, base) {
-  const t0 = performance.now();
-  let bytes = 0, config = null;
-  const read = async (name) => {
+// a reader of one checkpoint folder's files for loadCheckpoint, counting their bytes (progress: the weights')
+function reader(base, counted, progress) {
+  let config = null;
+  return async (name) => {
     if (name === "config.json") {
       const b = await fetchBytes(base + name);
       config = JSON.parse(new TextDecoder().decode(b));
       return b;
     }
     const sha = config && config.files && config.files[name] && config.files[name].sha256;
-    const progress = name === "model.safetensors" ? (loaded, total) => postMessage({ id, kind: "progress", loaded, total }) : null;
-    const b = await fetchBytes(base + name + (sha ? `?v=${sha}` : ""), progress);
-    bytes += b.length;
+    const b = await fetchBytes(base + name + (sha ? `?v=${sha}` : ""), name === "model.safetensors" ? progress : null);
+    counted.bytes += b.length;
     return b;
   };
-  const m = await loadCheckpoint(read);
+}
+
+// the estimate's reverse model (base + "reverse/") and fitted numbers (base + "quality.json"), checked against the
+// weights they were fitted with; none (a model without them, or a failed load) leaves the estimate to the server
+async function loadEstimator(id, base, m) {
+  const t0 = performance.now(), counted = { bytes: 0 };
+  try {
+    const q = JSON.parse(new TextDecoder().decode(await fetchBytes(base + "quality.json")));
+    const reverse = await loadCheckpoint(reader(base + "reverse/", counted, null));
+    const fitted = usable(q, m.files["model.safetensors"].sha256, reverse.files["model.safetensors"].sha256);
+    if (!fitted) throw new Error("the estimate was fitted on other weights");
+    estimator = { q: fitted, reverse: reverse.model };
+    postMessage({ id, kind: "estimator", ready: true, bytes: counted.bytes, ms: performance.now() - t0 });
+  } catch (err) {
+    postMessage({ id, kind: "estimator", ready: false, message: String((err && err.message) || err), bytes: counted.bytes,
+                  ms: performance.now() - t0 });
+  }
+}
+
+async function load(id, base) {
+  const t0 = performance.now(), counted = { bytes: 0 };
+  const m = await loadCheckpoint(reader(base, counted, (loaded, total) => postMessage({ id, kind: "progress", loaded, total })));
+  const bytes = counted.bytes;
   // bytes that came over the network (0 for a file the browser had kept: a later visit)
   const folder = new URL(base, location.href).href;
   const transferred = performance.getEntriesByType("resource").filter((r) => r.name.startsWith(folder))
     .reduce((sum, r) => sum + r.transferSize, 0);
   postMessage({ id, kind: "ready", bytes, transferred, ms: performance.now() - t0 });
+  loadEstimator(id, base, m);  // (not awaited: Translate works meanwhile)
   return m;
 }
 
@@ -66,8 +94,11 @@ onmessage = async (e) => {
       const t0 = performance.now();
       const text = String(e.data.text);
       const ids = sourceIds(tokenizer, cfg, text);
-      const page = text.trim() ? pageData(model, tokenizer, text, model.greedy(ids)) : null;
-      postMessage({ id, kind: "result", page, ms: performance.now() - t0 });
+      const r = text.trim() ? model.greedy(ids) : null;
+      postMessage({ id, kind: "result", page: r ? pageData(model, tokenizer, text, r) : null, ms: performance.now() - t0 });
+      const t1 = performance.now();
+      const estimate = r && estimator ? estimateGreedy(estimator.q, model, tokenizer, estimator.reverse, ids, r) : null;
+      postMessage({ id, kind: "estimate", estimate, ms: performance.now() - t1 });
     }
   } catch (err) {
     if (kind === "load") loading = null;  // a failed load may be tried again
