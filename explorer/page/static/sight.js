@@ -95,6 +95,13 @@
   // the view itself, in sight (a screen reader says the figure's name)
   // (as does any control of the page the student was on, left 1,100 px above as the page scrolled: helper 40; the
   // banner and the lesson keep their own focus)
+  // a tall figure partly under the docked lesson is seen where its top part shows, above the sheet, under the banner
+  // (a third of the room there, or 120 px)
+  function seenAbove(a) {
+    if (!a.matches || !a.matches("[role='figure']")) return false;
+    const r = a.getBoundingClientRect(), room = sheetTop() - bannerBottom();
+    return Math.min(r.bottom, sheetTop()) - Math.max(r.top, bannerBottom()) >= Math.min(room / 3, 120);
+  }
   function focusView(el) {
     const a = document.activeElement, r = a && a.getBoundingClientRect();
     // the teacher's control on the class panel, on the screen but under their own docked lesson (Reveal after Start,
@@ -106,9 +113,17 @@
     }
     // (the teacher's panel too: its Next, pressed, was left 185 px below the screen as the lesson brought the next
     // stop's view into sight: helper 43)
-    if (!a || a === document.body || a.closest("#class-banner, #ae-lesson") || el.contains(a) ||
-        (r.bottom > bannerBottom() && r.top < window.innerHeight)) return;
-    const fig = el.querySelector("[role='figure']") || el;
+    // (nor under a phone's docked lesson: a student's own "Show as table", in sight at one stop, was under the
+    // sheet's answers at the next, and the figure the page focused at stop 4 was under it by stop 6: helper 49)
+    if (!a || a === document.body || a.closest("#class-banner, #ae-lesson")) return;
+    const covered = !!(AE.a11y && AE.a11y.lessonOver && AE.a11y.lessonOver(a) && !seenAbove(a));
+    if (!covered && ((el.contains(a) && a !== el) || (r.bottom > bannerBottom() && r.top < window.innerHeight))) return;
+    // the named figure (its text alternative's name), not Gradio's box around it, which has no role and no name and
+    // whose ring the plot paints over (helper 49: stops 2, 3, 7, 8): a figure not yet drawn and named waits for the
+    // next try (every 400 ms while the view is brought, and the lesson's own; every view is a figure, and Inside a
+    // head's is drawn by the server, its box empty until then)
+    const fig = el.querySelector("[role='figure']") || (el.id === "tabs" ? el : null);
+    if (!fig || fig === a) return;
     if (!fig.hasAttribute("tabindex")) fig.setAttribute("tabindex", "-1");
     fig.focus({ preventScroll: true });
   }
