@@ -1,6 +1,7 @@
 """Attention Explorer: look inside an English->German Transformer, one tab per step.
 
     python app.py     # http://127.0.0.1:7860; GRADIO_SERVER_NAME / GRADIO_SERVER_PORT are honoured
+    python app.py --port 8000 --host 0.0.0.0     # the same, as arguments
 
 Only wiring lives here: components, and events bound to explorer.page (the page: its tabs, its events in ui.py,
 the views the browser draws itself in page/static/, its styles in page/static/style.css), explorer.api (the public
@@ -292,9 +293,23 @@ def serve(demo: gr.Blocks, **kwargs):
     return demo.launch(head=head_html(demo.link_rules), app_kwargs=app_kwargs, i18n=gradio_i18n(), **LAUNCH, **kwargs)
 
 
+def arguments(argv: list[str]) -> dict:
+    """--port and --host -> launch()'s server_port and server_name; anything else is refused with the usage (an
+    unknown argument was ignored: `--port 7849` served on 7860, accessibility helper 49)."""
+    import argparse
+
+    p = argparse.ArgumentParser(prog="python app.py", description="Attention Explorer (GRADIO_SERVER_PORT and "
+                                "GRADIO_SERVER_NAME are honoured too)")
+    p.add_argument("--port", type=int, help="the port (default 7860)")
+    p.add_argument("--host", help="the address to listen on (default 127.0.0.1; 0.0.0.0 for every interface)")
+    a = p.parse_args(argv)
+    return {k: v for k, v in (("server_port", a.port), ("server_name", a.host)) if v is not None}
+
+
 if __name__ == "__main__":
+    where = arguments(sys.argv[1:])  # (before the models load: a mistyped argument is told at once)
     try:
         demo = build()  # loads every shipped model: a broken checkpoint stops us here, not mid-session
     except UserError as e:
         sys.exit(f"error: {e}")
-    serve(demo)
+    serve(demo, **where)
