@@ -7,11 +7,11 @@ Plain ASGI (app.serve puts it in the middleware list), GET and HEAD only (405 wi
 - ``/browser-model/<model>/reverse/<file>``: the same three of its reverse model, and ``/browser-model/<model>/quality.json``
   the "quality" section of its ``metrics.json``: what the "may be wrong" estimate needs (``static/quality.js``).
 
-Every other path under the prefix is 404: no listing, no other file of a folder, no path outside it. Each file is
-read once at start-up (``ModelFiles.table``: 6.5 MB for both shipped models), with its SHA-256 as the ETag, so what
-is sent is always what the hash names, and a download holds no file of its own; an If-None-Match that matches
-(weakly, or ``*``) gets 304. A URL that carries the file's own hash (``?v=<sha256>``: the worker asks for the weights
-so, with the hash from ``config.json``) may be kept by the browser for a year (``immutable``): later visits load the
+Every other path under the prefix is 404: no listing, no other file of a folder, no path outside it. Each file is read
+once at start-up (``ModelFiles.table``: 12.8 MB for both shipped models and en-de's reverse model), with its SHA-256
+as the ETag, so what is sent is always what the hash names, and a download holds no file of its own; an If-None-Match
+that matches (weakly, or ``*``) gets 304. A URL that carries the file's own hash (``?v=<sha256>``: the worker asks for
+the weights so, with the hash from ``config.json``) may be kept by the browser for a year (``immutable``): later visits load the
 model from the browser's cache without asking. Others are revalidated each time (``no-cache``).
 
 A download stops as soon as its client goes (attacker helper 47: 20,286 downloads abandoned after one byte in 30 s

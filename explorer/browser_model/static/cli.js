@@ -37,8 +37,8 @@ for await (const line of createInterface({ input: process.stdin })) {
   const ms = performance.now() - t0;
   if (page) { process.stdout.write(JSON.stringify(r ? pageData(model, tokenizer, text, r) : null) + "\n"); continue; }
   if (estimating) {
-    const e = estimateGreedy(quality, model, tokenizer, reverse.model, ids, r);
-    process.stdout.write(JSON.stringify({ out: r.ids, estimate: e, ms: performance.now() - t0 }) + "\n");
+    const e = r ? estimateGreedy(quality, model, tokenizer, reverse.model, ids, r) : null;  // (an empty text: none)
+    process.stdout.write(JSON.stringify({ out: r ? r.ids : [], estimate: e, ms: performance.now() - t0 }) + "\n");
     continue;
   }
   const row = { ids, out: r ? r.ids : [], text: r ? tokenizer.decode(r.ids) : "", ms,

@@ -117,7 +117,7 @@
     // sheet's answers at the next, and the figure the page focused at stop 4 was under it by stop 6: helper 49)
     if (!a || a === document.body || a.closest("#class-banner, #ae-lesson")) return;
     const covered = !!(AE.a11y && AE.a11y.lessonOver && AE.a11y.lessonOver(a) && !seenAbove(a));
-    if (!covered && ((el.contains(a) && a !== el) || (r.bottom > bannerBottom() && r.top < window.innerHeight))) return;
+    if (!covered && (el.contains(a) || (r.bottom > bannerBottom() && r.top < window.innerHeight))) return;
     // the named figure (its text alternative's name), not Gradio's box around it, which has no role and no name and
     // whose ring the plot paints over (helper 49: stops 2, 3, 7, 8): a figure not yet drawn and named waits for the
     // next try (every 400 ms while the view is brought, and the lesson's own; every view is a figure, and Inside a
