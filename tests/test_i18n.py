@@ -30,6 +30,8 @@ NOT_INTERFACE = {
         "the first token", "the English end-of-sentence")},
     ("explorer/classroom/rooms.py", "the teacher"): "a nickname a student may not take (in every language)",
     ("explorer/classroom/rooms.py", "LATIN (?:SMALL"): "a pattern over Unicode's own names of letters, never shown",
+    **{("app.py", start): "the command line's usage, read by whoever starts the server (like the log), not on the page"
+       for start in ("Attention Explorer (GRADIO", "the port (default", "the address to listen on")},
     ("explorer/classroom/redis_store.py", "The class ended."): "the room's stored end, which every page shows by its "
                                                                 "key (class.ended.gone) in its own language",
 }
