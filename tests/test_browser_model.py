@@ -81,6 +81,23 @@ def test_the_may_be_wrong_estimate_made_in_js_is_the_servers(translator):
     assert "Why is the sky blue?" in flagged and 0 < len(flagged) < len(compared)
 
 
+@pytest.mark.parametrize("lang", ["en", "de"])
+def test_what_the_js_says_beside_a_translation_is_the_servers(translator, lang):
+    """advice.js against the server, string for string in each language: the warnings (a loop, "may be wrong" with
+    the words named), the pieces' HTML (chips shaded, the named words outlined, markup escaped) and the page copy's
+    fields handlers.py adds (the estimate, the unsure words, the task's names)."""
+    special = ["Why is the sky blue?", "The the the the the the the the the the.", "Café 😀 naïve <b>résumé</b> & co",
+               "la la " * 20]
+    assert parity.pieces_problems(translator, EN_DE, sentences(20) + special, lang) == []
+    # not a vacuous pass: the question flagged with its words, the repetition named as a loop, markup escaped
+    quantum = "Quantum chromodynamics describes the strong interaction between quarks."
+    why, loop, markup, far = parity.run_js(EN_DE, special[:3] + [quantum], f"--pieces {lang}")
+    assert why["extras"]["may_be_wrong"]["flagged"] and len(why["notes"]) == 1 and "blue" in why["notes"][0]
+    assert far["extras"]["may_be_wrong"]["words"] and "outline:2px solid" in far["pieces"]
+    assert len(loop["notes"]) == 2 and "ae-advice" in loop["pieces"]
+    assert "&lt;b&gt;" in markup["pieces"] and "<b>résumé" not in markup["pieces"]
+
+
 NO_WEB_CRYPTO = ["--import", "data:text/javascript,delete globalThis.crypto"]  # as Node.js 18, or a page over plain HTTP
 
 

@@ -29,11 +29,12 @@ def node() -> str | None:
 
 
 def run_js(folder: str | Path, texts: list[str], mode: str = "") -> list[dict]:
-    """One row of ``cli.js`` per text; ``mode``: "" (with attention), "--no-attention" or "--tokens"."""
+    """One row of ``cli.js`` per text; ``mode``: "" (with attention), "--no-attention", "--tokens", "--page",
+    "--estimate" or "--pieces LANG"."""
     exe = node()
     if exe is None:
         raise RuntimeError("Node.js is not installed: the JavaScript model runs in node here")
-    args = [exe, str(CLI), str(folder)] + ([mode] if mode else [])
+    args = [exe, str(CLI), str(folder)] + mode.split()
     stdin = "".join(json.dumps(t) + "\n" for t in texts)
     done = subprocess.run(args, input=stdin, capture_output=True, text=True, timeout=3600)
     if done.returncode != 0:
@@ -190,3 +191,41 @@ def estimate_parity(translator: Translator, folder: str | Path, texts: list[str]
                                                                              list(py.dropped)),
                                 abs(e["probability"] - py.probability), feat))
     return rows
+
+
+def pieces_problems(translator: Translator, folder: str | Path, texts: list[str], lang: str) -> list[str]:
+    """What the JS says beside a translation (advice.js: the warnings, the pieces' HTML, the page copy's fields
+    handlers.py adds) against the server's, in the language ``lang``, on the same sentences (non-empty ones, whose
+    greedy outputs agree): every difference, named. Probabilities are compared to within the rounding they are shown
+    with."""
+    from explorer.api.advice import advice, may_be_wrong, unsure
+    from explorer.api.handlers import tokens_html
+    from explorer.api.task_words import FIELDS, task_key
+    from i18n import speaking
+
+    name, problems = Path(folder).name, []
+    for text, js in zip(texts, run_js(folder, texts, f"--pieces {lang}")):
+        a = translator.analyze(text)
+        if js is None or js.get("extras") is None:
+            problems.append(f"{text!r}: no answer from JS")
+            continue
+        with speaking(lang):
+            notes, html_, est, uns = advice(a), tokens_html(a), may_be_wrong(a), unsure(a)
+        if js["notes"] != notes:
+            problems.append(f"{text!r}: warnings {js['notes']!r} != {notes!r}")
+        if js["pieces"] != html_:
+            at = next((i for i, (x, y) in enumerate(zip(js["pieces"], html_)) if x != y), min(len(html_), len(js["pieces"])))
+            problems.append(f"{text!r}: pieces differ at {at}: {js['pieces'][at - 40:at + 40]!r} != {html_[at - 40:at + 40]!r}")
+        x = js["extras"]
+        m = x["may_be_wrong"]
+        if m is None or est is None or (m["flagged"], m["words"], m["missing"], m["dropped"]) != (
+                est.flagged, list(est.words), list(est.missing), list(est.dropped)) or abs(m["p"] - est.probability) > 1.5e-3:
+            problems.append(f"{text!r}: may_be_wrong {m!r} != {est!r}")
+        if [u["word"] for u in x["unsure"]] != [u["word"] for u in uns] or any(
+                abs(u["p"] - v["p"]) > 1e-5 for u, v in zip(x["unsure"], uns)):
+            problems.append(f"{text!r}: unsure {x['unsure']!r} != {uns!r}")
+        task = translator.task
+        keys = {f: task_key(name, f, getattr(task, f)) for f in FIELDS}
+        if (x["note"], x["task"], x["task_keys"]) != (a.note, {"source": task.source, "target": task.target}, keys):
+            problems.append(f"{text!r}: note, task or task_keys {x['note']!r} {x['task']!r} {x['task_keys']!r}")
+    return problems

@@ -1,8 +1,9 @@
-// Node: node cli.js CHECKPOINT_DIR [--no-attention | --tokens | --page | --estimate] < sentences (one JSON string a line) -> one JSON object a line:
+// Node: node cli.js CHECKPOINT_DIR [--no-attention | --tokens | --page | --estimate | --pieces LANG] < sentences (one JSON string a line) -> one JSON object a line:
 // { ids (source, EOS last), out (greedy, no BOS/EOS), text, p (each step's chosen probability),
 //   encoder / self / cross: each layer's weights (H, rows, cols) as flat lists, ms (the decode's time) };
 // --estimate: { out, estimate (quality.js: probability, flagged, words, missing, dropped, features), ms } with the
-// checkpoint's reverse model (CHECKPOINT_DIR/reverse) and metrics.json's "quality".
+// checkpoint's reverse model (CHECKPOINT_DIR/reverse) and metrics.json's "quality"; --pieces LANG: { notes, pieces,
+// extras } (advice.js: the warnings, the pieces' HTML and the page copy's other fields, in i18n/LANG.json's words).
 // Used by tests/test_browser_model.py and bench/browser_model.py to compare with PyTorch.
 
 import { readFileSync } from "node:fs";
@@ -11,14 +12,16 @@ import { createInterface } from "node:readline";
 import { loadCheckpoint, sourceIds } from "./load.js";
 import { pageData } from "./page_data.js";
 import { estimateGreedy, usable } from "./quality.js";
+import { advice, extras, piecesHtml, speaker } from "./advice.js";
 
 const folder = process.argv[2];
 const attentions = !process.argv.includes("--no-attention");
 const tokensOnly = process.argv.includes("--tokens");  // the source ids alone: the tokenizer's parity
 const page = process.argv.includes("--page");  // the page's copy of each translation (page_data.js)
-const estimating = process.argv.includes("--estimate");
+const speaking = process.argv.includes("--pieces") ? process.argv[process.argv.indexOf("--pieces") + 1] : null;
+const estimating = process.argv.includes("--estimate") || speaking !== null;
 const reader = (dir) => async (name) => new Uint8Array(readFileSync(join(dir, name)));
-const { cfg, files, model, tokenizer } = await loadCheckpoint(reader(folder));
+const { cfg, task: card, files, model, tokenizer } = await loadCheckpoint(reader(folder));
 let quality = null, reverse = null;
 if (estimating) {
   reverse = await loadCheckpoint(reader(join(folder, "reverse")));
@@ -36,6 +39,19 @@ for await (const line of createInterface({ input: process.stdin })) {
   const r = text.trim() ? model.greedy(ids) : null;
   const ms = performance.now() - t0;
   if (page) { process.stdout.write(JSON.stringify(r ? pageData(model, tokenizer, text, r) : null) + "\n"); continue; }
+  if (speaking && r) {
+    const catalogue = (code) => JSON.parse(readFileSync(new URL(`../../../i18n/${code}.json`, import.meta.url), "utf8"));
+    const english = catalogue("en"), w = speaker(speaking === "en" ? english : catalogue(speaking), english);
+    const e = estimateGreedy(quality, model, tokenizer, reverse.model, ids, r);
+    const outIds = r.ids.concat([cfg.eos_id]), outPieces = outIds.map((i) => tokenizer.piece(i));
+    const probs = r.steps.map((s) => s.p), task = card || {};
+    const notes = advice(w, outIds, outPieces, e, task.hint || "");
+    const pieces = piecesHtml(w, { srcPieces: ids.map((i) => tokenizer.piece(i)), outPieces, probs, notes, est: e,
+                                   vocab: cfg.vocab_size, languages: [task.source || "", task.target || ""] });
+    const name = folder.replace(/\/+$/, "").split("/").pop();
+    process.stdout.write(JSON.stringify({ notes, pieces, extras: extras(outPieces, probs, e, name, task, english) }) + "\n");
+    continue;
+  }
   if (estimating) {
     const e = r ? estimateGreedy(quality, model, tokenizer, reverse.model, ids, r) : null;  // (an empty text: none)
     process.stdout.write(JSON.stringify({ out: r ? r.ids : [], estimate: e, ms: performance.now() - t0 }) + "\n");

@@ -13,7 +13,7 @@ export function readable(piece) {
   return "\u00b7" + piece;
 }
 
-const escapeHtml = (s, quote = true) => {
+export const escapeHtml = (s, quote = true) => {
   const out = s.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;");
   return quote ? out.replaceAll('"', "&quot;").replaceAll("'", "&#x27;") : out;
 };

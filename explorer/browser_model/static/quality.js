@@ -138,18 +138,24 @@ function sourceWords(srcPieces, reverse) {
 const byTuple = (a, b) => a[0] - b[0] || a[1] - b[1] || (a[2] < b[2] ? -1 : a[2] > b[2] ? 1 : 0);
 const below = (scored, cut, most = 3) => scored.slice(0, most).filter(([p]) => p < cut).map(([, , w]) => w);
 
-// the output words most likely wrong: the ``most`` whose least sure piece was chosen below LOW_P, least sure first
-// -> [index in wordSpans, text]
-function suspectWords(pieces, probs, most = 3) {
+// every output word whose least sure piece was chosen below cut, least sure first -> [p, index in wordSpans, text]
+// (model/quality.py _unsure: punctuation, byte-only symbols and special pieces never make one)
+function scoredUnsure(pieces, probs, cut) {
   const scored = [];
   wordSpans(pieces).forEach(([s, e], k) => {
     const text = wordText(pieces.slice(s, e));
     let low = 1;
     for (let i = s; i < e && i < probs.length; i++) if (!SPECIAL_PIECES.has(pieces[i])) low = Math.min(low, probs[i]);
-    if (low < LOW_P && hasAlnum(text)) scored.push([low, k, text]);
+    if (low < cut && hasAlnum(text)) scored.push([low, k, text]);
   });
-  return scored.sort(byTuple).slice(0, most).map(([, k, text]) => [k, text]);
+  return scored.sort(byTuple);
 }
+
+// the output words most likely wrong: the ``most`` whose least sure piece was chosen below LOW_P -> [index, text]
+const suspectWords = (pieces, probs, most = 3) => scoredUnsure(pieces, probs, LOW_P).slice(0, most).map(([, k, text]) => [k, text]);
+
+// model/quality.py unsure_words: [text, probability of its least sure piece] of each such word, least sure first
+export const unsureWords = (pieces, probs, cut = LOW_P) => scoredUnsure(pieces, probs, cut).map(([p, , text]) => [text, p]);
 
 // metrics.json's "quality", where it was fitted on these weights and this reverse model (read_quality), else null
 export function usable(q, weightsSha256, reverseSha256) {
