@@ -28,6 +28,7 @@ from explorer.api.handlers import ablation_presets, examples_for, head_names, le
 from explorer.browser_model.routes import ModelFiles  # noqa: E402
 from explorer.classroom.routes import ClassRoutes  # noqa: E402
 from explorer.page import ui  # noqa: E402
+from explorer.page.local import local_config  # noqa: E402
 from explorer.page.tabs import attend, beyond, compare, experiments, inside, positional, steps, top  # noqa: E402
 from explorer.page.tabs import model as model_tab  # noqa: E402
 from explorer.page.tabs.common import LONG_WORK, MODEL_WORK, PRIVATE, TRANSLATE_WORK, Page  # noqa: E402
@@ -47,7 +48,7 @@ PAGE_STATIC = EXPLORER / "page" / "static"
 # the browser's part of the page and of class rooms, inlined into the page's <head> (head_html)
 VIEWS_JS = "\n".join(path.read_text(encoding="utf-8") for path in (
     *(PAGE_STATIC / name for name in ("i18n.js", "draw_once.js", "views.js", "a11y.js", "figures.js", "links.js",
-                                      "lesson.js", "present.js", "figure1.js", "sight.js")),
+                                      "lesson.js", "present.js", "figure1.js", "sight.js", "local.js")),
     EXPLORER / "classroom" / "static" / "class.js"))
 CSS = (PAGE_STATIC / "style.css").read_text(encoding="utf-8").removesuffix("\n")  # the page's styles
 LAUNCH = dict(css=CSS, state_session_capacity=limits.SESSION_CAPACITY)  # head= is added by build()
@@ -104,15 +105,16 @@ def extra_rules(extras: dict[str, gr.components.Component], sized: dict[str, str
     return {"fields": rules, "by_model": by_model}
 
 
-def head_html(rules: dict) -> str:
-    """views.js, the examples, the learned positional tables (if a model has one) and what a link may hold, for the
-    page's <head>."""
+def head_html(rules: dict, local: dict) -> str:
+    """views.js, the examples, the learned positional tables (if a model has one), what a link may hold and what the
+    browser's own model needs (explorer/page/local.py), for the page's <head>."""
     examples = {name: examples_for(name) for name in available()}  # each model's own, clicked by index
     # the catalogues first: i18n.js runs first and every other script speaks through it
     return (f"<script>window.AE_I18N = {json.dumps(page_catalogues(), ensure_ascii=False)};\n"
             f"window.AE_GRADIO_CORE = {json.dumps(gradio_core())};\n{VIEWS_JS}\nwindow.AE_EXAMPLES = {json.dumps(examples)};\n"
             f"window.AE_PE_TABLES = {json.dumps(learned_tables(available()))};\n"
             f"window.AE_LINK_RULES = {json.dumps(rules)};\n"
+            f"window.AE_LOCAL = {json.dumps(local, ensure_ascii=False)};\n"
             f"window.AE_MAX_CHARS = {limits.MAX_CHARS};</script>")
 
 
@@ -222,9 +224,19 @@ def build() -> gr.Blocks:
                          **TRANSLATE_WORK, **PRIVATE)
         # always_last: a Translate while one runs (a student joining a class while the page's own link translates,
         # a sentence retyped at once) runs after it with the newest sentence, instead of being dropped (Gradio's "once")
-        after_translate(gr.on([p.go.click, p.text.submit], **translate, trigger_mode="always_last"))
-        after_translate(p.examples.click(None, [p.examples, p.model], [p.text], js="(i, m) => AE_EXAMPLES[m][i]",
-                                         **PRIVATE).then(**translate))
+        # ... first in the browser (explorer/page/static/local.js: the page's model loaded there, greedy), which
+        # then presses #ae-local-done (the views' chain) or, where only the server can, #ae-server-translate
+        demo.local = local_config(model_name, len(decode_out))
+        local = dict(fn=None, inputs=[*decode_in, p.bank], outputs=decode_out, js="(...v) => AE.local.translate(...v)",
+                     show_progress="hidden", **PRIVATE)
+        local_then = dict(fn=None, js="() => { AE.local.after(); }", **PRIVATE)
+        gr.on([p.go.click, p.text.submit], **local, trigger_mode="always_last").then(**local_then)
+        p.examples.click(None, [p.examples, p.model], [p.text], js="(i, m) => AE_EXAMPLES[m][i]",
+                         **PRIVATE).then(**local).then(**local_then)
+        after_translate(gr.Button(elem_id="ae-server-translate", elem_classes=["ae-hidden"]).click(
+            **translate, trigger_mode="always_last"))
+        after_translate(gr.Button(elem_id="ae-local-done", elem_classes=["ae-hidden"]).click(
+            None, None, None, js="() => {}", **PRIVATE))
         # a model has its own input form, examples and output: switching fills in its first example and translates.
         # Only another model switches: Gradio fires the dropdown's input when focus merely leaves it (Tab, a click
         # elsewhere), which threw the typed sentence away for example 1 (AE.modelPicked presses the hidden button)
@@ -246,7 +258,7 @@ def build() -> gr.Blocks:
         demo.load(None, link_in, link_in, js="(...v) => AE.linkIn(...v)", **PRIVATE).then(
             None, [p.bank, p.text, p.model, *options], p.status,  # the status line names what a link held and was
             js="(b, t, m, ...o) => { AE.linkGo(); AE.figure1.highlight(); AE.room.start(); AE.present.resume();"
-               " AE.lesson.resume(); return AE.status(b, t, m, ...o); }",
+               " AE.lesson.resume(); AE.local.start(); return AE.status(b, t, m, ...o); }",
             **PRIVATE)  # ignored
         p.copy_link.click(None, [p.shown, *view_state, *extra_in], p.link_box, js="(...v) => AE.linkOut(...v)",
                           **PRIVATE)
@@ -290,7 +302,7 @@ def serve(demo: gr.Blocks, **kwargs):
     # CPU a second doing nothing, more with a class queued. Every 10 ms adds at most 10 ms before an event starts.
     demo._queue.sleep_when_free = limits.QUEUE_POLL_S
     demo._queue.__class__ = FairQueue  # long work: a few per client, dropped when nobody listens (serving/fair_queue.py)
-    return demo.launch(head=head_html(demo.link_rules), app_kwargs=app_kwargs, i18n=gradio_i18n(), **LAUNCH, **kwargs)
+    return demo.launch(head=head_html(demo.link_rules, demo.local), app_kwargs=app_kwargs, i18n=gradio_i18n(), **LAUNCH, **kwargs)
 
 
 def arguments(argv: list[str]) -> dict:

@@ -59,7 +59,7 @@ export function readSpm(buffer) {
 }
 
 // Python's str.split() whitespace (str.isspace), which the translator joins with single spaces
-const PY_SPACE = /[\t\n\x0b\x0c\r\x1c-\x1f \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+/;
+export const PY_SPACE = /[\t\n\x0b\x0c\r\x1c-\x1f \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+/;
 
 export class Tokenizer {
   constructor(pieces, byteFallback, dummyPrefix) {

@@ -8,12 +8,19 @@
 // { id, kind: "result", page, ms } (page: the page's copy, page_data.js), then, the views drawn meanwhile,
 // { id, kind: "estimate", estimate, ms } (quality.js's; null until the estimator is ready, or where there is none:
 // a reverse pass costs about what the translation did); { id, kind: "error", message }.
+// For the page (explorer/page/static/local.js): { id, kind: "load", base, catalogue, english } gives the words the
+// warnings are made with (advice.js); { id, kind: "page", text, maxLen, maxSource, swaps } answers { id, kind: "page", translation,
+// data (the page's copy and the fields handlers.py adds, the request and positional facts left to the page), pieces,
+// steps, corrupt (the sentence with one word swapped for patching, explorer/api/beyond.py), ms }: all the server's
+// Translate gives, or an error where the estimate is not ready or the output is empty (the server then translates).
 
 import { loadCheckpoint, sourceIds } from "./load.js";
 import { pageData } from "./page_data.js";
 import { estimateGreedy, usable } from "./quality.js";
+import { advice, extras, piecesHtml, speaker } from "./advice.js";
+import { PY_SPACE } from "./tokenizer.js";
 
-let loading = null, estimator = null;  // estimator: { q, reverse } once loaded
+let loading = null, estimator = null, words = null, name = "";  // estimator: { q, reverse } once loaded
 
 // a file's bytes, with progress for the weights; asked for by its own hash (config.json's), so the browser may keep it
 async function fetchBytes(url, onProgress) {
@@ -82,12 +89,53 @@ async function load(id, base) {
   return m;
 }
 
+// explorer/api/beyond.py suggested_corruption: the first swappable word swapped (dog -> cat) where that keeps the
+// number of pieces, so patching can line the two runs up; else the sentence itself
+function suggested(tokenizer, text, swaps) {
+  const count = (s) => tokenizer.encode(tokenizer.constructor.clean(s)).length;
+  const n = count(text), list = text.split(PY_SPACE).filter((w) => w);
+  for (let i = 0; i < list.length; i++) {
+    const w = list[i], core = w.replace(/^[.,;:!?"']+|[.,;:!?"']+$/g, "");
+    let swap = swaps[core.toLowerCase()];
+    if (!swap) continue;
+    if (core[0] && core[0] !== core[0].toLowerCase() && core[0] === core[0].toUpperCase()) swap = swap[0].toUpperCase() + swap.slice(1).toLowerCase();
+    const candidate = [...list.slice(0, i), w.replace(core, swap), ...list.slice(i + 1)].join(" ");
+    if (count(candidate) === n) return candidate;
+  }
+  return text;
+}
+
+// all the page shows of one translation (see the top)
+function page(m, text, maxLen, maxSource, swaps) {
+  if (!estimator) throw new Error("the estimate is not ready");
+  if (!words) throw new Error("no words to warn with");
+  const { cfg, model, tokenizer, task } = m;
+  const ids = sourceIds(tokenizer, cfg, text);
+  if (maxSource && ids.length > maxSource) throw new Error("too many pieces for the server's limit");
+  const r = model.greedy(ids, { maxLen });
+  if (!r.ids.length) throw new Error("the translation is empty");
+  const est = estimateGreedy(estimator.q, model, tokenizer, estimator.reverse, ids, r);
+  const outIds = r.ids.concat([cfg.eos_id]), outPieces = outIds.map((i) => tokenizer.piece(i));
+  const probs = r.steps.map((st) => st.p), card = task || {};
+  const notes = advice(words, outIds, outPieces, est, card.hint || "");
+  const data = { ...pageData(model, tokenizer, text, r), ...extras(outPieces, probs, est, name, card, words.english) };
+  return { translation: data.translation, data, steps: r.steps.length, corrupt: suggested(tokenizer, text, swaps),
+           pieces: piecesHtml(words, { srcPieces: ids.map((i) => tokenizer.piece(i)), outPieces, probs, notes, est,
+                                       vocab: cfg.vocab_size, languages: [card.source || "", card.target || ""] }) };
+}
+
 onmessage = async (e) => {
   const { id, kind } = e.data;
   try {
     if (kind === "load") {
+      if (e.data.catalogue) words = speaker(e.data.catalogue, e.data.english || e.data.catalogue);
+      name = String(e.data.base).replace(/\/+$/, "").split("/").pop();
       loading = loading || load(id, e.data.base);
       await loading;
+    } else if (kind === "page") {
+      if (!loading) throw new Error("the model is not loaded");
+      const m = await loading, t0 = performance.now();
+      postMessage({ id, kind: "page", ...page(m, String(e.data.text), e.data.maxLen, e.data.maxSource, e.data.swaps || {}), ms: performance.now() - t0 });
     } else if (kind === "translate") {
       if (!loading) throw new Error("the model is not loaded");
       const { cfg, model, tokenizer } = await loading;

@@ -35,6 +35,8 @@ def build(p: Page, examples_text: list[str], first: tuple) -> None:
                             elem_classes=["ae-hidden"])
     p.examples = gr.Dataset(components=[gr.Textbox(visible=False)], samples=[[e] for e in examples_text],
                             label=label("page.examples"), type="index", elem_id="examples")
+    # the browser's own model: its download, then that Translate needs no server (local.js draws it; hidden while empty)
+    gr.HTML('<div id="ae-local"></div>', elem_id="local-box")
     # drawn in this order at every width, an opened fold in its place (the Tab order is the order seen: WCAG 2.4.3);
     # "Join a class" first, where a student's phone shows it without scrolling the row
     with gr.Row(elem_id="folds", equal_height=False):
