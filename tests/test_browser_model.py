@@ -81,6 +81,44 @@ def test_the_may_be_wrong_estimate_made_in_js_is_the_servers(translator):
     assert "Why is the sky blue?" in flagged and 0 < len(flagged) < len(compared)
 
 
+def pieces_problems(translator, folder: Path, texts: list[str], lang: str) -> list[str]:
+    """What the JS says beside a translation (advice.js: the warnings, the pieces' HTML, the page copy's fields
+    handlers.py adds) against the server's, in the language ``lang``, on the same sentences (non-empty ones, whose
+    greedy outputs agree): every difference, named. Probabilities are compared to within the rounding they are shown
+    with."""
+    from explorer.api.advice import advice, may_be_wrong, unsure
+    from explorer.api.handlers import tokens_html
+    from explorer.api.task_words import FIELDS, task_key
+    from i18n import speaking
+
+    name, problems = Path(folder).name, []
+    for text, js in zip(texts, parity.run_js(folder, texts, f"--pieces {lang}")):
+        a = translator.analyze(text)
+        if js is None or js.get("extras") is None:
+            problems.append(f"{text!r}: no answer from JS")
+            continue
+        with speaking(lang):
+            notes, html_, est, uns = advice(a), tokens_html(a), may_be_wrong(a), unsure(a)
+        if js["notes"] != notes:
+            problems.append(f"{text!r}: warnings {js['notes']!r} != {notes!r}")
+        if js["pieces"] != html_:
+            at = next((i for i, (x, y) in enumerate(zip(js["pieces"], html_)) if x != y), min(len(html_), len(js["pieces"])))
+            problems.append(f"{text!r}: pieces differ at {at}: {js['pieces'][at - 40:at + 40]!r} != {html_[at - 40:at + 40]!r}")
+        x = js["extras"]
+        m = x["may_be_wrong"]
+        if m is None or est is None or (m["flagged"], m["words"], m["missing"], m["dropped"]) != (
+                est.flagged, list(est.words), list(est.missing), list(est.dropped)) or abs(m["p"] - est.probability) > 1.5e-3:
+            problems.append(f"{text!r}: may_be_wrong {m!r} != {est!r}")
+        if [u["word"] for u in x["unsure"]] != [u["word"] for u in uns] or any(
+                abs(u["p"] - v["p"]) > 1e-5 for u, v in zip(x["unsure"], uns)):
+            problems.append(f"{text!r}: unsure {x['unsure']!r} != {uns!r}")
+        task = translator.task
+        keys = {f: task_key(name, f, getattr(task, f)) for f in FIELDS}
+        if (x["note"], x["task"], x["task_keys"]) != (a.note, {"source": task.source, "target": task.target}, keys):
+            problems.append(f"{text!r}: note, task or task_keys {x['note']!r} {x['task']!r} {x['task_keys']!r}")
+    return problems
+
+
 @pytest.mark.parametrize("lang", ["en", "de"])
 def test_what_the_js_says_beside_a_translation_is_the_servers(translator, lang):
     """advice.js against the server, string for string in each language: the warnings (a loop, "may be wrong" with
@@ -88,7 +126,7 @@ def test_what_the_js_says_beside_a_translation_is_the_servers(translator, lang):
     fields handlers.py adds (the estimate, the unsure words, the task's names)."""
     special = ["Why is the sky blue?", "The the the the the the the the the the.", "Café 😀 naïve <b>résumé</b> & co",
                "la la " * 20]
-    assert parity.pieces_problems(translator, EN_DE, sentences(20) + special, lang) == []
+    assert pieces_problems(translator, EN_DE, sentences(20) + special, lang) == []
     # not a vacuous pass: the question flagged with its words, the repetition named as a loop, markup escaped
     quantum = "Quantum chromodynamics describes the strong interaction between quarks."
     why, loop, markup, far = parity.run_js(EN_DE, special[:3] + [quantum], f"--pieces {lang}")
