@@ -1,13 +1,16 @@
 """Benchmark: what one Translate costs the browser (Debian's Chromium, headless), on a laptop and on a phone.
 
-    python bench/page_cost.py [--url http://127.0.0.1:7860/] [--repeats 10]
+    python bench/page_cost.py [--url http://127.0.0.1:7860/] [--repeats 10] [--paths browser,server]
 
 Without --url it starts the app in this process (bench/app_server.py). For each screen (1280x800; 390x844 with the
-CPU throttled 4x by DevTools, about a mid-range phone) it translates --repeats sentences one after another and
-prints the median time from the click on Translate to the first heatmap whose title names the new sentence (read
-by the page itself every 20 ms, its own clock), and the main thread's time per Translate by category (DevTools'
-Performance.getMetrics before and after, with 2.5 s for the page to settle): style recalculation, script, layout.
-Then a teacher's tab change reaching a following phone (throttled 4x): click to that phone's painted Step tab.
+CPU throttled 4x by DevTools, about a mid-range phone) and each path (the browser's own model, once the page says it
+is loaded: explorer/page/static/local.js; the server, with the model's files refused to that browser so the page
+goes on without it) it translates --repeats sentences one after another and prints the median time from the click
+on Translate to the first heatmap whose title names the new sentence (read by the page itself every 20 ms, its own
+clock), and the main thread's time per Translate by category (DevTools' Performance.getMetrics before and after,
+with 2.5 s for the page to settle): style recalculation, script, layout. With the browser's model: the first visit's
+bytes and time until Translate needs no server, and a second visit's (the browser's cache). Then a teacher's tab
+change reaching a following phone (throttled 4x): click to that phone's painted Step tab.
 """
 
 from __future__ import annotations
@@ -25,6 +28,8 @@ from app_server import served  # noqa: E402
 from class_browsers import teacher_page  # noqa: E402
 from playwright.sync_api import sync_playwright  # noqa: E402
 from test_browser import CHROMIUM, open_tab, settled  # noqa: E402
+
+from i18n import CATALOGUES  # noqa: E402
 
 SENTENCES = ["The dog runs in the park.", "A man is reading a book.", "Two children play football.",
              "She drinks coffee every morning.", "The old man reads a newspaper in the garden.",
@@ -50,13 +55,51 @@ def metrics(cdp) -> dict[str, float]:
     return {m["name"]: m["value"] for m in cdp.send("Performance.getMetrics")["metrics"]}
 
 
-def translate_costs(browser, url: str, screen: dict, repeats: int) -> tuple[list[float], dict[str, list[float]]]:
+READY = CATALOGUES["en"]["page.local.ready"]
+
+
+def model_loaded(page, timeout_s: float = 120) -> float:
+    """Seconds until the page says Translate runs in the browser (local.js), from now."""
+    t0 = page.evaluate("() => performance.now()")
+    page.wait_for_function("(s) => (document.getElementById('ae-local') || {}).textContent === s", arg=READY,
+                           timeout=timeout_s * 1000, polling=50)
+    return (page.evaluate("() => performance.now()") - t0) / 1000
+
+
+def first_visits(browser, url: str) -> str:
+    """A laptop's first visit and its second (the same browser profile): MB of the model's files that came over the
+    network (the worker's own count, shown on #ae-local by local.js), and seconds from the page's start until
+    Translate needs no server."""
+    ctx = browser.new_context(viewport={"width": 1280, "height": 800})
+    out = []
+    for visit in ("first", "second"):
+        page = ctx.new_page()
+        page.goto(url)
+        page.wait_for_function("(s) => (document.getElementById('ae-local') || {}).textContent === s", arg=READY,
+                               timeout=120_000, polling=50)
+        at = page.evaluate("() => performance.now()") / 1000
+        parts = page.evaluate("() => ['ready', 'estimator'].map((k) => JSON.parse(document.getElementById('ae-local')"
+                              ".dataset[k] || '{}'))")
+        moved = sum(x.get("transferred", 0) for x in parts) / 1e6
+        out.append(f"{visit} visit: {moved:.1f} MB of the model's files over the network (of "
+                   f"{sum(x.get('bytes', 0) for x in parts) / 1e6:.1f} MB), Translate in the browser {at:.2f} s "
+                   f"after the page started")
+        page.close()
+    ctx.close()
+    return "; ".join(out)
+
+
+def translate_costs(browser, url: str, screen: dict, repeats: int, path: str) -> tuple[list[float], dict[str, list[float]]]:
     ctx = browser.new_context(**{k: v for k, v in screen.items() if k != "throttle"})
+    if path == "server":  # the model's files refused: the page goes on with the server, as a browser that cannot
+        ctx.route("**/browser-model/**", lambda route: route.abort())
     page = ctx.new_page()
     cdp = ctx.new_cdp_session(page)
     cdp.send("Performance.enable")
     page.goto(url)
     settled(page)
+    if path == "browser":
+        model_loaded(page)
     cdp.send("Emulation.setCPUThrottlingRate", {"rate": screen["throttle"]})
     waits, spent, figures = [], {m: [] for m in METRICS}, {}
     for sentence in (SENTENCES * repeats)[:repeats]:
@@ -106,20 +149,24 @@ def main() -> None:
     p = argparse.ArgumentParser()
     p.add_argument("--url", default=None, help="a running app (default: start one here)")
     p.add_argument("--repeats", type=int, default=10)
+    p.add_argument("--paths", default="browser,server", help="browser (the page's own model), server, or both")
     args = p.parse_args()
     with contextlib.ExitStack() as stack:
         url = args.url or stack.enter_context(served())[1]
         with sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True)
+            if "browser" in args.paths:
+                print(first_visits(browser, url))
             for name, screen in SCREENS.items():
-                waits, spent = translate_costs(browser, url, screen, args.repeats)
-                parts = ", ".join(f"{m.removesuffix('Duration').lower()} {statistics.median(v):.3f} s"
-                                  for m, v in spent.items() if not m.startswith("figure "))
-                figures = ", ".join(f"{m.removeprefix('figure ')} {statistics.median(v):.3f} s"
-                                    for m, v in spent.items() if m.startswith("figure "))
-                print(f"{name}: Translate -> heatmap of the sentence: median {statistics.median(waits):.2f} s "
-                      f"(min {min(waits):.2f}, max {max(waits):.2f}, {len(waits)} sentences); main thread per "
-                      f"Translate (medians): {parts}; of it drawing figures (medians): {figures or 'none'}")
+                for path in args.paths.split(","):
+                    waits, spent = translate_costs(browser, url, screen, args.repeats, path)
+                    parts = ", ".join(f"{m.removesuffix('Duration').lower()} {statistics.median(v):.3f} s"
+                                      for m, v in spent.items() if not m.startswith("figure "))
+                    figures = ", ".join(f"{m.removeprefix('figure ')} {statistics.median(v):.3f} s"
+                                        for m, v in spent.items() if m.startswith("figure "))
+                    print(f"{name}, {path}: Translate -> heatmap of the sentence: median {statistics.median(waits):.2f} s "
+                          f"(min {min(waits):.2f}, max {max(waits):.2f}, {len(waits)} sentences); main thread per "
+                          f"Translate (medians): {parts}; of it drawing figures (medians): {figures or 'none'}")
             follow = follow_cost(browser, url, max(3, args.repeats // 2))
             print(f"teacher's tab change -> a following phone's Step tab drawn (CPU 4x slower): median "
                   f"{statistics.median(follow):.2f} s (min {min(follow):.2f}, max {max(follow):.2f}, {len(follow)})")

@@ -5,10 +5,11 @@ decode, the patching tab's suggested sentence. What only the server can do (beam
 Real clicks and keys in Chromium; the server's answer is computed here, in this process, from the same checkpoint."""
 
 import json
+import os
 
 import pytest
-from app_server import LOOPING_SENTENCE, MODEL
-from test_browser import browser, server  # noqa: F401
+from app_server import LOOPING_SENTENCE, MODEL, served
+from test_browser import browser  # noqa: F401
 
 from explorer.api.beyond import suggested_corruption
 from explorer.api.handlers import tokens_html
@@ -20,6 +21,21 @@ if MODEL != "en-de":
     pytest.skip("the shipped en-de is needed (the browser's model is the page's first)", allow_module_level=True)
 
 EN = CATALOGUES["en"]
+
+
+@pytest.fixture(scope="module")
+def server():
+    """The app with the browser's model on (ATTENTION_EXPLORER_BROWSER_MODEL=1: off by default for now)."""
+    before = os.environ.get("ATTENTION_EXPLORER_BROWSER_MODEL")
+    os.environ["ATTENTION_EXPLORER_BROWSER_MODEL"] = "1"
+    try:
+        with served() as (_, url):
+            yield url
+    finally:
+        if before is None:
+            del os.environ["ATTENTION_EXPLORER_BROWSER_MODEL"]
+        else:
+            os.environ["ATTENTION_EXPLORER_BROWSER_MODEL"] = before
 SENTENCES = ["Why is the sky blue?", "Café 😀 <b>naïve</b> & co", LOOPING_SENTENCE, "A dog is running in the snow."]
 # the server's own HTML against what the page shows, both as this browser reads them (quotes, entities; attributes in
 # name order: the page's scripts may set one again after Gradio has put it there)

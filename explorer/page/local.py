@@ -1,6 +1,7 @@
 """What the page's own model needs to know (explorer/page/static/local.js), inlined as ``window.AE_LOCAL``: which model
 the browser may load (the page's first model, where its files carry the warnings' estimate: a reverse model and a
-fitted "quality" in metrics.json; none when ``ATTENTION_EXPLORER_BROWSER_MODEL=0``), where its files are, and what the
+fitted "quality" in metrics.json; only with ``ATTENTION_EXPLORER_BROWSER_MODEL=1`` for now: measured on this machine,
+the browser's Translate is still slower than the server's, bench/page_cost.py), where its files are, and what the
 server's Translate would do that the browser must do the same: the views it clears, the controls it leaves, the
 words it swaps for patching, the limits it checks."""
 
@@ -17,7 +18,7 @@ from model.translator import resolve
 
 def browser_model(model: str) -> str | None:
     """``model`` where the browser can give all its Translate gives (the estimate included), else None."""
-    if os.environ.get("ATTENTION_EXPLORER_BROWSER_MODEL", "1").strip().lower() in ("0", "off", "no", "false"):
+    if os.environ.get("ATTENTION_EXPLORER_BROWSER_MODEL", "0").strip().lower() not in ("1", "on", "yes", "true"):
         return None
     folder = resolve(model)
     has_all = all((folder / sub / "model.safetensors").is_file() for sub in ("", "reverse"))

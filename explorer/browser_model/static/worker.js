@@ -4,7 +4,7 @@
 // Messages out: { id, kind: "progress", loaded, total } while the weights download, then { id, kind: "ready", bytes,
 // transferred, ms } (transferred: the bytes that came over the network, 0 when the browser had kept them); then,
 // the translator usable meanwhile, the "may be wrong" estimate's reverse model and fitted numbers in the background:
-// { id, kind: "estimator", ready (false where the model has none or it failed to load), bytes, ms };
+// { id, kind: "estimator", ready (false where the model has none or it failed to load), bytes, transferred, ms };
 // { id, kind: "result", page, ms } (page: the page's copy, page_data.js), then, the views drawn meanwhile,
 // { id, kind: "estimate", estimate, ms } (quality.js's; null until the estimator is ready, or where there is none:
 // a reverse pass costs about what the translation did); { id, kind: "error", message }.
@@ -69,7 +69,10 @@ async function loadEstimator(id, base, m) {
     const fitted = usable(q, m.files["model.safetensors"].sha256, reverse.files["model.safetensors"].sha256);
     if (!fitted) throw new Error("the estimate was fitted on other weights");
     estimator = { q: fitted, reverse: reverse.model };
-    postMessage({ id, kind: "estimator", ready: true, bytes: counted.bytes, ms: performance.now() - t0 });
+    const rev = new URL(base + "reverse/", location.href).href, fitUrl = new URL(base + "quality.json", location.href).href;
+    const transferred = performance.getEntriesByType("resource").filter((r) => r.name.startsWith(rev) || r.name === fitUrl)
+      .reduce((sum, r) => sum + r.transferSize, 0);
+    postMessage({ id, kind: "estimator", ready: true, bytes: counted.bytes, transferred, ms: performance.now() - t0 });
   } catch (err) {
     postMessage({ id, kind: "estimator", ready: false, message: String((err && err.message) || err), bytes: counted.bytes,
                   ms: performance.now() - t0 });

@@ -69,6 +69,8 @@
       const m = e.data;
       if (m.kind === "progress") return say("loading", m.loaded, m.total);
       if (m.kind === "ready") state = "ready";
+      // what came over the network (0 for a file the browser kept), for bench/page_cost.py: the model, then the estimate's
+      if ((m.kind === "ready" || m.kind === "estimator") && box()) box().dataset[m.kind] = JSON.stringify({ bytes: m.bytes, transferred: m.transferred, ms: m.ms });
       if (m.kind === "estimator") {
         estimator = !!m.ready;
         return say(estimator ? "ready" : "failed");
