@@ -27,6 +27,18 @@ IN_SIGHT = """() => { const e = document.activeElement; if (!e || e === document
   }
   return ok / 25; }"""
 SAID = "() => document.getElementById('ae-said')?.textContent || ''"
+# the share of the focused element's height inside the screen and every box that clips it (a scrolled sheet: an
+# answer scrolled above the sheet's top is hidden by it, whatever elementFromPoint says there)
+CLIPPED_IN = """() => { const e = document.activeElement; if (!e || e === document.body) return -1;
+  const r = e.getBoundingClientRect(); let top = 0, bottom = innerHeight;
+  for (let a = e.parentElement; a; a = a.parentElement) {  // (up to a fixed box: the docked sheet; nothing clips it)
+    const s = getComputedStyle(a);
+    if (/(auto|scroll|hidden|clip)/.test(s.overflowY)) {
+      const c = a.getBoundingClientRect(); top = Math.max(top, c.top); bottom = Math.min(bottom, c.bottom);
+    }
+    if (s.position === "fixed") break;
+  }
+  return Math.max(0, Math.min(r.bottom, bottom) - Math.max(r.top, top)) / Math.max(1, r.height); }"""
 
 
 def test_a_part_of_where_am_i_pressed_with_enter_says_its_view_and_the_focus_stays_in_sight(browser, server):  # noqa: F811
@@ -441,5 +453,46 @@ def test_at_320_by_256_the_lessons_arrow_keys_leave_the_focus_in_sight_at_every_
             if not pg.evaluate("() => !!document.activeElement.closest('#ae-lesson .ae-nav')"):  # then Next, and →
                 tab_to(pg, "e.closest('.ae-nav') && e.textContent.includes('Next')", limit=12)
             pg.keyboard.press("ArrowRight")
+        assert stop == 8 and hidden == [], (stop, hidden)
+        assert pg.errors == []
+
+
+@pytest.mark.parametrize("key", ["Enter", "letter"])
+def test_at_320_by_256_an_answer_given_leaves_the_focus_in_sight_at_every_stop(browser, server, key):  # noqa: F811
+    """Accessibility audit 51 (13 of 18 answers at 320x256): Tab onto answer A and press Enter (or its letter), and the
+    sheet scrolled its feedback and Back / Next into sight, taking the focused answer above its top, under the page's
+    figures, where its ring could not be seen; it stayed there 0.8 s to 3 s later. At every stop, 1.5 s after the
+    answer, the focus is on the screen and at least half of it is not under anything."""
+    with opened(browser, server, viewport={"width": 320, "height": 256}) as pg:
+        settled(pg)
+        box = pg.locator("#sentence textarea")  # the audit's own sentence (its stops' answers are its words)
+        box.click()
+        pg.keyboard.press("Control+a")
+        pg.keyboard.type("My brother reads a book in the garden.")
+        pg.keyboard.press("Enter")
+        pg.wait_for_function("() => document.querySelector('#status').textContent.includes('My brother reads')",
+                             timeout=30_000)
+        start_lesson_with_keys(pg)
+        hidden = []
+        for stop in range(1, 9):
+            pg.wait_for_function(f"() => document.querySelector('#ae-lesson').innerText.includes('stop {stop} of 8')",
+                                 timeout=30_000)
+            pg.wait_for_timeout(500)
+            if not pg.locator("#ae-lesson .ae-answer").count():
+                break
+            # as the audit did: up to the sheet's Hide with Shift+Tab (the sheet scrolled to its top), then Tab to A
+            tab_to(pg, "e.closest('#ae-lesson') && e.textContent.includes('Hide')", limit=14, back=True)
+            tab_to(pg, "e.classList.contains('ae-answer') && e.textContent.trim().startsWith('A')", limit=8)
+            pg.wait_for_timeout(900)  # (a student reads the answer before pressing: the sheet has stopped scrolling)
+            pg.keyboard.press("Enter" if key == "Enter" else "a")
+            pg.locator("#ae-lesson .ae-reveal").wait_for(timeout=5_000)
+            pg.wait_for_timeout(1500)
+            seen = pg.evaluate(CLIPPED_IN)
+            if seen < 0.5:
+                hidden.append((stop, seen, pg.evaluate(FOCUSED)))
+            if stop == 8:
+                break
+            tab_to(pg, "e.closest('.ae-nav') && e.textContent.includes('Next')", limit=12)
+            pg.keyboard.press("Enter")
         assert stop == 8 and hidden == [], (stop, hidden)
         assert pg.errors == []

@@ -262,6 +262,7 @@
       // (the student's answer, focused, scrolled under the sheet's title by it: the focus goes to the feedback, as
       // for an answer given: helper 44, a phone at stop 5)
       if (t) feedbackFocus(el, t);
+      setTimeout(() => { if (t.isConnected) feedbackFocus(el, t); }, 0);  // (after a11y.js gives the focus back)
     }
   }
 
@@ -508,8 +509,14 @@
     if (fb && fb.scrollIntoView) fb.scrollIntoView({ block: "nearest" });
     // the answer focused, scrolled out of the sheet by its feedback (a key pressed on another answer at 320x256:
     // helper 40): the focus goes to the feedback, in sight
+    // (and once a11y.js has given the focus back to the answer the redraw took it from, which it does after this:
+    // audit 51, 13 of 18 answers at 320x256 left it on an answer above the sheet's top)
     const a = document.activeElement;
     if (el) feedbackFocus(el, fb);
+    setTimeout(() => {
+      const now = body(), to = now && (now.querySelector(".ae-class-tally") || now.querySelector(".ae-reveal"));
+      if (now) feedbackFocus(now, to);
+    }, 0);
     // (a control of the page the focus is on, outside the lesson, that the sheet grew over: brought above it)
     if (a && el && !el.contains(a) && AE.a11y && AE.a11y.inSight) AE.a11y.inSight(a);
   }
