@@ -97,11 +97,7 @@ def test_translate_tab_layer_head_and_a_table_with_the_keyboard_alone(browser, s
         pg.locator("body").focus()
         assert tab_to(pg, "e.id === 'ae-skip'", limit=1) == 1  # the skip link comes first
         tab_to(pg, "e.closest('#sentence') && e.tagName === 'TEXTAREA'")
-        pg.keyboard.press("Control+A")
-        pg.keyboard.type("The cat sleeps.")
-        pg.keyboard.press("Enter")
-        pg.wait_for_function("() => document.querySelector('#status').innerText.includes('The cat sleeps.')",
-                             timeout=60_000)
+        type_and_translate(pg, "The cat sleeps.")
         idle(pg)
         said = pg.locator("#ae-said")
         assert said.get_attribute("aria-live") == "polite" and said.inner_text().startswith("Translation: ")
@@ -640,6 +636,14 @@ def test_a_choice_made_with_arrows_and_enter_in_a_dropdown_keeps_the_focus_there
                                " !!(e.compareDocumentPosition(document.querySelector(s)) &"
                                " Node.DOCUMENT_POSITION_PRECEDING); }", box), (box, pg.evaluate(FOCUSED))
         assert pg.errors == []
+
+
+def type_and_translate(pg, text: str) -> None:
+    """In the focused sentence box: select all, type ``text``, Enter; until the status line names it."""
+    pg.keyboard.press("Control+A")
+    pg.keyboard.type(text)
+    pg.keyboard.press("Enter")
+    pg.wait_for_function("(t) => document.querySelector('#status').innerText.includes(t)", arg=text, timeout=60_000)
 
 
 def start_lesson_with_keys(pg) -> None:

@@ -12,7 +12,7 @@ the focus, it is on the screen and nothing is drawn over it, and the order Tab g
 import contextlib
 
 import pytest
-from test_accessibility import FOCUSED, start_lesson_with_keys, tab_to
+from test_accessibility import FOCUSED, start_lesson_with_keys, tab_to, type_and_translate
 from test_browser import browser, idle, pw, server, settled  # noqa: F401
 from test_every_screen import LAPTOP, opened
 
@@ -27,6 +27,13 @@ IN_SIGHT = """() => { const e = document.activeElement; if (!e || e === document
   }
   return ok / 25; }"""
 SAID = "() => document.getElementById('ae-said')?.textContent || ''"
+
+
+def at_stop(pg, stop: int, settle_ms: int) -> None:
+    """Until the lesson shows stop ``stop`` of 8, then ``settle_ms`` for its sheet to come to rest."""
+    pg.wait_for_function(f"() => document.querySelector('#ae-lesson').innerText.includes('stop {stop} of 8')",
+                         timeout=30_000)
+    pg.wait_for_timeout(settle_ms)
 # the share of the focused element's height inside the screen and every box that clips it (a scrolled sheet: an
 # answer scrolled above the sheet's top is hidden by it, whatever elementFromPoint says there)
 CLIPPED_IN = """() => { const e = document.activeElement; if (!e || e === document.body) return -1;
@@ -437,9 +444,7 @@ def test_at_320_by_256_the_lessons_arrow_keys_leave_the_focus_in_sight_at_every_
         start_lesson_with_keys(pg)
         hidden = []
         for stop in range(1, 9):
-            pg.wait_for_function(f"() => document.querySelector('#ae-lesson').innerText.includes('stop {stop} of 8')",
-                                 timeout=30_000)
-            pg.wait_for_timeout(700)
+            at_stop(pg, stop, 700)
             seen = pg.evaluate("""() => { const e = document.activeElement, r = e.getBoundingClientRect();
                 const at = document.elementFromPoint(r.left + r.width / 2, r.top + Math.min(r.height / 2, 10));
                 return [e.tagName + ' ' + e.textContent.trim().slice(0, 24), Math.round(r.top), Math.round(r.bottom),
@@ -465,19 +470,12 @@ def test_at_320_by_256_an_answer_given_leaves_the_focus_in_sight_at_every_stop(b
     answer, the focus is on the screen and at least half of it is not under anything."""
     with opened(browser, server, viewport={"width": 320, "height": 256}) as pg:
         settled(pg)
-        box = pg.locator("#sentence textarea")  # the audit's own sentence (its stops' answers are its words)
-        box.click()
-        pg.keyboard.press("Control+a")
-        pg.keyboard.type("My brother reads a book in the garden.")
-        pg.keyboard.press("Enter")
-        pg.wait_for_function("() => document.querySelector('#status').textContent.includes('My brother reads')",
-                             timeout=30_000)
+        pg.locator("#sentence textarea").click()  # the audit's own sentence (its stops' answers are its words)
+        type_and_translate(pg, "My brother reads a book in the garden.")
         start_lesson_with_keys(pg)
         hidden = []
         for stop in range(1, 9):
-            pg.wait_for_function(f"() => document.querySelector('#ae-lesson').innerText.includes('stop {stop} of 8')",
-                                 timeout=30_000)
-            pg.wait_for_timeout(500)
+            at_stop(pg, stop, 500)
             if not pg.locator("#ae-lesson .ae-answer").count():
                 break
             # as the audit did: up to the sheet's Hide with Shift+Tab (the sheet scrolled to its top), then Tab to A
