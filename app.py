@@ -225,16 +225,19 @@ def build() -> gr.Blocks:
         # always_last: a Translate while one runs (a student joining a class while the page's own link translates,
         # a sentence retyped at once) runs after it with the newest sentence, instead of being dropped (Gradio's "once")
         # ... first in the browser (explorer/page/static/local.js: the page's model loaded there, greedy), which
-        # then presses #ae-local-done (the views' chain) or, where only the server can, #ae-server-translate
+        # then presses #ae-local-done (the views' chain) or, where only the server can, #ae-server-translate (its
+        # always_last keeps the server's Translates in order; local.js keeps the browser's behind them, and drops a
+        # browser result a newer press has overtaken)
         demo.local = local_config(model_name, len(decode_out))
         local = dict(fn=None, inputs=[*decode_in, p.bank], outputs=decode_out, js="(...v) => AE.local.translate(...v)",
                      show_progress="hidden", **PRIVATE)
         local_then = dict(fn=None, js="() => { AE.local.after(); }", **PRIVATE)
-        gr.on([p.go.click, p.text.submit], **local, trigger_mode="always_last").then(**local_then)
+        gr.on([p.go.click, p.text.submit], **local).then(**local_then)
         p.examples.click(None, [p.examples, p.model], [p.text], js="(i, m) => AE_EXAMPLES[m][i]",
                          **PRIVATE).then(**local).then(**local_then)
         after_translate(gr.Button(elem_id="ae-server-translate", elem_classes=["ae-hidden"]).click(
-            **translate, trigger_mode="always_last"))
+            **translate, trigger_mode="always_last")).then(None, None, None, js="() => { AE.local.serverDone(); }",
+                                                          **PRIVATE)
         after_translate(gr.Button(elem_id="ae-local-done", elem_classes=["ae-hidden"]).click(
             None, None, None, js="() => {}", **PRIVATE))
         # a model has its own input form, examples and output: switching fills in its first example and translates.

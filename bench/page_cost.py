@@ -2,6 +2,8 @@
 
     python bench/page_cost.py [--url http://127.0.0.1:7860/] [--repeats 10] [--paths browser,server]
 
+(with --url, the app must run with ATTENTION_EXPLORER_BROWSER_MODEL=1 for the browser's path)
+
 Without --url it starts the app in this process (bench/app_server.py). For each screen (1280x800; 390x844 with the
 CPU throttled 4x by DevTools, about a mid-range phone) and each path (the browser's own model, once the page says it
 is loaded: explorer/page/static/local.js; the server, with the model's files refused to that browser so the page
@@ -17,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import os
 import statistics
 import sys
 from pathlib import Path
@@ -151,6 +154,8 @@ def main() -> None:
     p.add_argument("--repeats", type=int, default=10)
     p.add_argument("--paths", default="browser,server", help="browser (the page's own model), server, or both")
     args = p.parse_args()
+    if "browser" in args.paths and not args.url:  # (off by default: the app started here turns it on)
+        os.environ["ATTENTION_EXPLORER_BROWSER_MODEL"] = "1"
     with contextlib.ExitStack() as stack:
         url = args.url or stack.enter_context(served())[1]
         with sync_playwright() as pw:

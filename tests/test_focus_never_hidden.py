@@ -34,6 +34,8 @@ def at_stop(pg, stop: int, settle_ms: int) -> None:
     pg.wait_for_function(f"() => document.querySelector('#ae-lesson').innerText.includes('stop {stop} of 8')",
                          timeout=30_000)
     pg.wait_for_timeout(settle_ms)
+
+
 # the share of the focused element's height inside the screen and every box that clips it (a scrolled sheet: an
 # answer scrolled above the sheet's top is hidden by it, whatever elementFromPoint says there)
 CLIPPED_IN = """() => { const e = document.activeElement; if (!e || e === document.body) return -1;

@@ -76,9 +76,12 @@ def test_translate_runs_in_the_browser_and_shows_what_the_server_would(server, b
                                                   "uploadThroughput": 1e6})
     page.goto(server)
     loading = wait_until(page, lambda: text_of(page, "#ae-local") if "MB" in text_of(page, "#ae-local") else "")
-    assert loading.startswith("Loading the model into this browser:") and " of 6" in loading, loading
-    bar = page.locator("#ae-local progress")
-    assert bar.is_visible() and bar.get_attribute("aria-label") == loading.strip()
+    assert loading.startswith("Loading the model into this browser:") and " MB" in loading, loading
+    assert page.locator("#ae-local progress").is_visible()
+    # (read together: the line and the bar's name move on as the bytes come)
+    line, name = page.evaluate("() => [document.querySelector('#ae-local .ae-local-text').textContent,"
+                               " document.querySelector('#ae-local progress').getAttribute('aria-label')]")
+    assert name == line, (line, name)
     ready = wait_until(page, lambda: EN["page.local.ready"] in text_of(page, "#ae-local"), 60000)
     assert ready, text_of(page, "#ae-local")
     assert page.locator("#ae-local [role=status]").inner_text() == EN["page.local.ready"]
@@ -92,8 +95,10 @@ def test_translate_runs_in_the_browser_and_shows_what_the_server_would(server, b
         page.keyboard.type(text)
         page.keyboard.press("Enter")
         a = analysis(Request.parse(text, MODEL))
-        shown = wait_until(page, lambda: text_of(page, "#status .ae-status") if text.split()[0] in
-                           text_of(page, "#status .ae-status") and "Translating" not in text_of(page, "#status") else "")
+        # (until this sentence's German and its status line are on the page: not the sentence before's)
+        assert wait_until(page, lambda: page.locator("#translation textarea").input_value() == a.translation and
+                          text[:20] in text_of(page, "#status .ae-status") and "Translating" not in text_of(page, "#status"))
+        shown = text_of(page, "#status .ae-status")
         assert shown.strip().startswith("Every view below shows"), shown
         # nothing of this sentence went to the server
         assert not [b for b in sent[before:] if json.dumps(text)[1:-1] in b or text in b], sent[before:]
@@ -114,13 +119,20 @@ def test_translate_runs_in_the_browser_and_shows_what_the_server_would(server, b
     assert swapped == "A cat is running in the snow."
     assert wait_until(page, lambda: page.locator("#corrupt textarea").input_value() == swapped)
 
-    # beam search is the server's: the same Translate asks it, and shows its answer
+    # beam search is the server's: the same Translate asks it, and shows its answer (the looping sentence, whose beam
+    # translation is not its greedy one)
+    page.get_by_role("tab", name="Translate & attend").click()
     page.locator("#options").get_by_text("Decoding options").click()
     page.locator("#options").get_by_label("beam", exact=True).check()
+    text = LOOPING_SENTENCE
+    beam, greedy = (analysis(Request.parse(text, MODEL, m)).translation for m in ("beam", "greedy"))
+    assert beam != greedy
     before = len(sent)
+    box.click()
+    page.keyboard.press("Control+a")
+    page.keyboard.type(text)
     page.locator("#translate").click()
-    text = SENTENCES[-1]
-    beam = analysis(Request.parse(text, MODEL, "beam"))
-    assert wait_until(page, lambda: page.locator("#translation textarea").input_value() == beam.translation)
-    assert [b for b in sent[before:] if json.dumps(text)[1:-1] in b]
+    assert wait_until(page, lambda: [b for b in sent[before:] if json.dumps(text)[1:-1] in b or text in b])
+    assert wait_until(page, lambda: page.locator("#translation textarea").input_value() == beam and
+                      "beam" in text_of(page, "#status .ae-status"))
     page.close()

@@ -191,4 +191,3 @@ def estimate_parity(translator: Translator, folder: str | Path, texts: list[str]
                                                                              list(py.dropped)),
                                 abs(e["probability"] - py.probability), feat))
     return rows
-

@@ -16,6 +16,20 @@ const SOURCE = ["\x02", "\x03"];  // around a source-language word inside a warn
 const LANGUAGE_CODES = { English: "en", German: "de" };
 const TASK_FIELDS = ["source", "target", "input", "hint"];
 
+// |x| to ``digits`` decimals as Python rounds a float (f"{x:.2f}", round(x, 2)): the nearest, from the double's exact
+// value, and an exact half to the even digit (toFixed takes it up: 0.125 -> "0.13", Python's "0.12")
+function fixedAbs(x, digits) {
+  const a = Math.abs(x), near = a.toFixed(digits);
+  if (a >= 1e21) return near;
+  const [whole, frac] = a.toFixed(100).split(".");  // (the exact decimal of any double above 1e-47)
+  const rest = frac.slice(digits);
+  if (rest[0] !== "5" || /[^0]/.test(rest.slice(1))) return near;
+  const kept = whole + (digits ? "." + frac.slice(0, digits) : "");
+  return Number(kept.slice(-1)) % 2 === 0 ? kept : near;  // a tie: down to an even last digit, else up
+}
+// Python's round(x, n) of a float
+export const pyRound = (x, n) => (x < 0 ? -1 : 1) * Number(fixedAbs(x, n));
+
 // the catalogue's words in one language (English where it lacks a key), filled in as i18n's t; numbers as its num
 export function speaker(catalogue, english) {
   const t = (key, values) => {
@@ -26,7 +40,7 @@ export function speaker(catalogue, english) {
   const decimal = t("_meta.decimal");
   // Python's f"{x:,.{digits}f}", then "," and "." swapped where the language writes 0,93
   const num = (x, digits = 2) => {
-    const [whole, part] = Math.abs(x).toFixed(digits).split(".");
+    const [whole, part] = fixedAbs(x, digits).split(".");
     const text = (x < 0 || Object.is(x, -0) ? "-" : "") + whole.replace(/\B(?=(\d{3})+(?!\d))/g, ",") + (part ? "." + part : "");
     return decimal === "," ? text.replace(/[,.]/g, (c) => (c === "," ? "." : ",")) : text;
   };
@@ -64,8 +78,9 @@ function fromEnglish(w, text, prefix, suffix) {
   return key ? w.t(key) : text;
 }
 
-// advice.py advice for a greedy translation with its estimate (est: quality.js's; null where there is none): the
-// warnings a learner reads first, each a sentence or a few, its first sentence the headline
+// advice.py advice for a greedy translation with its estimate (est: quality.js's): the warnings a learner reads first,
+// each a sentence or a few, its first sentence the headline. (advice.py's fallback for a model without an estimate,
+// the rougher calibrated floor, is not here: the page Translates in the browser only once the estimate is loaded.)
 export function advice(w, outIds, outPieces, est, hint) {
   const out = [];
   const quiet = new Set(outIds.filter((id, i) => isPunctuation(outPieces[i])));
@@ -158,15 +173,13 @@ export function taskKeys(english, model, task) {
   }));
 }
 
-const round = (x, n) => Math.round(x * 10 ** n) / 10 ** n;
-
 // what handlers.py page adds to page_data (the request and the positional table's facts are the caller's)
 export function extras(outPieces, probs, est, model, task, english) {
   return {
     note: "",
-    may_be_wrong: est ? { flagged: est.flagged, p: round(est.probability, 3), words: est.words, missing: est.missing,
+    may_be_wrong: est ? { flagged: est.flagged, p: pyRound(est.probability, 3), words: est.words, missing: est.missing,
                           dropped: est.dropped } : null,
-    unsure: unsureWords(outPieces.slice(0, -1), probs, CHIP_SHADES[1][0]).map(([word, p]) => ({ word, p: round(p, 6) })),
+    unsure: unsureWords(outPieces.slice(0, -1), probs, CHIP_SHADES[1][0]).map(([word, p]) => ({ word, p: pyRound(p, 6) })),
     task: { source: task.source, target: task.target },
     task_keys: taskKeys(english, model, task),
   };

@@ -99,7 +99,8 @@ function suggested(tokenizer, text, swaps) {
   const n = count(text), list = text.split(PY_SPACE).filter((w) => w);
   for (let i = 0; i < list.length; i++) {
     const w = list[i], core = w.replace(/^[.,;:!?"']+|[.,;:!?"']+$/g, "");
-    let swap = swaps[core.toLowerCase()];
+    const key = core.toLowerCase();
+    let swap = Object.prototype.hasOwnProperty.call(swaps, key) ? swaps[key] : null;  // ("constructor": not a swap)
     if (!swap) continue;
     if (core[0] && core[0] !== core[0].toLowerCase() && core[0] === core[0].toUpperCase()) swap = swap[0].toUpperCase() + swap.slice(1).toLowerCase();
     const candidate = [...list.slice(0, i), w.replace(core, swap), ...list.slice(i + 1)].join(" ");

@@ -262,7 +262,7 @@
       // (the student's answer, focused, scrolled under the sheet's title by it: the focus goes to the feedback, as
       // for an answer given: helper 44, a phone at stop 5)
       if (t) feedbackFocus(el, t);
-      setTimeout(() => { if (t.isConnected) feedbackFocus(el, t); }, 0);  // (after a11y.js gives the focus back)
+      if (t) setTimeout(() => { if (t.isConnected) feedbackFocus(el, t); }, 0);  // (after a11y.js gives the focus back)
     }
   }
 

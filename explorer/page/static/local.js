@@ -14,7 +14,7 @@
   const SKIP = { __type__: "update" };  // (a Gradio update that changes nothing)
   const SPACE = "[\\t\\n\\x0b\\x0c\\r\\x1c-\\x1f \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]";  // str.isspace
   const EDGES = new RegExp(`^${SPACE}+|${SPACE}+$`, "g");
-  let worker = null, state = "off", estimator = false, next = 0, used = "server", shownAt = 0;
+  let worker = null, state = "off", estimator = false, next = 0, shownAt = 0;
   const waiting = new Map();  // message id -> { resolve, reject }
 
   function box() { return document.getElementById("ae-local"); }
@@ -75,12 +75,18 @@
         estimator = !!m.ready;
         return say(estimator ? "ready" : "failed");
       }
+      if (m.kind === "page") slow = false;  // (a late answer too: the worker has caught up)
       const w = waiting.get(m.id);
       if (!w) return;
       waiting.delete(m.id);
       if (m.kind === "error") w.reject(new Error(m.message)); else w.resolve(m);
     };
-    worker.onerror = () => { state = "failed"; say("failed"); };
+    worker.onerror = () => {
+      state = "failed";
+      say("failed");
+      for (const w of waiting.values()) w.reject(new Error("failed"));  // (each to the server at once, not in 10 s)
+      waiting.clear();
+    };
     const words = (window.AE_I18N || {})[AE.lang] || {}, english = (window.AE_I18N || {}).en || words;
     ask({ kind: "load", base: conf.base + conf.model + "/", catalogue: words, english }, 120000)
       .catch(() => { state = "failed"; say("failed"); });
@@ -128,43 +134,56 @@
     return out || null;
   }
 
-  // Translate (its button, Enter, an example): inputs as ui.translate's and the page's copy; outputs as its
+  // Translate (its button, Enter, an example): inputs as ui.translate's and the page's copy; outputs as its. Each
+  // press decides, in order, what after() does next: "browser" (its outputs given), "server", or "none" (a newer press
+  // came while the worker worked: that one's result is shown, this one's is dropped). Gradio runs a press of a
+  // browser-only event at once, however many are in flight, so the order is kept here: a newer press makes an older
+  // result stale, and while the server works on a Translate (until its chain ends: serverDone) the next goes there
+  // too, behind it (its button's always_last), so an older answer never lands over a newer one
+  let calls = 0, serverUntil = 0, slow = false;
+  const decided = [];
   async function translate(text, model, ...rest) {
-    used = "server";
+    const call = ++calls;
     const skip = Array((window.AE_LOCAL || {}).outputs || 0).fill(SKIP);
-    const bankText = rest.pop(), shown = rest.pop(), options = rest;
-    if (state !== "ready" || !estimator || !conf || model !== conf.model) return skip;
-    let old, req;
+    const server = () => { decided.push(call === calls ? "server" : "none"); return skip; };
     try {
-      old = JSON.parse(bankText);
-      if (JSON.parse(shown).model !== model || !old || !old.pe) return skip;
+      const bankText = rest.pop(), shown = rest.pop(), options = rest;
+      if (state !== "ready" || !estimator || !conf || model !== conf.model || slow || Date.now() < serverUntil) return server();
+      const old = JSON.parse(bankText);
+      if (JSON.parse(shown).model !== model || !old || !old.pe) return server();
+      const sentence = clean(text), req = sentence && request(sentence, model, options);
+      if (!req) return server();
+      let r;
+      try {
+        r = await ask({ kind: "page", text: sentence, maxLen: req.maxLen, maxSource: conf.limits.max_source,
+                        swaps: conf.swaps }, 10000);
+      } catch (e) {
+        if (e && e.message === "timeout") slow = true;  // (the worker is behind: the server, until it answers)
+        return server();  // (the server translates it, and says what is wrong if anything is)
+      }
+      if (call !== calls) { decided.push("none"); return skip; }
+      const bank = { ...r.data, request: req.json, pe: old.pe };
+      decided.push("browser");
+      return [r.translation, r.pieces, JSON.stringify(bank), req.json,
+              { __type__: "update", maximum: Math.max(r.steps, 1) - 1, value: 0 },
+              ...conf.cleared, ...Array(conf.sized).fill(SKIP), r.corrupt];
     } catch (e) {
-      return skip;
+      return server();  // (anything unforeseen: the server, as before)
     }
-    const sentence = clean(text);
-    req = sentence && request(sentence, model, options);
-    if (!req) return skip;
-    let r;
-    try {
-      r = await ask({ kind: "page", text: sentence, maxLen: req.maxLen, maxSource: conf.limits.max_source,
-                      swaps: conf.swaps }, 10000);
-    } catch (e) {
-      return skip;  // (the server translates it, and says what is wrong if anything is)
-    }
-    const bank = { ...r.data, request: req.json, pe: old.pe };
-    used = "browser";
-    return [r.translation, r.pieces, JSON.stringify(bank), req.json,
-            { __type__: "update", maximum: Math.max(r.steps, 1) - 1, value: 0 },
-            ...conf.cleared, ...Array(conf.sized).fill(SKIP), r.corrupt];
   }
 
-  // after Translate's outputs are on the page: the views' chain (a local result) or the server's Translate
+  // after Translate's outputs are on the page: the views' chain (a result from the browser) or the server's Translate
   function after() {
-    const button = document.getElementById(used === "browser" ? "ae-local-done" : "ae-server-translate");
+    const what = decided.shift() || "server";
+    if (what === "none") return;
+    if (what === "server") serverUntil = Date.now() + 15000;  // (until its chain ends; at most this long)
+    const button = document.getElementById(what === "browser" ? "ae-local-done" : "ae-server-translate");
     if (button) button.click();
   }
+  // the server's Translate and its views' chain have ended
+  function serverDone() { serverUntil = 0; }
 
   // (called once the page is up, app.py's load chain: after its first views, when the browser is idle)
   const soon = () => (window.requestIdleCallback ? requestIdleCallback(start, { timeout: 3000 }) : setTimeout(start, 1000));
-  AE.local = { translate, after, start: soon };
+  AE.local = { translate, after, serverDone, start: soon };
 })();
