@@ -29,6 +29,10 @@ if (estimating) {
                    files["model.safetensors"].sha256, reverse.files["model.safetensors"].sha256);
   if (!quality) throw new Error("metrics.json has no quality estimate for these weights and this reverse model");
 }
+// --pieces: the catalogue's words, read once (not once a sentence)
+const catalogue = (code) => JSON.parse(readFileSync(new URL(`../../../i18n/${code}.json`, import.meta.url), "utf8"));
+const english = speaking ? catalogue("en") : null;
+const w = speaking ? speaker(speaking === "en" ? english : catalogue(speaking), english) : null;
 const round = (a) => Array.from(a, (x) => Math.round(x * 1e6) / 1e6);
 for await (const line of createInterface({ input: process.stdin })) {
   if (!line.trim()) continue;
@@ -40,8 +44,6 @@ for await (const line of createInterface({ input: process.stdin })) {
   const ms = performance.now() - t0;
   if (page) { process.stdout.write(JSON.stringify(r ? pageData(model, tokenizer, text, r) : null) + "\n"); continue; }
   if (speaking && r) {
-    const catalogue = (code) => JSON.parse(readFileSync(new URL(`../../../i18n/${code}.json`, import.meta.url), "utf8"));
-    const english = catalogue("en"), w = speaker(speaking === "en" ? english : catalogue(speaking), english);
     const e = estimateGreedy(quality, model, tokenizer, reverse.model, ids, r);
     const outIds = r.ids.concat([cfg.eos_id]), outPieces = outIds.map((i) => tokenizer.piece(i));
     const probs = r.steps.map((s) => s.p), task = card || {};
