@@ -76,6 +76,32 @@ FOCUSED = """() => { const e = document.activeElement;
   return !e || e === document.body ? 'BODY' : (e.closest('[id]') || {}).id + ' ' + e.tagName + ' ' +
     (e.getAttribute('aria-label') || e.textContent || '').trim().slice(0, 60); }"""
 
+# The focused control with its ring (3 px outline, 2 px off it: 5 px around) whole in sight: '' where it is, else the
+# sides cut and by how much. The box it may use: the screen, cut by every scrolling box it sits in (inside that box's
+# border, up to a fixed box) and, in the docked lesson, by its sticky title and Back / Next where the control is not
+# in them (audit 52: Next's ring 2-4 px under the sheet's edge at 320x256; an answer's ring under the sheet's title)
+RING_WHOLE = """() => { const e = document.activeElement; if (!e || e === document.body) return 'BODY';
+  const r = e.getBoundingClientRect(), m = e.matches('.ae-ring-in') ? 0 : 5;  // (a ring drawn inside the control)
+  let top = 0, bottom = innerHeight, left = 0, right = innerWidth;
+  for (let a = e.parentElement; a; a = a.parentElement) {
+    const s = getComputedStyle(a);
+    if (/(auto|scroll|hidden|clip)/.test(s.overflowY + s.overflowX)) {
+      const c = a.getBoundingClientRect(), t = c.top + a.clientTop, l = c.left + a.clientLeft;
+      top = Math.max(top, t); bottom = Math.min(bottom, t + a.clientHeight);
+      left = Math.max(left, l); right = Math.min(right, l + a.clientWidth);
+    }
+    if (s.position === "fixed") break;
+  }
+  const sheet = e.closest('#lesson-box .ae-docked');
+  for (const bar of sheet ? sheet.querySelectorAll('.ae-head, .ae-nav') : []) {
+    if (bar.contains(e) || getComputedStyle(bar).position !== 'sticky') continue;
+    const b = bar.getBoundingClientRect();
+    if (bar.classList.contains('ae-head')) top = Math.max(top, b.bottom); else bottom = Math.min(bottom, b.top);
+  }
+  const cut = {top: top - (r.top - m), bottom: r.bottom + m - bottom, left: left - (r.left - m), right: r.right + m - right};
+  const bad = Object.entries(cut).filter(([, v]) => v > 1).map(([k, v]) => k + ' ' + Math.round(v) + ' px');
+  return bad.length ? (e.textContent || '').trim().slice(0, 30) + ': ' + bad.join(', ') : ''; }"""
+
 
 def tab_to(pg, test: str, limit: int = 120, back: bool = False) -> int:
     """Press Tab (Shift+Tab with ``back``) until ``test`` (JS on document.activeElement, named e) holds -> presses."""

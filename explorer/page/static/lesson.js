@@ -266,18 +266,33 @@
     }
   }
 
-  // The focused answer scrolled out of the sheet, or under its sticky title, by its feedback: the focus goes to the
-  // feedback (the right answer and why, then the class's answers), in sight
+  // The focused answer scrolled out of the sheet, or under its sticky title, by its feedback, even in part: the focus
+  // goes to the feedback (the right answer and why, then the class's answers), in sight
+  // (in part too: audit 52 found an answer half above the sheet at 320x640 with the text doubled, its ring's top and
+  // letter hidden, and a following phone's answer's ring under the sheet's title after the teacher's Reveal; half in
+  // sight was taken as in sight)
   function feedbackFocus(el, fb) {
     const a = document.activeElement;
     if (!fb || !a || !el.contains(a) || !a.classList.contains("ae-answer")) return;
-    const r = a.getBoundingClientRect(), box = el.getBoundingClientRect(), head = el.querySelector(".ae-head");
-    const sticky = head && getComputedStyle(head).position === "sticky";
-    const top = Math.max(box.top, sticky ? head.getBoundingClientRect().bottom : box.top);
-    if (Math.min(r.bottom, box.bottom) - Math.max(r.top, top) >= r.height / 2) return;
+    if (wholeInSheet(el, a)) return;
     const to = el.querySelector(".ae-reveal") || fb;
     to.setAttribute("tabindex", "-1");
     to.focus({ preventScroll: true });
+  }
+
+  // Whether a control in the sheet is whole in sight, its focus ring (3 px, 2 px off it) and all: inside the sheet's
+  // scrolled box, below its sticky title and above its sticky Back / Next, on the screen
+  const RING = 5;
+  function wholeInSheet(el, a) {
+    const r = a.getBoundingClientRect(), box = el.getBoundingClientRect();
+    let top = box.top + el.clientTop, bottom = Math.min(top + el.clientHeight, window.innerHeight);
+    top = Math.max(top, 0);
+    for (const bar of el.querySelectorAll(".ae-head, .ae-nav")) {
+      if (bar.contains(a) || getComputedStyle(bar).position !== "sticky") continue;
+      const b = bar.getBoundingClientRect();
+      if (bar.classList.contains("ae-head")) top = Math.max(top, b.bottom); else bottom = Math.min(bottom, b.top);
+    }
+    return r.top - RING >= top - 0.5 && r.bottom + RING <= bottom + 0.5;
   }
 
   // An answer focused in the docked sheet (Tab, Shift+Tab from Back / Next) with its question's start scrolled above
