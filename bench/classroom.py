@@ -1,6 +1,13 @@
 """Benchmark: a class of students against one running `python app.py`.
 
     python bench/classroom.py [--clients 60] [--spread 10] [--port 7960] [--no-browser] [--sentences-file F]
+    python bench/classroom.py --browser-model [--clients 500] [--cached]
+
+With --browser-model the app is started with ATTENTION_EXPLORER_BROWSER_MODEL=1: each page loads the model into a
+Web Worker and Translates without the server (issue 51). The recorded page load then holds the model's files (the
+worker's requests, seen through Playwright), so each student of the class downloads them as a first visit does
+(--cached: as a later visit, from the browser's cache: without them); the browser's own Translate time, measured in
+the browser sessions, is added to each student's time to the first heatmap, which the server no longer computes.
 
 Starts `python app.py` and a bare Gradio page of the same layout (no model, no events on load), then:
 
@@ -50,11 +57,15 @@ CHROME_ARGS = ["--no-sandbox", "--disable-background-networking", "--disable-com
                "--disable-sync"]
 ACCEPT = "gzip, deflate, br, zstd"  # what Chromium asks for: Gradio answers assets brotli-compressed
 JOIN, STREAM = "/gradio_api/queue/join", "/gradio_api/queue/data"
+MODEL_FILES = "/browser-model/"  # explorer/browser_model/routes.py PREFIX: the browser's model, its scripts and files
+MODEL_READY = "() => !!(document.querySelector('#ae-local') || {dataset: {}}).dataset.estimator"  # (local.js)
 TABS = ["Step by step", "Positional encoding", "Inside a head", "Experiments", "Compare", "Model", "Translate & attend"]
 SENTENCE, SHOWN = "<sentence>", "<shown>"  # placeholders in a recorded call, filled in per student
 
 GOALS = {  # the issue's goals: (limit, unit)
-    "cpu": (0.35, "s"), "page": (0.10, "s"), "bytes": (0.5, "MB"), "errors": (0, ""), "p95": (8.0, "s")}
+    "cpu": (0.35, "s"), "page": (0.10, "s"), "bytes": (0.5, "MB"), "errors": (0, ""), "p95": (8.0, "s"),
+    # issue 51 (--browser-model): a student costs the server its page load and static files only; p95 first heatmap
+    "student": (0.05, "s"), "p95 model": (3.0, "s")}
 
 # What the page does, recorded from Chromium against gradio 6.31.0 (used with --no-browser). Events are named by
 # what triggers them ("translate": the Translate button; "run-inside": the hidden button views.js clicks when
@@ -221,11 +232,11 @@ TEE_JS = r"""(() => {
 class Server:
     """A server process this benchmark started, and its CPU and memory as /proc reports them."""
 
-    def __init__(self, name: str, cmd: list[str], port: int):
+    def __init__(self, name: str, cmd: list[str], port: int, env: dict | None = None):
         self.name, self.url, self.port = name, f"http://127.0.0.1:{port}", port
         self.idle_seconds: deque[float] = deque(maxlen=30)  # CPU seconds of recent idle seconds
         self.log = tempfile.TemporaryFile()
-        env = {**os.environ, "GRADIO_SERVER_PORT": str(port), "GRADIO_ANALYTICS_ENABLED": "False"}
+        env = {**os.environ, "GRADIO_SERVER_PORT": str(port), "GRADIO_ANALYTICS_ENABLED": "False", **(env or {})}
         self.proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=self.log, stderr=subprocess.STDOUT)
 
     @property
@@ -321,6 +332,7 @@ class Plan:
     """A student's calls: GETs of a page load, then per phase the joins it posts and other GETs it makes."""
     assets: list[str]
     phases: list[tuple[str, list[dict], list[str]]]
+    local: float = 0.0  # seconds the browser's own model takes to Translate (--browser-model), added to the heatmap
 
     def events(self) -> dict[str, int]:
         return {phase: len(bodies) for phase, bodies, _ in self.phases}
@@ -338,7 +350,8 @@ def builtin_plan(url: str, cfg: dict) -> Plan:
     for i, d in enumerate(cfg["dependencies"]):
         for trigger, event in d["targets"] if d.get("backend_fn") else []:
             elem = comps.get(trigger, {}).get("props", {}).get("elem_id") or ""
-            if event == "click" and elem == "translate":
+            if event == "click" and elem == "ae-server-translate":  # (the server's Translate: #translate's own
+                # event is the browser's, local.js, which presses this button where only the server can translate)
                 events["translate"] = (i, d, trigger, event)
             elif event == "click" and elem.startswith("ae-run-"):
                 events[elem.removeprefix("ae-")] = (i, d, trigger, event)
@@ -433,6 +446,15 @@ class Recorder:
         if e["requestId"] in self.calls:
             self.calls[e["requestId"]].bytes = int(e["encodedDataLength"] - self.headers.get(e["requestId"], 0))
 
+    def worker_finished(self, r) -> None:
+        """A request the page's Web Worker made (the browser's model: its scripts and files), which the page's own
+        DevTools session does not see; Playwright reports it with its size."""
+        if not r.url.startswith(self.origin + MODEL_FILES):
+            return
+        path = r.url[len(self.origin):]
+        if not any(c.path == path for c in self.calls.values()):
+            self.calls[f"worker {path}"] = Call(self.phase, r.method, path, None, r.sizes()["responseBodySize"])
+
     def log(self) -> list[Call]:
         for c in self.calls.values():
             c.bytes = c.bytes or c.data  # a stream Chrome did not report finished: its (uncompressed) body
@@ -449,25 +471,29 @@ def answered(pg, n: int) -> None:
     pg.wait_for_function("(n) => window.__events.completed >= n", arg=n, polling=50, timeout=300_000)
 
 
-def open_page(browser, url: str, events: int | None = None):
+def open_page(browser, url: str, events: int | None = None, model: bool = False):
     """A fresh browser context (empty cache) on the page; waits for the first tab's plot, then for `events`
-    answered events, or (None) until no Gradio event has run for 1.5 s."""
+    answered events, or (None) until no Gradio event has run for 1.5 s; with ``model``, until the browser's model
+    and its estimate are loaded too."""
     ctx = browser.new_context(viewport={"width": 1280, "height": 800})
     ctx.add_init_script(TEE_JS)
     pg = ctx.new_page()
     rec = Recorder(ctx, pg, url)
+    pg.on("requestfinished", rec.worker_finished)
     pg.goto(url + "/", wait_until="domcontentloaded")
     pg.locator(".js-plotly-plot .main-svg").first.wait_for(timeout=180_000)
+    if model:
+        pg.wait_for_function(MODEL_READY, polling=200, timeout=180_000)
     idle(pg) if events is None else answered(pg, events)
     return ctx, pg, rec
 
 
-def browser_student(browser, server: Server, sentence: str, plan: Plan | None = None) -> dict:
+def browser_student(browser, server: Server, sentence: str, plan: Plan | None = None, model: bool = False) -> dict:
     """Load the page, then (measured) Translate, every tab, head and layer switches, as a student clicks them.
     Without a plan (the recording) each step waits until the page is idle for 1.5 s; with one, until the
     events the plan expects have been answered, so that the measured window holds little idle time."""
     expect = plan.events() if plan else {}
-    ctx, pg, rec = open_page(browser, server.url, expect.get("load") if plan else None)
+    ctx, pg, rec = open_page(browser, server.url, expect.get("load") if plan else None, model)
     load_events = pg.evaluate("() => window.__events")
     n = load_events["completed"]
 
@@ -490,6 +516,7 @@ def browser_student(browser, server: Server, sentence: str, plan: Plan | None = 
     pg.locator("#translate").click()
     pg.wait_for_function("(old) => { const v = document.querySelector('#translation textarea').value; "
                          "return v && v !== old; }", arg=before, timeout=300_000)
+    translated = time.perf_counter() - t0  # (the German shown; the heatmap is drawn from the same answer)
     step("translate")
     for name in TABS:
         rec.phase = f"tab {name}"
@@ -511,14 +538,15 @@ def browser_student(browser, server: Server, sentence: str, plan: Plan | None = 
     ctx.close()
     calls = rec.log()
     return dict(cpu=cost(server, start, end), calls=calls, load_events=load_events, events=events, switched=switched,
-                bytes=sum(c.bytes for c in calls if c.phase != "load"), wall=wall,
+                bytes=sum(c.bytes for c in calls if c.phase != "load"), wall=wall, translated=translated,
                 idle=server.idle * (end[1] - start[1]), window=end[1] - start[1])
 
 
-def browser_page_load(browser, server: Server, events: int | None) -> tuple[float, float, list[Call]]:
+def browser_page_load(browser, server: Server, events: int | None, model: bool = False
+                      ) -> tuple[float, float, list[Call]]:
     """(server CPU, idle CPU subtracted from it, the calls) of one fresh page load."""
     start = settle(server)
-    ctx, _, rec = open_page(browser, server.url, events)
+    ctx, _, rec = open_page(browser, server.url, events, model)
     ctx.close()
     end = settle(server)
     return cost(server, start, end), server.idle * (end[1] - start[1]), rec.log()
@@ -723,7 +751,7 @@ async def student(port: int, plan: Plan, st: Student, t0: float, timeout: float 
         for phase[0], bodies, gets in plan.phases:
             await page.phase(phase[0], bodies, gets)
             if phase[0] == "translate" and not any(e.startswith("translate:") for e in st.errors):
-                st.heatmap = time.perf_counter() - start
+                st.heatmap = time.perf_counter() - start + plan.local
 
     try:
         await asyncio.wait_for(visit(), timeout)
@@ -901,7 +929,13 @@ def main() -> None:
     p.add_argument("--loads", type=int, default=5, help="page loads of each page (app, bare), browser and HTTP")
     p.add_argument("--browser-students", type=int, default=3, help="measured browser sessions (after a recorded one)")
     p.add_argument("--one-by-one", type=int, default=5, help="students replayed one phase at a time over HTTP")
+    p.add_argument("--browser-model", action="store_true",
+                   help="the app with ATTENTION_EXPLORER_BROWSER_MODEL=1: Translate runs in each browser (issue 51)")
+    p.add_argument("--cached", action="store_true",
+                   help="with --browser-model: the class's pages have the model's files in their cache (a later visit)")
     args = p.parse_args()
+    if args.browser_model and args.no_browser:
+        p.error("--browser-model records the page's calls in Chromium: it cannot be used with --no-browser")
     random.seed(1)
 
     sentences, where = load_sentences(args.sentences_file)
@@ -915,7 +949,8 @@ def main() -> None:
 
     bare_file = Path(tempfile.mkdtemp()) / "bare_page.py"
     bare_file.write_text(BARE)
-    app = Server("app.py", [sys.executable, "app.py"], args.port)
+    app = Server("app.py", [sys.executable, "app.py"], args.port,
+                 {"ATTENTION_EXPLORER_BROWSER_MODEL": "1" if args.browser_model else "0"})
     bare = Server("bare page", [sys.executable, str(bare_file)], args.port + 1)
     res: dict = {}
     try:
@@ -935,7 +970,8 @@ def main() -> None:
             from playwright.sync_api import sync_playwright
             with sync_playwright() as pw:
                 browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROME_ARGS)
-                first = browser_student(browser, app, browser_sents[0])  # recorded; also warms the server up
+                model = args.browser_model
+                first = browser_student(browser, app, browser_sents[0], model=model)  # recorded; warms the server up
                 plan = recorded_plan(first["calls"], browser_sents[0])
                 print_log(first["calls"], fn_names)
                 print(f"  head/layer: {first['switched']} of 6 switches took effect in the page (its heatmap is redrawn "
@@ -955,14 +991,23 @@ def main() -> None:
                 bare_calls: list[Call] = []
                 for _ in range(args.loads):
                     for name, srv, n in (("app", app, expect), ("bare", bare, 0)):
-                        c, idle_cpu, calls = browser_page_load(browser, srv, n)
+                        c, idle_cpu, calls = browser_page_load(browser, srv, n, model and srv is app)
                         loads[name].append(c)
                         loads["idle"].append(idle_cpu)
                         load_bytes[name].append(sum(x.bytes for x in calls))
                         bare_calls = calls if name == "bare" else bare_calls
                 bare_assets = [c.path for c in bare_calls if c.method == "GET" and not c.path.startswith(STREAM)]
-                sessions = [browser_student(browser, app, s, plan) for s in browser_sents[1:]]
+                sessions = [browser_student(browser, app, s, plan, model) for s in browser_sents[1:]]
                 browser.close()
+            if model:
+                files = [a for a in plan.assets if a.startswith(MODEL_FILES)]
+                plan.local = med([s["translated"] for s in sessions])
+                print(f"  the browser's model: {len(files)} files in the page load "
+                      f"({sum(c.bytes for c in first['calls'] if c.path in files) / MB:.1f} MB); Translate in the "
+                      f"browser {[round(s['translated'], 2) for s in sessions]} s (median {plan.local:.2f} s, added to "
+                      f"each student's first heatmap below)")
+                if args.cached:  # (a later visit: the files named by their SHA-256 come from the browser's cache)
+                    plan.assets = [a for a in plan.assets if not (a.startswith(MODEL_FILES) and "?v=" in a)]
             res["browser"] = dict(loads=loads, load_bytes=load_bytes, sessions=sessions,
                                   load_calls=(sum(1 for c in first["calls"] if c.phase == "load"), len(bare_calls)))
         else:
@@ -1071,8 +1116,10 @@ def report(args, plan: Plan, res: dict, students: list[Student], fn_names: dict)
         rows.append((f"bytes, Translate + tabs, 17-word sentences (class, n={len(work17)})", f"{med(work17) / MB:.4f} MB",
                      "bytes", med(work17) / MB))
     rows += [(f"{n} students: errors", f"{len(errors)}", "errors", len(errors)),
-             (f"{n} students: p95 time to first heatmap", f"{pct(firsts, 0.95):.2f} s", "p95",
-              pct(firsts, 0.95) if len(firsts) == n else float("inf"))]
+             (f"{n} students: p95 time to first heatmap", f"{pct(firsts, 0.95):.2f} s",
+              "p95 model" if args.browser_model else "p95", pct(firsts, 0.95) if len(firsts) == n else float("inf"))]
+    if args.browser_model:
+        rows.append((f"{n} students: server CPU a student, everything", f"{per:.3f} s", "student", per))
     print("\nGoals")
     print(f"  {'figure':62s} {'measured':>10s}  {'goal':>9s}  result")
     for label, shown, goal, value in rows:
