@@ -2,7 +2,8 @@
 download shown), then Translate asks the server nothing and shows what the server's Translate would show: the German,
 the pieces with their warnings (a loop, "may be wrong" with its words), the views, the step slider sized to the
 decode, the patching tab's suggested sentence. What only the server can do (beam search) still goes to the server.
-Real clicks and keys in Chromium; the server's answer is computed here, in this process, from the same checkpoint."""
+Where the model cannot load, the line says so and Translate goes to the server. Real clicks and keys in Chromium;
+the server's answer is computed here, in this process, from the same checkpoint."""
 
 import json
 import os
@@ -135,4 +136,40 @@ def test_translate_runs_in_the_browser_and_shows_what_the_server_would(server, b
     assert wait_until(page, lambda: [b for b in sent[before:] if json.dumps(text)[1:-1] in b or text in b])
     assert wait_until(page, lambda: page.locator("#translation textarea").input_value() == beam and
                       "beam" in text_of(page, "#status .ae-status"))
+    page.close()
+
+
+def test_a_model_that_cannot_load_is_said_and_translate_goes_to_the_server(server, browser):  # noqa: F811
+    """The fallback: the model's weights arrive changed (a broken proxy, a file changed on the server), so the worker
+    refuses them (their SHA-256 is not the checkpoint's). The line under the controls says Translate uses the server,
+    and a sentence typed and translated with Enter is sent to the server and shows its German, pieces and views."""
+    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    sent = []
+    page.on("request", lambda r: sent.append(r.post_data or "") if "/gradio_api/" in r.url and r.method == "POST"
+            else None)
+
+    def changed(route):
+        body = bytearray(route.fetch().body())
+        body[-1] ^= 0xFF
+        route.fulfill(status=200, body=bytes(body), headers={"content-type": "application/octet-stream"})
+    page.route("**/browser-model/**/model.safetensors*", changed)
+    page.goto(server)
+    failed = wait_until(page, lambda: EN["page.local.failed"] in text_of(page, "#ae-local"), 60000)
+    assert failed, text_of(page, "#ae-local")
+    assert page.locator("#ae-local [role=status]").inner_text() == EN["page.local.failed"]
+    assert page.locator("#ae-local progress").count() == 0
+    text = "The old man feeds the birds in the park."
+    a = analysis(Request.parse(text, MODEL))
+    box = page.locator("#sentence textarea")
+    box.click()
+    page.keyboard.press("Control+a")
+    page.keyboard.type(text)
+    page.keyboard.press("Enter")
+    assert wait_until(page, lambda: page.locator("#translation textarea").input_value() == a.translation and
+                      text[:20] in text_of(page, "#status .ae-status") and "Translating" not in text_of(page, "#status"),
+                      30000), (page.locator("#translation textarea").input_value(), text_of(page, "#status"))
+    assert [b for b in sent if json.dumps(text)[1:-1] in b], "the sentence never went to the server"
+    html = page.locator("#pieces .ae-pieces").evaluate("(el) => el.outerHTML")
+    assert page.evaluate(SAME_HTML, [tokens_html(a), html]), html[:300]
+    assert text[:20] in text_of(page, "#heatmap .gtitle")
     page.close()
