@@ -1038,3 +1038,15 @@ def test_the_option_the_arrow_keys_are_on_is_marked_as_the_focus_is(browser, ser
             assert got and got[1:] == ["solid", "3px", "rgb(29, 78, 216)"], (block, got)
             pg.keyboard.press("Escape")
         assert pg.errors == []
+
+
+def test_no_picture_on_the_page_is_read_as_a_nameless_image(browser, server):  # noqa: F811
+    """Audit 53: each dropdown's ▾ (Gradio's svg) was in the accessibility tree as an image with no name, heard as
+    "image" beside the dropdown. What the page draws to be seen only is hidden from the tree; every image it keeps
+    has a name."""
+    with opened(browser, server, **LAPTOP) as pg:
+        settled(pg)
+        tree = pg.locator("body").aria_snapshot()
+        nameless = [line for line in tree.splitlines() if re.fullmatch(r"\s*- img:?", line)]
+        assert "- img" in tree or "- figure" in tree, tree[:400]  # (a tree with images and figures, read)
+        assert nameless == [], (len(nameless), tree[:2000])

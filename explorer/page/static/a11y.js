@@ -524,6 +524,10 @@
       if (head.getAttribute("aria-expanded") !== open) head.setAttribute("aria-expanded", open);
       head.querySelectorAll(".icon").forEach((i) => i.setAttribute("aria-hidden", "true"));
     });
+    // a dropdown's ▾ is drawn, not said, and plotly's svg for measuring text is off the screen (audit 53: each read
+    // as a nameless image)
+    document.querySelectorAll("svg.dropdown-arrow:not([aria-hidden]), body > svg#js-plotly-tester:not([aria-hidden])")
+      .forEach((s) => s.setAttribute("aria-hidden", "true"));
     document.querySelectorAll(".ae-part").forEach((part) => {
       const on = part.classList.contains("ae-on");
       if (on && part.getAttribute("aria-current") !== "true") part.setAttribute("aria-current", "true");
