@@ -347,6 +347,9 @@
     }, 0);
   });
 
+  // how far a control's focus ring reaches outside it: 3 px, 2 px off it (style.css), none where it is drawn inside
+  const ringOf = (el) => (el.matches && el.matches(".ae-ring-in") ? 0 : 5);
+
   // Whatever takes the focus is in sight (WCAG 2.4.11, issue 49): not cut by the scroller it is in (an example was
   // 76 of its 291 px in its row), and not under the docked lesson (at 1280x800 the translation, Start over, Teach a
   // class, DE, EN and Guided lesson were focused under it): the page scrolls it above the lesson
@@ -359,7 +362,7 @@
       if (!/(auto|scroll)/.test(s.overflowX + s.overflowY)) continue;
       // (the box inside its border, and the focus ring with the control: audit 52, Next's ring 1 of 3 px in sight
       // at 320x256; style.css gives a focused control the scroll-margin that brings its ring in too)
-      const r = el.getBoundingClientRect(), box = a.getBoundingClientRect(), ring = el.matches(".ae-ring-in") ? 0 : 5;
+      const r = el.getBoundingClientRect(), box = a.getBoundingClientRect(), ring = ringOf(el);
       const left = box.left + a.clientLeft, top = box.top + a.clientTop;
       if (r.left - ring < left - 1 || r.right + ring > left + a.clientWidth + 1 || r.top - ring < top - 1 ||
           r.bottom + ring > top + a.clientHeight + 1)
@@ -675,5 +678,5 @@
 
   // whether the focus was just moved with Tab (lesson.js: an answer Tabbed to brings its question into sight)
   const tabbedNow = () => performance.now() - tabbed < 600;
-  AE.a11y = { say, fix, inSight, lessonOver, tabbedNow };
+  AE.a11y = { say, fix, inSight, lessonOver, tabbedNow, ringOf };
 })();

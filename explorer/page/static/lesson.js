@@ -286,10 +286,10 @@
     to.focus({ preventScroll: true });
   }
 
-  // Whether a control in the sheet is whole in sight, its focus ring (3 px, 2 px off it) and all: inside the sheet's
+  // Whether a control in the sheet is whole in sight, its focus ring (a11y.js ringOf) and all: inside the sheet's
   // scrolled box, below its sticky title and above its sticky Back / Next, on the screen
-  const RING = 5;
   function wholeInSheet(el, a) {
+    const RING = AE.a11y && AE.a11y.ringOf ? AE.a11y.ringOf(a) : 5;
     const r = a.getBoundingClientRect(), box = el.getBoundingClientRect();
     let top = box.top + el.clientTop, bottom = Math.min(top + el.clientHeight, window.innerHeight);
     top = Math.max(top, 0);
