@@ -378,10 +378,11 @@
     const dock = document.querySelector("#lesson-box .ae-docked");
     if (dock && dock.contains(el)) {  // in the lesson: not under its own title or Back / Next, which stay (sticky)
       // (helper 37: at stops 5 and 6 at 1280x800 options C and D, one the right answer, were under Back / Next)
-      const r = el.getBoundingClientRect();
-      for (const bar of dock.querySelectorAll(".ae-nav, .ae-head")) {
+      // (Back / Next first, then the title, each measured after the scroll before it: the title wins where both
+      // cannot be met; review: one measure for both let the two corrections cancel)
+      for (const bar of [...dock.querySelectorAll(".ae-nav"), ...dock.querySelectorAll(".ae-head")]) {
         if (bar.contains(el) || getComputedStyle(bar).position !== "sticky") continue;
-        const b = bar.getBoundingClientRect();
+        const r = el.getBoundingClientRect(), b = bar.getBoundingClientRect();
         if (r.bottom + 5 > b.top && r.top - 5 < b.bottom) dock.scrollTop += bar.classList.contains("ae-nav") ? r.bottom - b.top + 6 : r.top - b.bottom - 6;
       }
       return;

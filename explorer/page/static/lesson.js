@@ -281,9 +281,16 @@
     const a = document.activeElement;
     if (!fb || !a || !el.contains(a) || !a.classList.contains("ae-answer")) return;
     if (wholeInSheet(el, a)) return;
-    const to = el.querySelector(".ae-reveal") || fb;
+    // (a student still choosing, not yet answered, as the teacher reveals: the answer is brought back whole, the
+    // focus kept on it; review: the focus was taken from an answer being chosen)
+    if (lesson.answered === null) { a.scrollIntoView({ block: "nearest" }); if (wholeInSheet(el, a)) return; }
+    // the feedback, where it is whole in the sheet; else what the sheet was scrolled to (the class's answers), and
+    // that brought whole into it where it can be (review: the feedback above the tally was focused half out of sight)
+    let to = el.querySelector(".ae-reveal");
+    if (!to || (to !== fb && !wholeInSheet(el, to))) to = fb;
     to.setAttribute("tabindex", "-1");
     to.focus({ preventScroll: true });
+    if (!wholeInSheet(el, to)) to.scrollIntoView({ block: "nearest" });
   }
 
   // Whether a control in the sheet is whole in sight, its focus ring (3 px, 2 px off it) and all: inside the sheet's
