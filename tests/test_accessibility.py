@@ -746,7 +746,10 @@ def test_at_320_by_256_the_lesson_shows_its_question_and_answers_and_hides_witho
             assert pg.evaluate(whole, "#ae-lesson .ae-ask"), stop  # the question, and every answer, in sight
             assert pg.evaluate(whole, "#ae-lesson .ae-answer"), stop
             # (after Next the focus is on Next, or on the question where Next is not whole in the sheet: audit 53)
-            on_next = pg.evaluate("() => /Next/.test(document.activeElement.textContent)")
+            on_next, on_ask = pg.evaluate("() => { const e = document.activeElement; return"
+                                          " [!!e.closest('#ae-lesson .ae-nav') && /Next/.test(e.textContent),"
+                                          " e.classList.contains('ae-ask')]; }")
+            assert stop == 1 or on_next or on_ask, pg.evaluate(FOCUSED)
             for letter in "ABC":  # each answer Tab reaches: whole, nothing over it
                 tab_to(pg, f"e.classList.contains('ae-answer') && e.textContent.trim().startsWith('{letter}')",
                        limit=20, back=on_next and letter == "A")  # (from the title or the question; else from Next)
