@@ -245,6 +245,16 @@
       ask.setAttribute("tabindex", "-1");
       ask.focus({ preventScroll: true });
     };
+    // (a taller screen: the control used, kept by a11y.js at its place in the new stop (an answer, after → on an
+    // answer), not whole in the sheet opened at its top: the focus goes to the stop's title; audit 54: at 320x640
+    // with the text doubled, → from stop 4's answer A left the focus on stop 5's A, below the sheet)
+    if (fresh && window.innerHeight > 420 && el.classList.contains("ae-docked")) requestAnimationFrame(() => {
+      const a = document.activeElement, title = el.querySelector(".ae-head h3");
+      if (!title || !a || a === el || a === title || !el.contains(a) || wholeInSheet(el, a)) return;
+      title.setAttribute("tabindex", "-1");
+      title.focus({ preventScroll: true });
+      el.scrollTop = 0;  // (the stop from its top, where its title is, scrolled with the stop on such a screen)
+    });
     if (fresh && window.innerHeight <= 420) requestAnimationFrame(() => {
       const ask = atAsk();
       if (!ask) return;
