@@ -458,6 +458,28 @@ def test_focus_leaving_the_model_dropdown_keeps_the_typed_sentence(page):
     assert page.errors == []
 
 
+def test_enter_after_escape_in_the_model_dropdown_keeps_the_typed_sentence(page):
+    """Accessibility audit 54 (2 of 2): in the Model dropdown ↓ then Escape shut the list with en-de kept, and Enter
+    then took the option ↓ had been on: the model switched and the typed sentence was thrown away. Escape cancels:
+    Enter on a shut list chooses nothing."""
+    settled(page)
+    box = page.locator("#sentence textarea")
+    box.fill("Two girls are riding bikes near the lake.")
+    box.press("Enter")
+    page.wait_for_function("() => document.querySelector('#status').innerText.includes('riding bikes')", timeout=60_000)
+    mine, model = translation(page), page.locator("#model input").input_value()
+    page.locator("#model input").click()
+    page.keyboard.press("ArrowDown")
+    page.keyboard.press("Escape")
+    page.keyboard.press("Enter")
+    page.wait_for_timeout(3_000)  # a switch would have put another example in the box and translated it by now
+    assert page.locator("#model input").input_value() == model
+    assert box.input_value() == "Two girls are riding bikes near the lake."
+    assert translation(page) == mine
+    assert page.evaluate("() => document.activeElement.closest('#model') !== null")  # (the focus where it was)
+    assert page.errors == []
+
+
 def test_an_example_click_translates(page):
     settled(page)
     if MODEL != "en-de":

@@ -539,3 +539,62 @@ def test_at_320_by_640_with_the_text_doubled_an_answer_given_with_another_letter
         assert pg.evaluate(CLIPPED_IN) >= 0.95, pg.evaluate(FOCUSED)
         assert pg.evaluate(RING_WHOLE) == "", pg.evaluate(FOCUSED)
         assert pg.errors == []
+
+
+def doubled_lesson(pg, sentence: str) -> None:
+    """The page at the browser's text at twice its size (320x640), ``sentence`` translated, the lesson started."""
+    cdp = pg.context.new_cdp_session(pg)
+    cdp.send("Page.enable")
+    cdp.send("Page.setFontSizes", {"fontSizes": {"standard": 32, "fixed": 32}})
+    settled(pg)
+    pg.locator("#sentence textarea").click()
+    type_and_translate(pg, sentence)
+    start_lesson_with_keys(pg)
+
+
+def test_at_320_by_640_with_the_text_doubled_an_arrow_key_from_an_answer_leaves_the_focus_whole(browser, server):  # noqa: F811,E501
+    """Accessibility audit 54 (2 of 2): at stop 4, → pressed on answer A opened stop 5 with the focus on its A, 180 px
+    tall and wholly below the sheet, opened at its top: no ring anywhere. The focus goes to the stop's title."""
+    with opened(browser, server, viewport={"width": 320, "height": 640}) as pg:
+        doubled_lesson(pg, "The children are building a snowman in the yard.")
+        for stop in range(1, 5):
+            at_stop(pg, stop, 700)
+            if stop < 4:
+                pg.keyboard.press("ArrowRight")  # (the focus on the stop's title, in the lesson)
+        tab_to(pg, "e.classList.contains('ae-answer') && e.textContent.trim().startsWith('A')", limit=14)
+        pg.wait_for_timeout(1000)  # (a student reads the answers before moving on)
+        pg.keyboard.press("ArrowRight")
+        at_stop(pg, 5, 1500)
+        assert pg.evaluate(RING_WHOLE) == "", (pg.evaluate(FOCUSED), pg.evaluate(
+            "() => { const s = document.querySelector('#lesson-box .ae-docked');"
+            " return [s.scrollTop, s.getBoundingClientRect().top, document.activeElement.getBoundingClientRect().top]; }"))
+        assert pg.evaluate("() => !!document.activeElement.closest('#ae-lesson')"), pg.evaluate(FOCUSED)
+        assert pg.errors == []
+
+
+def test_at_320_by_640_with_the_text_doubled_no_ring_tab_reaches_is_under_the_lesson(browser, server):  # noqa: F811
+    """Accessibility audit 54 (2 of 2): with the lesson at stop 3, Tab on through the page reached DE and EN with the
+    bottom of their rings (5 px) under the docked sheet's top edge. Each control Tab reaches outside the lesson has
+    its ring clear of the sheet."""
+    clear = """() => { const e = document.activeElement, dock = document.querySelector('#lesson-box .ae-docked');
+      if (!dock || !e || dock.contains(e) || e === document.body) return '';
+      if (!e.matches('button, input, textarea, a[href], [role=tab]')) return '';  // (controls: a tall text is not)
+      const m = e.matches('.ae-ring-in') ? 0 : 5, r = e.getBoundingClientRect(), d = dock.getBoundingClientRect();
+      const over = r.right + m > d.left && r.left - m < d.right && r.bottom + m > d.top && r.top - m < d.bottom;
+      return over ? (e.textContent || e.tagName).trim().slice(0, 30) + ' ' + JSON.stringify([r.top, r.bottom, d.top]) : ''; }"""
+    with opened(browser, server, viewport={"width": 320, "height": 640}) as pg:
+        doubled_lesson(pg, "The children are building a snowman in the yard.")
+        for stop in (1, 2):
+            at_stop(pg, stop, 700)
+            pg.keyboard.press("ArrowRight")
+        at_stop(pg, 3, 900)
+        under, seen = [], set()
+        for _ in range(30):
+            pg.keyboard.press("Tab")
+            pg.wait_for_timeout(150)
+            seen.add(pg.evaluate(FOCUSED))
+            if pg.evaluate(clear):
+                under.append(pg.evaluate(clear))
+        assert any(n.endswith(" DE") or " DE " in n for n in seen), seen  # (the walk reached the language buttons)
+        assert under == [], under
+        assert pg.errors == []

@@ -269,9 +269,23 @@
   // and Ablation preset dropdowns sent the focus to the page's body, issue 49): it goes back to the dropdown, its
   // list shut (Gradio opens the list on focus; an Escape that goes no higher than Gradio shuts it, changing nothing)
   let chose = null;  // {input, at}: the dropdown Enter was pressed in
+  let escaped = null;  // the dropdown whose list Escape shut, until another key (or the focus coming back) opens it
+  document.addEventListener("focusin", (e) => { if (e.target === escaped) escaped = null; });
   document.addEventListener("keydown", (e) => {
-    if (e.key === "Enter" && e.target && e.target.matches && e.target.matches("input[role='combobox']"))
-      chose = { input: e.target, at: performance.now() };
+    if (!e.target || !e.target.matches || !e.target.matches("input[role='combobox']")) return;
+    if (e.key === "Escape") escaped = e.target;
+    else if (e.key !== "Enter" && !["Shift", "Tab", "Control", "Alt", "Meta"].includes(e.key)) escaped = null;
+    if (e.key !== "Enter") return;
+    // its list shut (Escape, or never opened): Enter chooses nothing. Gradio kept the option the arrows were on
+    // after Escape and took it on Enter (audit 54: ↓, Escape, Enter in Model switched to toy-reverse and threw the
+    // typed sentence away; Escape had cancelled the choice); the list's going is drawn a moment after Escape
+    const block = e.target.closest(".block");
+    if (escaped === e.target || (block && !block.querySelector("[role='listbox']"))) {
+      e.preventDefault();
+      e.stopImmediatePropagation();
+      return;
+    }
+    chose = { input: e.target, at: performance.now() };
   }, true);
   document.addEventListener("focusout", (e) => {
     if (!chose || e.target !== chose.input || e.relatedTarget || performance.now() - chose.at > 1000) return;
@@ -381,10 +395,11 @@
     const dock = document.querySelector("#lesson-box .ae-docked");
     if (dock && dock.contains(el)) {  // in the lesson: not under its own title or Back / Next, which stay (sticky)
       // (helper 37: at stops 5 and 6 at 1280x800 options C and D, one the right answer, were under Back / Next)
-      const r = el.getBoundingClientRect();
-      for (const bar of dock.querySelectorAll(".ae-nav, .ae-head")) {
+      // (Back / Next first, then the title, each measured after the scroll before it: the title wins where both
+      // cannot be met; review: one measure for both let the two corrections cancel)
+      for (const bar of [...dock.querySelectorAll(".ae-nav"), ...dock.querySelectorAll(".ae-head")]) {
         if (bar.contains(el) || getComputedStyle(bar).position !== "sticky") continue;
-        const b = bar.getBoundingClientRect();
+        const r = el.getBoundingClientRect(), b = bar.getBoundingClientRect();
         if (r.bottom + 5 > b.top && r.top - 5 < b.bottom) dock.scrollTop += bar.classList.contains("ae-nav") ? r.bottom - b.top + 6 : r.top - b.bottom - 6;
       }
       return;
@@ -407,8 +422,10 @@
   function lessonOver(el) {
     const dock = document.querySelector("#lesson-box .ae-docked");
     if (!dock || dock.contains(el) || getComputedStyle(dock).position !== "fixed") return null;
+    // (its focus ring too, 5 px around it where it is drawn outside: audit 54, DE's ring's bottom under the sheet)
     const r = el.getBoundingClientRect(), d = dock.getBoundingClientRect();
-    return r.right > d.left && r.left < d.right && r.bottom > d.top && r.top < d.bottom ? dock : null;
+    const m = el.matches && el.matches(".ae-ring-in, .js-plotly-plot, figure") ? 0 : 5;
+    return r.right + m > d.left && r.left - m < d.right && r.bottom + m > d.top && r.top - m < d.bottom ? dock : null;
   }
   // the page scrolled down by ``by`` px, the room made at its end where it has less than that left
   function scrollRoom(by) {
@@ -454,7 +471,9 @@
   let tabbed = -1e9;
   document.addEventListener("keydown", (e) => { if (e.key === "Tab") tabbed = performance.now(); }, true);
   document.addEventListener("focusin", (e) => {
-    if (performance.now() - tabbed < 600) requestAnimationFrame(() => inSight(e.target));
+    // (still focused a frame later: a control the page gave the focus to and then took it from, answer A kept by
+    // keepFocus at a new stop and the stop's title then focused, was scrolled to: audit 54's fix)
+    if (performance.now() - tabbed < 600) requestAnimationFrame(() => { if (document.activeElement === e.target) inSight(e.target); });
   });
   // ... and after a press that moved it (Enter on "Guided lesson" at 320x256 opened the lesson above it, the button
   // went to y 509 of 256: helper 37), once the page has drawn what the press changed

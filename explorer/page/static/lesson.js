@@ -245,6 +245,16 @@
       ask.setAttribute("tabindex", "-1");
       ask.focus({ preventScroll: true });
     };
+    // (a taller screen: the control used, kept by a11y.js at its place in the new stop (an answer, after → on an
+    // answer), not whole in the sheet opened at its top: the focus goes to the stop's title; audit 54: at 320x640
+    // with the text doubled, → from stop 4's answer A left the focus on stop 5's A, below the sheet)
+    if (fresh && window.innerHeight > 420 && el.classList.contains("ae-docked")) requestAnimationFrame(() => {
+      const a = document.activeElement, title = el.querySelector(".ae-head h3");
+      if (!title || !a || a === el || a === title || !el.contains(a) || wholeInSheet(el, a)) return;
+      title.setAttribute("tabindex", "-1");
+      title.focus({ preventScroll: true });
+      el.scrollTop = 0;  // (the stop from its top, where its title is, scrolled with the stop on such a screen)
+    });
     if (fresh && window.innerHeight <= 420) requestAnimationFrame(() => {
       const ask = atAsk();
       if (!ask) return;
@@ -281,9 +291,16 @@
     const a = document.activeElement;
     if (!fb || !a || !el.contains(a) || !a.classList.contains("ae-answer")) return;
     if (wholeInSheet(el, a)) return;
-    const to = el.querySelector(".ae-reveal") || fb;
+    // (a student still choosing, not yet answered, as the teacher reveals: the answer is brought back whole, the
+    // focus kept on it; review: the focus was taken from an answer being chosen)
+    if (lesson.answered === null) { a.scrollIntoView({ block: "nearest" }); if (wholeInSheet(el, a)) return; }
+    // the feedback, where it is whole in the sheet; else what the sheet was scrolled to (the class's answers), and
+    // that brought whole into it where it can be (review: the feedback above the tally was focused half out of sight)
+    let to = el.querySelector(".ae-reveal");
+    if (!to || (to !== fb && !wholeInSheet(el, to))) to = fb;
     to.setAttribute("tabindex", "-1");
     to.focus({ preventScroll: true });
+    if (!wholeInSheet(el, to)) to.scrollIntoView({ block: "nearest" });
   }
 
   // Whether a control in the sheet is whole in sight, its focus ring (a11y.js ringOf) and all: inside the sheet's
