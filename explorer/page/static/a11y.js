@@ -424,7 +424,7 @@
     if (!dock || dock.contains(el) || getComputedStyle(dock).position !== "fixed") return null;
     // (its focus ring too, 5 px around it where it is drawn outside: audit 54, DE's ring's bottom under the sheet)
     const r = el.getBoundingClientRect(), d = dock.getBoundingClientRect();
-    const m = el.matches && el.matches(".ae-ring-in, .js-plotly-plot, figure") ? 0 : 5;
+    const m = el.matches && el.matches(".js-plotly-plot, figure") ? 0 : ringOf(el);
     return r.right + m > d.left && r.left - m < d.right && r.bottom + m > d.top && r.top - m < d.bottom ? dock : null;
   }
   // the page scrolled down by ``by`` px, the room made at its end where it has less than that left
