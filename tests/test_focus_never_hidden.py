@@ -541,6 +541,49 @@ def test_at_320_by_640_with_the_text_doubled_an_answer_given_with_another_letter
         assert pg.errors == []
 
 
+def test_at_320_by_640_with_the_text_doubled_a_key_answer_from_the_title_leaves_the_focus_whole(browser, server):  # noqa: F811,E501
+    """Accessibility audit 55 (14 of 14): with the browser's text at twice its size, each stop opened with the focus
+    on its title, a key answer scrolled the sheet to the feedback and left the focus on the title, 300-850 px above
+    the sheet: no ring anywhere. The focus goes to the feedback, whole in the sheet, at every stop."""
+    with opened(browser, server, viewport={"width": 320, "height": 640}) as pg:
+        doubled_lesson(pg, "My sister drinks coffee in the kitchen.")
+        for stop in range(1, 9):
+            at_stop(pg, stop, 700)
+            assert pg.evaluate("() => !!document.activeElement.closest('#ae-lesson .ae-head')"), pg.evaluate(FOCUSED)
+            pg.keyboard.press("b")
+            pg.locator("#ae-lesson .ae-reveal").wait_for(timeout=5_000)
+            pg.wait_for_timeout(700)
+            assert pg.evaluate(CLIPPED_IN) >= 0.95, (stop, pg.evaluate(FOCUSED))
+            assert pg.evaluate(RING_WHOLE) == "", (stop, pg.evaluate(FOCUSED))
+            if stop < 8:
+                pg.keyboard.press("ArrowRight")  # (from the feedback, in the lesson: the next stop, at its title)
+        assert pg.errors == []
+
+
+def test_a_stop_gone_back_to_alone_shows_the_answer_given_there(browser, server):  # noqa: F811
+    """Accessibility audit 55 (minor): a student alone answered stop 1, went on with → and back with ←: the stop
+    showed no answer marked and no feedback, as if lost, while the score kept it. It is marked (pressed, said) with
+    its feedback; another sentence asks the stop afresh."""
+    with opened(browser, server, **LAPTOP) as pg:
+        settled(pg)
+        pg.locator("#sentence textarea").click()
+        type_and_translate(pg, "My sister drinks coffee in the kitchen.")
+        start_lesson_with_keys(pg)
+        at_stop(pg, 1, 500)
+        pg.keyboard.press("b")
+        pg.locator("#ae-lesson .ae-reveal").wait_for(timeout=5_000)
+        pg.keyboard.press("ArrowRight")
+        at_stop(pg, 2, 500)
+        assert pg.locator("#ae-lesson .ae-answer.ae-chosen").count() == 0  # (stop 2 not answered)
+        pg.keyboard.press("ArrowLeft")
+        at_stop(pg, 1, 500)
+        chosen = pg.locator("#ae-lesson .ae-answer.ae-chosen")
+        assert chosen.count() == 1 and chosen.get_attribute("data-i") == "1"
+        assert chosen.get_attribute("aria-pressed") == "true"
+        assert pg.locator("#ae-lesson .ae-reveal").count() == 1
+        assert pg.errors == []
+
+
 def doubled_lesson(pg, sentence: str) -> None:
     """The page at the browser's text at twice its size (320x640), ``sentence`` translated, the lesson started."""
     cdp = pg.context.new_cdp_session(pg)

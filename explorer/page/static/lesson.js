@@ -6,7 +6,8 @@
 // Loaded after views.js and links.js; draws into #ae-lesson, docked over the page while the lesson runs.
 (function () {
   const AE = window.AE;
-  const lesson = { stop: -1, answered: null, first: [], restart: false };
+  // (chose: this page's answer at each stop, by its question's ids, for a stop gone back to alone; a class's is the room's)
+  const lesson = { stop: -1, answered: null, first: [], chose: [], restart: false };
 
   const argmax = (xs) => xs.reduce((best, x, i) => (x > xs[best] ? i : best), 0);
   const mean = (heads, i) => heads[0][i].map((_, j) => heads.reduce((s, h) => s + h[i][j], 0) / heads.length);
@@ -183,6 +184,10 @@
       lesson.answered = kept;
       if (lesson.first[lesson.stop] === undefined) lesson.first[lesson.stop] = kept === q.answer;
     }
+    // alone, the same: a stop gone back to shows the answer given there, marked, with its feedback (audit 55: unmarked,
+    // as if lost, while the score kept it)
+    const solo = !heard && q && q.ids ? lesson.chose[lesson.stop] : null;
+    if (lesson.answered === null && solo && solo.ids === JSON.stringify(q.ids) && solo.i < q.options.length) lesson.answered = solo.i;
     if (!held) lesson.asked = b;
     // a question not answered yet (nor revealed to the class): what would give its answer away stays covered
     // (stop 1: the count of source pieces above the tabs; style.css)
@@ -287,13 +292,18 @@
   // (in part too: audit 52 found an answer half above the sheet at 320x640 with the text doubled, its ring's top and
   // letter hidden, and a following phone's answer's ring under the sheet's title after the teacher's Reveal; half in
   // sight was taken as in sight)
+  // (any focus in the sheet, not only an answer's: the stop's title, focused as the stop opened, was left 300-850 px
+  // above the sheet after a key answer with the text doubled, audit 55, 14 of 14)
   function feedbackFocus(el, fb) {
     const a = document.activeElement;
-    if (!fb || !a || !el.contains(a) || !a.classList.contains("ae-answer")) return;
+    if (!fb || !a || !el.contains(a)) return;
     if (wholeInSheet(el, a)) return;
     // (a student still choosing, not yet answered, as the teacher reveals: the answer is brought back whole, the
     // focus kept on it; review: the focus was taken from an answer being chosen)
-    if (lesson.answered === null) { a.scrollIntoView({ block: "nearest" }); if (wholeInSheet(el, a)) return; }
+    if (lesson.answered === null && a.classList.contains("ae-answer")) {
+      a.scrollIntoView({ block: "nearest" });
+      if (wholeInSheet(el, a)) return;
+    }
     // the feedback, where it is whole in the sheet; else what the sheet was scrolled to (the class's answers), and
     // that brought whole into it where it can be (review: the feedback above the tally was focused half out of sight)
     let to = el.querySelector(".ae-reveal");
@@ -480,7 +490,7 @@
   function start() {
     lesson.fresh = true;  // a class counts this run's answers afresh (led)
     if (!body()) { lesson.stop = -1; at(0); return; }  // its fold opened first (at)
-    lesson.stop = 0; lesson.answered = null; lesson.first = []; lesson.held = null;
+    lesson.stop = 0; lesson.answered = null; lesson.first = []; lesson.chose = []; lesson.held = null;
     show(STOPS[0]);
     render();
   }
@@ -540,6 +550,7 @@
     // sentence counts afresh: the room no longer holds this page's answer)
     if (AE.room && AE.room.mine(stopKey()) === null) AE.room.answer(stopKey(), i, lesson.q.options.length, lesson.q.ids);
     lesson.answered = i;
+    lesson.chose[lesson.stop] = { i, ids: JSON.stringify(lesson.q.ids || null) };
     render();
     // the feedback in sight, and the class's answers under it where the teacher revealed them already (a late answer:
     // its counts lay behind Back / Next)
@@ -627,6 +638,7 @@
   function newRun() {
     lesson.held = null;
     lesson.first = [];
+    lesson.chose = [];
     lesson.answered = null;
     refreshClass();
   }
