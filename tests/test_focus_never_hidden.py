@@ -565,9 +565,8 @@ def test_a_stop_gone_back_to_alone_shows_the_answer_given_there(browser, server)
     showed no answer marked and no feedback, as if lost, while the score kept it. It is marked (pressed, said) with
     its feedback; another sentence asks the stop afresh."""
     with opened(browser, server, **LAPTOP) as pg:
-        settled(pg)
-        pg.locator("#sentence textarea").click()
-        type_and_translate(pg, "My sister drinks coffee in the kitchen.")
+        settled(pg)  # (the page's first example: a reload shows it again)
+        sentence = pg.locator("#sentence textarea").input_value()
         start_lesson_with_keys(pg)
         at_stop(pg, 1, 500)
         pg.keyboard.press("b")
@@ -581,6 +580,12 @@ def test_a_stop_gone_back_to_alone_shows_the_answer_given_there(browser, server)
         assert chosen.count() == 1 and chosen.get_attribute("data-i") == "1"
         assert chosen.get_attribute("aria-pressed") == "true"
         assert pg.locator("#ae-lesson .ae-reveal").count() == 1
+        pg.reload()  # (this tab's lesson comes back at its stop, the answer given there still marked)
+        pg.locator("#ae-lesson").wait_for(timeout=60_000)
+        at_stop(pg, 1, 1500)
+        assert pg.locator("#sentence textarea").input_value() == sentence
+        chosen = pg.locator("#ae-lesson .ae-answer.ae-chosen")
+        assert chosen.count() == 1 and chosen.get_attribute("data-i") == "1"
         assert pg.errors == []
 
 

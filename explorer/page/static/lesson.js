@@ -751,6 +751,8 @@
       // the first answers too: the score after a reload (helper 24: 8 of 8, then 0 of 8 once the class had ended and
       // the room no longer held them)
       sessionStorage.setItem("ae-lesson-first", JSON.stringify(lesson.first.map((r) => (r === undefined ? null : r))));
+      // and the answer given at each stop, marked again where the student goes back to it after a reload
+      sessionStorage.setItem("ae-lesson-chose", JSON.stringify(lesson.chose.map((c) => c || null)));
     } catch (e) { /* storage refused */ }
     const on = lesson.stop >= 0 && lesson.stop < STOPS.length;
     const mark = on ? "ae-lesson-stop-" + (lesson.stop + 1) : lesson.stop >= STOPS.length ? "ae-lesson-end" : "";
@@ -775,6 +777,10 @@
     let first = [];
     try { first = JSON.parse(sessionStorage.getItem("ae-lesson-first") || "[]"); } catch (e) { first = []; }
     if (Array.isArray(first)) lesson.first = first.slice(0, STOPS.length).map((r) => (typeof r === "boolean" ? r : undefined));
+    let chose = [];
+    try { chose = JSON.parse(sessionStorage.getItem("ae-lesson-chose") || "[]"); } catch (e) { chose = []; }
+    if (Array.isArray(chose)) lesson.chose = chose.slice(0, STOPS.length).map((c) => (c && Number.isInteger(c.i) &&
+      c.i >= 0 && typeof c.ids === "string" ? { i: c.i, ids: c.ids } : undefined));
     at(Number(stop), teaching);
   }
 
