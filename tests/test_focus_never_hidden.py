@@ -541,11 +541,13 @@ def test_at_320_by_640_with_the_text_doubled_an_answer_given_with_another_letter
         assert pg.errors == []
 
 
-def test_at_320_by_640_with_the_text_doubled_a_key_answer_from_the_title_leaves_the_focus_whole(browser, server):  # noqa: F811,E501
+@pytest.mark.parametrize("size", [(320, 640), (1280, 800)], ids=["320x640", "1280x800"])
+def test_with_the_text_doubled_a_key_answer_from_the_title_leaves_the_focus_whole(browser, server, size):  # noqa: F811,E501
     """Accessibility audit 55 (14 of 14): with the browser's text at twice its size, each stop opened with the focus
     on its title, a key answer scrolled the sheet to the feedback and left the focus on the title, 300-850 px above
-    the sheet: no ring anywhere. The focus goes to the feedback, whole in the sheet, at every stop."""
-    with opened(browser, server, viewport={"width": 320, "height": 640}) as pg:
+    the sheet: no ring anywhere. The focus goes to the feedback, whole in the sheet, at every stop; audit 56 (16 of
+    16 at 1280x800): that feedback's last 57 px, its ring's bottom too, were under the sticky Back / Next."""
+    with opened(browser, server, viewport={"width": size[0], "height": size[1]}) as pg:
         doubled_lesson(pg, "My sister drinks coffee in the kitchen.")
         for stop in range(1, 9):
             at_stop(pg, stop, 700)
@@ -586,6 +588,27 @@ def test_a_stop_gone_back_to_alone_shows_the_answer_given_there(browser, server)
         assert pg.locator("#sentence textarea").input_value() == sentence
         chosen = pg.locator("#ae-lesson .ae-answer.ae-chosen")
         assert chosen.count() == 1 and chosen.get_attribute("data-i") == "1"
+        assert pg.errors == []
+
+
+def test_with_the_text_doubled_the_folded_lessons_title_is_not_under_show_the_question(browser, server):  # noqa: F811
+    """Accessibility audit 56 (7 of 7): at 320x640 with the browser's text at twice its size, ▾ Hide folded the lesson
+    and the stop's title, 0 px wide beside the 84 px tall "▴ Show the question", ran its words under the button: no
+    line of the title's text overlaps the buttons beside it, folded or not."""
+    overlaps = """() => { const h = document.querySelector('#ae-lesson .ae-head h3');
+      const b = document.querySelector('#ae-lesson .ae-head-buttons').getBoundingClientRect(), range = document.createRange();
+      range.selectNodeContents(h);
+      return [...range.getClientRects()].filter((r) => r.width > 0 && r.right > b.left + 1 && r.left < b.right - 1 &&
+        r.bottom > b.top + 1 && r.top < b.bottom - 1).length; }"""
+    with opened(browser, server, viewport={"width": 320, "height": 640}) as pg:
+        doubled_lesson(pg, "The young girl plays the piano at school.")
+        at_stop(pg, 1, 700)
+        assert pg.evaluate(overlaps) == 0
+        tab_to(pg, "e.closest('#ae-lesson') && e.classList.contains('ae-fold')", limit=6, back=True)
+        pg.keyboard.press("Enter")
+        pg.locator("#lesson-box .ae-folded").wait_for(timeout=5_000)
+        pg.wait_for_timeout(500)
+        assert pg.evaluate(overlaps) == 0, pg.evaluate("() => document.querySelector('#ae-lesson .ae-head').innerText")
         assert pg.errors == []
 
 

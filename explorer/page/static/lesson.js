@@ -301,7 +301,7 @@
     // (a student still choosing, not yet answered, as the teacher reveals: the answer is brought back whole, the
     // focus kept on it; review: the focus was taken from an answer being chosen)
     if (lesson.answered === null && a.classList.contains("ae-answer")) {
-      a.scrollIntoView({ block: "nearest" });
+      intoSheet(el, a);
       if (wholeInSheet(el, a)) return;
     }
     // the feedback, where it is whole in the sheet; else what the sheet was scrolled to (the class's answers), and
@@ -310,14 +310,20 @@
     if (!to || (to !== fb && !wholeInSheet(el, to))) to = fb;
     to.setAttribute("tabindex", "-1");
     to.focus({ preventScroll: true });
-    if (!wholeInSheet(el, to)) to.scrollIntoView({ block: "nearest" });
+    if (!wholeInSheet(el, to)) intoSheet(el, to);
   }
 
   // Whether a control in the sheet is whole in sight, its focus ring (a11y.js ringOf) and all: inside the sheet's
   // scrolled box, below its sticky title and above its sticky Back / Next, on the screen
   function wholeInSheet(el, a) {
-    const RING = AE.a11y && AE.a11y.ringOf ? AE.a11y.ringOf(a) : 5;
-    const r = a.getBoundingClientRect(), box = el.getBoundingClientRect();
+    const { top, bottom } = sheetBand(el, a), RING = ringOf(a), r = a.getBoundingClientRect();
+    return r.top - RING >= top - 0.5 && r.bottom + RING <= bottom + 0.5;
+  }
+  const ringOf = (a) => (AE.a11y && AE.a11y.ringOf ? AE.a11y.ringOf(a) : 5);
+  // the band of the screen a control in the sheet is seen in: inside the sheet's scrolled box, below its sticky title
+  // and above its sticky Back / Next, on the screen
+  function sheetBand(el, a) {
+    const box = el.getBoundingClientRect();
     let top = box.top + el.clientTop, bottom = Math.min(top + el.clientHeight, window.innerHeight);
     top = Math.max(top, 0);
     for (const bar of el.querySelectorAll(".ae-head, .ae-nav")) {
@@ -325,7 +331,19 @@
       const b = bar.getBoundingClientRect();
       if (bar.classList.contains("ae-head")) top = Math.max(top, b.bottom); else bottom = Math.min(bottom, b.top);
     }
-    return r.top - RING >= top - 0.5 && r.bottom + RING <= bottom + 0.5;
+    return { top, bottom };
+  }
+  // the sheet scrolled so that ``a`` is whole in that band, its ring too (its top where it is taller than the band):
+  // scrollIntoView knows nothing of the sticky bars (audit 56: the focused feedback's last 57 px under Back / Next at
+  // 1280x800 with the text doubled)
+  function intoSheet(el, a) {
+    a.scrollIntoView({ block: "nearest" });
+    const RING = ringOf(a);
+    let { top, bottom } = sheetBand(el, a), r = a.getBoundingClientRect();
+    if (r.bottom + RING > bottom) el.scrollTop += r.bottom + RING - bottom + 1;
+    ({ top, bottom } = sheetBand(el, a));
+    r = a.getBoundingClientRect();
+    if (r.top - RING < top) el.scrollTop -= top - (r.top - RING) + 1;
   }
 
   // An answer focused in the docked sheet (Tab, Shift+Tab from Back / Next) with its question's start scrolled above
