@@ -600,9 +600,12 @@ def test_a_blind_student_answers_every_stop_from_the_accessibility_tree_alone(br
     screen reader has it (Playwright's ARIA snapshot): the pieces line, the PE matrix's and Inside a head's tables,
     the model view's line per head, the heatmap's rows named by the word chosen there, the step's bars, the logit
     lens's words by position (issue 49: the step view, the model view and the heatmap's rows could not answer their
-    stops; the heatmap stopped at 12 rows). Each answer is right."""
+    stops; the heatmap stopped at 12 rows). Each answer is right; stop 6's feedback gives the weight the heatmap's
+    summary gives (audit 56, on this sentence: 0.99 against 0.98)."""
     with opened(browser, server, **LAPTOP) as pg:
         settled(pg)
+        pg.locator("#sentence textarea").click()
+        type_and_translate(pg, "The children are painting a picture in the kitchen.")
         tab_to(pg, "e.closest('#lesson-box') && e.tagName === 'BUTTON'")
         pg.keyboard.press("Enter")
         tab_to(pg, "e.id === 'ae-lesson-start'")
@@ -628,6 +631,10 @@ def test_a_blind_student_answers_every_stop_from_the_accessibility_tree_alone(br
             pg.locator(".ae-reveal").wait_for(timeout=5_000)
             said = tree(pg, "#ae-lesson")
             assert "Right" in said, (stop, question, options, pick, said)
+            if stop == 6:
+                token, weight = re.search(r"“(.+?)”, with weight (\d\.\d\d)", said).groups()
+                summary = pg.locator("#heatmap .ae-fig-summary").text_content()
+                assert f"→ {token} ({weight})" in summary, (said, summary)
             tab_to(pg, "e.closest('#ae-lesson') && /Next|Finish/.test(e.textContent)", limit=200)
             pg.keyboard.press("Enter")
         pg.locator("#ae-lesson .ae-score").wait_for(timeout=5_000)

@@ -92,7 +92,11 @@
         return Object.assign(options(picked[0], picked.slice(1)), {
           view: { kind: "Cross-attention", layer: b.att.cross.length - 1, head: "all heads (mean)" },  // what it asks about
           prompt: AE.t("lesson.s6.prompt", { row: tgt(b.tgt[row]), word: tgt(b.out[row]) }),
-          explain: AE.t("lesson.s6.explain", { token: src(b.src[right]), weight: AE.num(w[right] / 1000, 2) }) });
+          // (the weight as the heatmap's cell has it, the heads' mean rounded to per mille, and rounded to two
+          // places as the figure's summary rounds it (toFixed: 0.985 is 0.98 there, 0.99 by toLocaleString): audit 56
+          // read 0.99 here and 0.98 in the heatmap's summary for the same cell)
+          explain: AE.t("lesson.s6.explain", { token: src(b.src[right]),
+                                               weight: AE.num(Number((Math.round(w[right]) / 1000).toFixed(2)), 2) }) });
       } },
     { title: "lesson.s7.title", look: "lesson.s7.look", recap: "lesson.s7.recap",
       view: { tab: "steps" }, focus: "#step-plot",
