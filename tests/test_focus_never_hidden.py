@@ -588,6 +588,21 @@ def test_a_stop_gone_back_to_alone_shows_the_answer_given_there(browser, server)
         assert pg.locator("#sentence textarea").input_value() == sentence
         chosen = pg.locator("#ae-lesson .ae-answer.ae-chosen")
         assert chosen.count() == 1 and chosen.get_attribute("data-i") == "1"
+        # on to the lesson's end: its focused title's ring clear of ✕ beside it (audit 56: it crossed ✕, 6 of 6)
+        for _ in range(2, 10):  # (stops 2 to 8, then the end)
+            if not pg.evaluate("() => !!document.activeElement.closest('#ae-lesson')"):
+                tab_to(pg, "e.closest('#ae-lesson')", limit=200)
+            pg.keyboard.press("ArrowRight")
+            pg.wait_for_timeout(600)
+        pg.locator("#ae-lesson .ae-score").wait_for(timeout=10_000)
+        pg.wait_for_timeout(500)
+        ring = """() => { const a = document.activeElement, x = document.querySelector('#ae-lesson .ae-close');
+          if (!a.matches('.ae-end h3')) return 'focus on ' + a.tagName + ' ' + (a.textContent || '').slice(0, 20);
+          const m = Math.max(0, parseFloat(getComputedStyle(a).outlineOffset) + 3), r = a.getBoundingClientRect(),
+            c = x.getBoundingClientRect();
+          return r.right + m > c.left && r.left - m < c.right && r.bottom + m > c.top && r.top - m < c.bottom ?
+            JSON.stringify([r.right + m, c.left]) : ''; }"""
+        assert pg.evaluate(ring) == ""
         assert pg.errors == []
 
 
