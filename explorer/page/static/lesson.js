@@ -183,15 +183,15 @@
     const same = !room || !q.ids || JSON.stringify(room) === JSON.stringify(q.ids);
     // (not once per analysis: a student whose teacher went Back to a stop saw their answer there unmarked, with no
     // feedback, and could answer again on their page only: helper 20)
-    const kept = heard && same ? AE.room.mine(stopKey()) : null;
+    // (alone, the answer this page gave at the stop, for the same question: a stop gone back to shows it, marked,
+    // with its feedback; audit 55: unmarked, as if lost, while the score kept it)
+    const mine = lesson.chose[lesson.stop];
+    const kept = heard ? (same ? AE.room.mine(stopKey()) : null) :
+      q && q.ids && mine && mine.ids === JSON.stringify(q.ids) ? mine.i : null;
     if (lesson.answered === null && kept !== null && kept < q.options.length) {
       lesson.answered = kept;
       if (lesson.first[lesson.stop] === undefined) lesson.first[lesson.stop] = kept === q.answer;
     }
-    // alone, the same: a stop gone back to shows the answer given there, marked, with its feedback (audit 55: unmarked,
-    // as if lost, while the score kept it)
-    const solo = !heard && q && q.ids ? lesson.chose[lesson.stop] : null;
-    if (lesson.answered === null && solo && solo.ids === JSON.stringify(q.ids) && solo.i < q.options.length) lesson.answered = solo.i;
     if (!held) lesson.asked = b;
     // a question not answered yet (nor revealed to the class): what would give its answer away stays covered
     // (stop 1: the count of source pieces above the tabs; style.css)
