@@ -19,6 +19,11 @@ os.environ[SUITE_MARK] = str(os.getpid())
 # class rooms in a SQLite file of this run's own (explorer/classroom/store.py), removed at the end
 ROOMS_FILE = os.path.join(tempfile.mkdtemp(prefix="ae-rooms-"), "rooms.sqlite3")
 os.environ.setdefault("ATTENTION_EXPLORER_ROOMS", ROOMS_FILE)
+# Gradio's cache and the app's exports in a folder of this run's own, removed at the end: an export sweeps its folder
+# (explorer/serving/exports.py), and another app on the machine exporting into the shared <tmp>/gradio made
+# test_exports_do_not_accumulate count its files (an audit's server beside the suite)
+GRADIO_TEMP = tempfile.mkdtemp(prefix="ae-gradio-")
+os.environ.setdefault("GRADIO_TEMP_DIR", GRADIO_TEMP)
 # training and distilling in tests run on the CPU also on a machine with a GPU (the same numbers everywhere)
 os.environ["ATTENTION_EXPLORER_DEVICE"] = "cpu"  # set, not defaulted: a test asks for cuda in its own flags
 LEFTOVER_GRACE_S = 5.0  # a process killed at a test's end may take a moment to go
@@ -106,3 +111,4 @@ def pytest_terminal_summary(terminalreporter):
 
 def pytest_unconfigure(config):
     shutil.rmtree(os.path.dirname(ROOMS_FILE), ignore_errors=True)
+    shutil.rmtree(GRADIO_TEMP, ignore_errors=True)

@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from app_server import LOOPING_SENTENCE, MODEL, SENTENCE, served
+from closing import close_within
 from processes import started
 
 pw = pytest.importorskip("playwright.sync_api")
@@ -39,15 +40,31 @@ def server():
         yield url
 
 
-@pytest.fixture(scope="module")
-def browser():
-    with pw.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=[
+class Chromium:
+    """The module's Chromium, launched again when a hung context close had to end it (closing.py)."""
+
+    def __init__(self, playwright):
+        self.playwright = playwright
+        self.current = self.launch()
+
+    def launch(self):
+        return self.playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=[
             "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
             "--no-first-run", "--disable-sync",
             # bertviz runs in a sandboxed srcdoc iframe (an opaque origin, its own process under site
             # isolation); Playwright's routing of its CDN requests needs it in the page's process
             "--disable-site-isolation-trials", "--disable-features=IsolateOrigins,site-per-process"])
+
+    def __getattr__(self, name):
+        if not self.current.is_connected():
+            self.current = self.launch()
+        return getattr(self.current, name)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with pw.sync_playwright() as p:
+        b = Chromium(p)
         yield b
         b.close()
 
@@ -75,7 +92,7 @@ def page(browser, server):
     if MODEL != "en-de":
         pg.locator("#sentence textarea").fill(SENTENCE)
     yield pg
-    ctx.close()
+    close_within(ctx)
 
 
 def open_tab(pg, name: str) -> None:
@@ -295,7 +312,7 @@ def test_a_page_load_asks_the_server_nothing(browser, server):
     settled(pg)
     pg.wait_for_timeout(1000)
     assert model_calls(requests) == [], requests
-    ctx.close()
+    close_within(ctx)
 
 
 def plot_data(pg, elem_id: str):
@@ -529,7 +546,7 @@ def test_server_side_rendering_serves_the_same_app(browser):
             assert out and sentence in heatmap_title(pg)
             assert errors == []
         finally:
-            ctx.close()
+            close_within(ctx)
 
 
 def test_bertviz_frame_renders(page):
@@ -551,7 +568,7 @@ def test_bertviz_frame_says_so_when_the_cdn_is_unreachable(browser, server):
     frame = pg.frame_locator("#bertviz-head iframe")
     frame.locator("#cdn-fallback").wait_for(timeout=30_000)
     assert "could not be loaded" in frame.locator("#cdn-fallback").inner_text()
-    ctx.close()
+    close_within(ctx)
 
 
 def test_script_tokens_fire_no_script_anywhere(page):
@@ -596,7 +613,7 @@ def test_a_link_is_data_never_markup(browser, server):
     idle(pg)
     assert pg.dialogs == [] and pg.locator("#status img").count() == 0
     assert heatmap_title(pg).startswith("Cross-attention, layer")  # "layer=abc" left the layer as it was
-    ctx.close()
+    close_within(ctx)
 
 
 INJECTED = ('<a href="https://evil.example/login">Session expired, sign in again</a><img src=x width=300>'
@@ -624,7 +641,7 @@ def test_a_link_cannot_put_markup_in_a_toast_or_anywhere(browser, server, field)
     assert "Part of this link was ignored" in note and f"{field} “<a href=" in note, note  # said, as text
     assert pg.locator("#model input").input_value() == MODEL
     assert translation(pg)
-    ctx.close()
+    close_within(ctx)
 
 
 def test_a_link_with_impossible_numbers_or_a_path_for_a_model_still_translates(browser, server):
@@ -648,7 +665,7 @@ def test_a_link_with_impossible_numbers_or_a_path_for_a_model_still_translates(b
     pg.locator("#sentence textarea").fill(SENTENCE + " Again.")
     pg.locator("#translate").click()
     pg.wait_for_function("() => !document.querySelector('#status')?.innerText.includes('ignored')", timeout=60_000)
-    ctx.close()
+    close_within(ctx)
 
 
 def test_a_link_with_a_sentence_translates_on_opening(browser, server):
@@ -667,7 +684,7 @@ def test_a_link_with_a_sentence_translates_on_opening(browser, server):
     assert "Every view below shows" in pg.locator("#status").inner_text()
     idle(pg)
     assert len(model_calls(requests)) == 1, requests  # the Translate the link asked for, nothing else
-    ctx.close()
+    close_within(ctx)
 
 
 @contextmanager
@@ -732,7 +749,7 @@ def test_a_copied_link_restores_the_view_after_a_server_restart(page, browser):
         pg.wait_for_function("() => document.querySelector('#heatmap .js-plotly-plot')?.layout.title.text"
                              ".startsWith('Encoder self-attention, layer 0, head 2')", timeout=30_000)
         assert sentence in pg.evaluate("() => document.querySelector('#heatmap .js-plotly-plot').layout.title.text")
-        ctx.close()
+        close_within(ctx)
 
 
 def test_the_causal_mask_is_drawn_grey_in_the_browser(page):
@@ -977,7 +994,7 @@ def test_presentation_mode_at_1920_by_1080_is_large_one_view_and_arrow_keys_move
                              f".startsWith('Decoding step {expected}')", timeout=10_000)
     pg.locator("#present").click()
     pg.wait_for_function("() => !document.body.classList.contains('ae-present')", timeout=5_000)
-    ctx.close()
+    close_within(ctx)
 
 
 def test_the_logit_lens_says_its_words_without_sight(page):
@@ -1031,7 +1048,7 @@ def test_a_phones_heatmap_of_a_long_sentence_keeps_its_row_words_apart(browser, 
     assert len(rows) >= 18, rows
     overlaps = [i for i in range(1, len(rows)) if rows[i][0] < rows[i - 1][1] - 1]
     assert not overlaps, (overlaps, rows)
-    ctx.close()
+    close_within(ctx)
 
 
 def test_the_model_views_text_alternative_names_rows_and_columns_of_a_long_sentence(browser, server):
@@ -1056,7 +1073,7 @@ def test_the_model_views_text_alternative_names_rows_and_columns_of_a_long_sente
     pg.locator("#model-view .ae-table-toggle").click()
     heads = pg.locator("#model-view .ae-fig-table thead th:first-child").all_inner_texts()
     assert heads and not any(h.strip() in ("y \\ x", "query \\ x") for h in heads), heads[:4]
-    ctx.close()
+    close_within(ctx)
 
 
 def test_a_phones_sentence_figure_keeps_its_legend_below_its_title(browser, server):
@@ -1074,7 +1091,7 @@ def test_a_phones_sentence_figure_keeps_its_legend_below_its_title(browser, serv
                      " return [p.querySelector('.gtitle').getBoundingClientRect().bottom,"
                      " p.querySelector('.legend').getBoundingClientRect().top]; }")
     assert at[1] >= at[0] - 1, at
-    ctx.close()
+    close_within(ctx)
 
 
 def test_presentation_mode_fits_inside_a_head_on_a_1366_by_768_projector(browser, server):
@@ -1087,7 +1104,7 @@ def test_presentation_mode_fits_inside_a_head_on_a_1366_by_768_projector(browser
                          timeout=10_000)  # enlarged for the back of the room
     height = pg.evaluate("() => document.querySelector('#inside-plot .js-plotly-plot').getBoundingClientRect().height")
     assert 500 <= height <= 768, height
-    ctx.close()
+    close_within(ctx)
 
 
 def test_compare_tab_draws_both_sentences_on_one_scale(page):
@@ -1146,7 +1163,7 @@ def test_a_sampled_token_outside_the_top_five_is_drawn_red(browser, server):
     bars = plot_data(pg, "step-plot")[0]
     assert bars["marker"]["color"][-1] == "#d62728" and "outside the top" in bars["customdata"][-1]
     assert bars["marker"]["color"].count("#d62728") == 1  # the chosen one only
-    ctx.close()
+    close_within(ctx)
 
 
 @pytest.mark.skipif(MODEL != "en-de", reason="English sentences")
@@ -1287,4 +1304,4 @@ def test_attention_through_training_slider_moves_in_the_browser(browser, server)
         assert len(rows) == len(runs) + 1 and rows[early + 1].split()[0] == "400"
         assert plot.count() == 1
     finally:
-        ctx.close()
+        close_within(ctx)

@@ -10,6 +10,7 @@ from urllib.parse import quote
 
 import pytest
 from app_server import LOOPING_SENTENCE, MODEL, SENTENCE
+from closing import close_within
 from test_browser import browser, idle, open_tab, rendered_plot, server, settled, translation  # noqa: F401
 
 PHONE = dict(viewport={"width": 390, "height": 844}, device_scale_factor=2, is_mobile=True, has_touch=True)
@@ -30,7 +31,7 @@ def opened(browser, url, **context):  # noqa: F811
         pg.goto(url, wait_until="domcontentloaded")
         yield pg
     finally:
-        ctx.close()
+        close_within(ctx)
 
 
 def selected_tab(pg) -> str:

@@ -9,6 +9,7 @@ import json
 import re
 from pathlib import Path
 
+from closing import close_within
 from test_browser import browser, idle, open_tab, page, server, settled  # noqa: F401
 
 STYLE = Path(__file__).resolve().parent.parent / "explorer" / "page" / "static" / "style.css"
@@ -85,7 +86,7 @@ def test_a_phone_draws_the_figures_far_below_only_when_the_student_scrolls_to_th
     assert "Two children play football." in title, title
     pg.wait_for_function("() => (document.querySelector('#model-view .ae-fig-summary')?.textContent || '').length > 20",
                          timeout=10_000)
-    ctx.close()
+    close_within(ctx)
 
 
 def test_a_translate_restyles_a_few_thousand_elements_not_the_page_over_and_over(browser, server):  # noqa: F811
@@ -99,7 +100,7 @@ def test_a_translate_restyles_a_few_thousand_elements_not_the_page_over_and_over
         translate(pg, "A man is reading a book.")
     finally:
         trace = json.loads(browser.stop_tracing())
-    ctx.close()
+    close_within(ctx)
     events = trace["traceEvents"] if isinstance(trace, dict) else trace
     counts = [e["args"].get("elementCount", 0) for e in events
               if e.get("name") == "UpdateLayoutTree" and e.get("ph") == "X" and "args" in e]
