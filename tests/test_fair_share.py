@@ -47,6 +47,54 @@ def test_short_work_waits_for_one_chunk_of_long_work_not_all_of_it():
     assert len(chunks_done) == 40 * limits.MODEL_SLOTS and store.yields() > before
 
 
+def test_a_free_slot_goes_to_the_address_holding_the_fewest_then_to_the_longest_waiting():
+    """Helper 63: one address kept every slot busy with costly translations, sent again as each was answered; an
+    honest Translate from another address waited 10-27 s behind those already at the gate. At the gate a freed slot
+    goes to the address holding the fewest slots (b: none), before that address's own earlier waiters, which then
+    go in the order they came; long work after all short work."""
+    gate = store.FairGate(2)
+    order = []
+    go = {name: threading.Event() for name in ("a1", "a2", "a3", "a4", "b1", "L")}
+
+    def work(name, who, long):
+        gate.acquire(long=long, who=who)
+        order.append(name)
+        go[name].wait(10)
+        gate.release(who)
+
+    def until(ok):
+        deadline = time.monotonic() + 5
+        while not ok() and time.monotonic() < deadline:
+            time.sleep(0.005)
+        assert ok(), (order, gate.waiting)
+
+    threads = []
+
+    def start(name, who, long=False):
+        threads.append(threading.Thread(target=work, args=(name, who, long), daemon=True))
+        threads[-1].start()
+
+    start("a1", "a"), start("a2", "a")
+    until(lambda: order == ["a1", "a2"])
+    assert gate.held == {"a": 2}
+    start("a3", "a")
+    until(lambda: len(gate.waiting) == 1)
+    start("L", "a", long=True)
+    start("a4", "a")
+    until(lambda: len(gate.waiting) == 2)
+    start("b1", "b")
+    until(lambda: len(gate.waiting) == 3)
+    for name, then in (("a1", "b1"), ("a2", "a3"), ("b1", "a4"), ("a3", "L")):
+        n = len(order)
+        go[name].set()
+        until(lambda n=n: len(order) == n + 1)
+        assert order[-1] == then, order
+    go["a4"].set(), go["L"].set()
+    for t in threads:
+        t.join(10)
+    assert gate.free == 2 and gate.held == {} and gate.waiting == []
+
+
 def test_between_chunks_does_nothing_outside_long_work_or_without_a_slot():
     before = store.yields()
     between_chunks()  # no long work: a no-op

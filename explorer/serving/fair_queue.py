@@ -10,11 +10,11 @@ concurrency group in app.py), so that one visitor cannot hold up a class:
   queued is dropped before it runs (four such
   posts once burned 30 CPU-seconds). A page that closes is already dropped by Gradio itself.
 
-Short work goes first at the model gate (explorer/serving/store.py); a client may have ``limits.SHORT_PER_CLIENT``
-of it waiting and an address ``limits.SHORT_PER_ADDRESS``, and a full queue refuses the newest event of the address
-holding the most rather than the newcomer; an event no server function answers (an unknown index, or one of the
-page's own browser-side events) is refused in words, not with a traceback. It is taken in
-turns by address instead of first come, first served: each address's first waiting request, then each one's second,
+Short work goes first at the model gate, in turns by address there too (explorer/serving/store.py); a client may
+have ``limits.SHORT_PER_CLIENT`` of it waiting and an address ``limits.SHORT_PER_ADDRESS``, and a full queue refuses
+the newest event of the address holding the most rather than the newcomer; an event no server function answers (an
+unknown index, or one of the page's own browser-side events) is refused in words, not with a traceback. It is taken
+in turns by address instead of first come, first served: each address's first waiting request, then each one's second,
 and so on (``interleaved``), so that one visitor's 50 costly translations posted at once (beam 8, 100 tokens, 300
 characters: helper 22) wait behind each other and not in front of everyone's next Translate (28 s before). Written against
 gradio 6.31 (pinned); app.serve gives the app's queue this class, as blocks.py does for sessions.

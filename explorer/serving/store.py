@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import functools
+import itertools
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
@@ -20,6 +21,7 @@ from contextlib import contextmanager
 from typing import TypeVar
 
 from explorer.serving import limits
+from explorer.serving.addresses import address
 from explorer.serving.batcher import GreedyBatcher
 from explorer.serving.request import Request, UserError, translator
 from i18n import DEFAULT, speaking, t
@@ -29,37 +31,57 @@ from model.translator import Analysis
 T = TypeVar("T")
 
 class FairGate:
-    """MODEL_SLOTS slots for model work, short work first.
+    """MODEL_SLOTS slots for model work, short work first, in turns by address.
 
     Short work (a Translate, a view) takes the next free slot before any long work that waits. Long work
     (attribution, patching, attention through training: ``long_work()``) runs in chunks, and between chunks
     (``model.pause.between_chunks``) it hands its slot over whenever short work is waiting, then waits for a
     slot again. So a Translate waits for at most one chunk of someone's 40-second attribution, not for all of it.
+
+    Among waiting short work, a free slot goes to the address holding the fewest slots now, then to the one that has
+    waited longest: an address keeping every slot busy (60 loops of costly translations, sent again as each was
+    answered) no longer keeps the next Translate from anyone else waiting behind its own (helper 63: an honest
+    Translate took 10-27 s behind such a flood; the queue before the gate already takes turns, fair_queue.py).
     """
 
     def __init__(self, slots: int) -> None:
         self.slots = slots
         self.free = slots
-        self.short_waiting = 0
+        self.waiting: list[tuple[int, str | None]] = []  # short work waiting: (its ticket, its address)
+        self.held: dict[str | None, int] = {}  # slots held now, by address
+        self.tickets = itertools.count()
         self.cond = threading.Condition()
 
-    def acquire(self, long: bool) -> None:
+    @property
+    def short_waiting(self) -> int:
+        return len(self.waiting)
+
+    def _first(self) -> tuple[int, str | None]:
+        return min(self.waiting, key=lambda w: (self.held.get(w[1], 0), w[0]))
+
+    def acquire(self, long: bool, who: str | None = None) -> None:
         with self.cond:
             if long:
-                self.cond.wait_for(lambda: self.free > 0 and self.short_waiting == 0)
+                self.cond.wait_for(lambda: self.free > 0 and not self.waiting)
             else:
-                self.short_waiting += 1
+                me = (next(self.tickets), who)
+                self.waiting.append(me)
                 try:
-                    self.cond.wait_for(lambda: self.free > 0)
+                    self.cond.wait_for(lambda: self.free > 0 and self._first() is me)
                 finally:
-                    self.short_waiting -= 1
+                    self.waiting.remove(me)
+                    self.cond.notify_all()  # (another may be first now, with a slot still free)
             self.free -= 1
+            self.held[who] = self.held.get(who, 0) + 1
 
-    def release(self) -> None:
+    def release(self, who: str | None = None) -> None:
         with self.cond:
             self.free += 1
             if self.free > self.slots:
                 raise RuntimeError("model slot released twice")
+            self.held[who] = self.held.get(who, 0) - 1
+            if self.held[who] <= 0:
+                del self.held[who]
             self.cond.notify_all()
 
     def pause(self) -> None:
@@ -67,13 +89,25 @@ class FairGate:
         if getattr(_long, "held", 0) != 1:  # holds no slot here (or two, which it must keep): nothing to hand over
             return
         with self.cond:
-            if self.short_waiting == 0:
+            if not self.waiting:
                 return
-        self.release()
-        self.acquire(long=True)
+        who = _who()
+        self.release(who)
+        self.acquire(long=True, who=who)
         with _count_lock:
             global _yields
             _yields += 1
+
+
+def _who() -> str | None:
+    """The address of the request this thread works for (Gradio's request context), for the gate's turns."""
+    try:
+        from gradio.context import LocalContext
+        request = LocalContext.request.get(None)
+    except (ImportError, LookupError):
+        return None
+    scope = getattr(getattr(request, "request", None), "scope", None) if request is not None else None
+    return address(scope) if isinstance(scope, dict) else None
 
 
 _GATE = FairGate(limits.MODEL_SLOTS)
@@ -108,7 +142,8 @@ def long(fn: Callable[..., T]) -> Callable[..., T]:
 def model_slot():
     """Hold one of the MODEL_SLOTS while running the model (long work: after waiting short work)."""
     global _running, _peak
-    _GATE.acquire(long=getattr(_long, "depth", 0) > 0)
+    who = _who()
+    _GATE.acquire(long=getattr(_long, "depth", 0) > 0, who=who)
     _long.held = getattr(_long, "held", 0) + 1
     try:
         with _count_lock:
@@ -121,7 +156,7 @@ def model_slot():
                 _running -= 1
     finally:
         _long.held -= 1
-        _GATE.release()
+        _GATE.release(who)
 
 
 def yields() -> int:
