@@ -28,7 +28,7 @@ from explorer.api.handlers import ablation_presets, examples_for, head_names, le
 from explorer.browser_model.routes import ModelFiles  # noqa: E402
 from explorer.classroom.routes import ClassRoutes  # noqa: E402
 from explorer.page import ui  # noqa: E402
-from explorer.page.local import local_config  # noqa: E402
+from explorer.page.local import browser_model, local_config  # noqa: E402
 from explorer.page.tabs import attend, beyond, compare, experiments, inside, positional, steps, top  # noqa: E402
 from explorer.page.tabs import model as model_tab  # noqa: E402
 from explorer.page.tabs.common import LONG_WORK, MODEL_WORK, PRIVATE, TRANSLATE_WORK, Page  # noqa: E402
@@ -48,7 +48,8 @@ PAGE_STATIC = EXPLORER / "page" / "static"
 # the browser's part of the page and of class rooms, inlined into the page's <head> (head_html)
 VIEWS_JS = "\n".join(path.read_text(encoding="utf-8") for path in (
     *(PAGE_STATIC / name for name in ("i18n.js", "draw_once.js", "views.js", "a11y.js", "figures.js", "links.js",
-                                      "lesson.js", "present.js", "figure1.js", "sight.js", "local.js")),
+                                      "lesson.js", "present.js", "figure1.js", "sight.js", "local.js",
+                                      "inside.js")),
     EXPLORER / "classroom" / "static" / "class.js"))
 CSS = (PAGE_STATIC / "style.css").read_text(encoding="utf-8").removesuffix("\n")  # the page's styles
 LAUNCH = dict(css=CSS, state_session_capacity=limits.SESSION_CAPACITY)  # head= is added by build()
@@ -141,7 +142,8 @@ def build() -> gr.Blocks:
             STORE.pin(Request.parse(text, model_name, method))
     *first, first_steps = ui.initial(default)
     p = Page(tr=tr, model_name=model_name, last=tr.cfg.n_decoder_layers - 1,
-             heads=ui.head_choices(tr.cfg.n_heads, build=True))  # (shown in the page's language, value)
+             heads=ui.head_choices(tr.cfg.n_heads, build=True),  # (shown in the page's language, value)
+             local=browser_model(model_name) is not None)  # the browser may draw what its own model made
 
     with ExplorerBlocks(title="Attention Explorer") as demo:
         # the public API first, so that its names are taken before the page's private events are registered

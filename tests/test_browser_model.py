@@ -173,3 +173,18 @@ def test_its_own_sha256_is_hashlibs(tmp_path):
     want = [hashlib.sha256(b).hexdigest() for b in blobs] + [
         json.loads((EN_DE / "config.json").read_text())["files"]["model.safetensors"]["sha256"]]
     assert json.loads(done.stdout) == want
+
+
+def test_inside_a_head_made_in_js_is_the_servers(translator):
+    """Inside a head's numbers (q, k, v, the scores, the mask, the weights, the output) made by the JS model against
+    viz/head.py's on the server's analysis: every kind, layer and head at the first, middle and last query, for
+    sentences of the data, one with byte pieces and one that stops at the length limit with no EOS."""
+    texts = sentences(16) + ["Café 😀 naïve <b>résumé</b> & co", "la la " * 20]
+    assert parity.inside_parity(translator, EN_DE, texts, tol=1e-4) == []
+    # not a vacuous pass: the decoder's mask is there (a later key masked) and the rows are the real ones
+    run = parity.run_js(EN_DE, texts[:1], "--inside")[0]
+    kinds = {h["kind"] for h in run["heads"]}
+    assert kinds == {"encoder", "decoder", "cross"}
+    first = [h for h in run["heads"] if h["kind"] == "decoder" and h["query"] == 0][0]
+    assert first["masked"][0] is False and all(first["masked"][1:]) and len(first["masked"]) > 3
+    assert abs(sum(first["weights"]) - 1) < 1e-5 and abs(first["weights"][0] - 1) < 1e-6

@@ -172,4 +172,136 @@ def test_a_model_that_cannot_load_is_said_and_translate_goes_to_the_server(serve
     html = page.locator("#pieces .ae-pieces").evaluate("(el) => el.outerHTML")
     assert page.evaluate(SAME_HTML, [tokens_html(a), html]), html[:300]
     assert text[:20] in text_of(page, "#heatmap .gtitle")
+    # Inside a head too: drawn by the server (the browser has no model to draw it with)
+    before = len(sent)
+    page.get_by_role("tab", name="Inside a head").click()
+    assert wait_until(page, lambda: text[:20] in text_of(page, "#inside-plot .gtitle"), 30000), text_of(page, "#inside-plot")
+    assert len(sent) > before
+    page.close()
+
+
+# the drawn Inside a head figure as the page holds it (read only: what plotly was given)
+INSIDE = """() => { const el = document.querySelector('#inside-plot .js-plotly-plot'); if (!el || !el.data) return null;
+  const L = el.layout, list = (a) => (a == null ? null : Array.from(a, (r) => (r && typeof r === 'object' ? Array.from(r) : r)));
+  return { title: L.title.text, annotations: L.annotations.map((a) => a.text), meta: L.meta || {},
+    ticks: ['yaxis2', 'xaxis3', 'xaxis4', 'yaxis5'].map((k) => list(L[k].ticktext)),
+    data: el.data.map((d) => ({ type: d.type, z: list(d.z), y: list(d.y), hovertext: list(d.hovertext), text: list(d.text),
+      color: d.marker ? list(d.marker.color) : null, pattern: d.marker && d.marker.pattern ? list(d.marker.pattern.shape) : null,
+      colorscale: d.colorscale ? list(d.colorscale) : null })) }; }"""
+
+
+def same_inside(drawn: dict, server: dict) -> list[str]:
+    """What differs between the page's Inside a head figure and the server's for the same values ([] when none):
+    words, ticks, colours and the mask exactly; numbers within their 4 significant digits (the two models' float
+    error may move the last one), hover numbers within 2e-4."""
+    import re
+
+    import numpy as np
+
+    problems = []
+    L = server["layout"]
+    if drawn["title"].replace("<br>", " ") != L["title"]["text"].replace("<br>", " "):  # (sight.js breaks long titles)
+        problems.append(f"title {drawn['title']!r} != {L['title']['text']!r}")
+    if drawn["annotations"] != [a["text"] for a in L["annotations"]]:
+        problems.append("panel titles")
+    if drawn["ticks"] != [L[k].get("ticktext") for k in ("yaxis2", "xaxis3", "xaxis4", "yaxis5")]:
+        problems.append(f"ticks {drawn['ticks']} != server's")
+    if drawn["meta"].get("aeWords") != L.get("meta", {}).get("aeWords"):
+        problems.append("the words of the K and V rows")
+    numbers = re.compile(r"-?\d+\.\d+")
+    for i, (d, s) in enumerate(zip(drawn["data"], server["data"])):
+        values = "z" if s["type"] == "heatmap" else "y"
+        got, want = np.asarray(d[values], dtype=float), np.asarray(s[values], dtype=float)
+        if got.shape != want.shape or not np.allclose(got, want, rtol=2e-3, atol=1e-6):
+            problems.append(f"trace {i} {values}")
+        if s["type"] == "heatmap" and [list(c) for c in s["colorscale"]] != d["colorscale"]:
+            problems.append(f"trace {i} colours")
+        if s["type"] == "bar":
+            marker = s["marker"]
+            if (d["color"], d["pattern"], d["text"]) != (marker["color"], marker["pattern"]["shape"], s["text"]):
+                problems.append(f"trace {i} colours, mask or its words")
+            for a, b in zip(d["hovertext"], s["hovertext"]):
+                if numbers.sub("#", a) != numbers.sub("#", b) or any(
+                        abs(float(x) - float(y)) > 2e-4 for x, y in zip(numbers.findall(a), numbers.findall(b))):
+                    problems.append(f"trace {i} hover {a!r} != {b!r}")
+    return problems
+
+
+def test_inside_a_head_is_drawn_in_the_browser_as_the_server_draws_it(server, browser):  # noqa: F811
+    """Inside a head, where this browser translated the sentence: opening the tab and every control (attention type,
+    layer, head, query token) draw the figure in the page with no request to the server, the same figure as the
+    server's for those values (computed here from the same checkpoint), the masked keys of decoder self-attention
+    too; a sentence with markup stays text in its title and rows."""
+    from explorer.api import handlers
+    from viz.compact import plot_value
+
+    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    sent = []
+    page.on("request", lambda r: sent.append(r.url) if "/gradio_api/" in r.url and r.method == "POST" else None)
+    page.goto(server)
+    assert wait_until(page, lambda: EN["page.local.ready"] in text_of(page, "#ae-local"), 60000), text_of(page, "#ae-local")
+    text = "The <b>old</b> man is reading a newspaper on the bench."
+    box = page.locator("#sentence textarea")
+    box.click()
+    page.keyboard.press("Control+a")
+    page.keyboard.type(text)
+    page.keyboard.press("Enter")
+    req = Request.parse(text, MODEL)
+    a = analysis(req)
+    assert wait_until(page, lambda: page.locator("#translation textarea").input_value() == a.translation)
+    before = len(sent)
+
+    def check(kind: str, layer: int, head: str, query: str) -> dict:
+        want = json.loads(plot_value(handlers.inside_head(req, kind, layer, head, query))["plot"])
+        start = want["layout"]["title"]["text"][:40]
+        drawn = wait_until(page, lambda: (lambda d: d if d and d["title"].replace("<br>", " ")[:40] == start else None)(
+            page.evaluate(INSIDE)))
+        assert drawn, (start, page.evaluate(INSIDE) and page.evaluate(INSIDE)["title"])
+        assert same_inside(drawn, want) == [], (kind, layer, head, query)
+        assert sent[before:] == [], sent[before:]  # the server was asked nothing
+        assert page.locator("#inside-plot .gtitle").is_visible()
+        return drawn
+
+    listed = "(s) => [...document.querySelectorAll('[role=listbox] [role=option]')].filter((e) => e.offsetParent).length"
+
+    def choose(box: str, downs: int) -> str:
+        """A dropdown's option chosen with the keys: its list opened, ``downs`` arrows, Enter -> its new value."""
+        field = page.locator(f"{box} input[role=combobox]")
+        before = field.input_value()
+        field.click()
+        page.wait_for_function(listed, arg=box, timeout=5_000)
+        for _ in range(downs):
+            page.keyboard.press("ArrowDown")
+        page.keyboard.press("Enter")
+        assert wait_until(page, lambda: field.input_value() != before), (box, before)
+        return field.input_value()
+
+    page.get_by_role("tab", name="Inside a head").click()
+    # the tab opens on the second query token, as the server's does
+    second = handlers.query_choices(req, "Encoder self-attention")[1]
+    assert second.startswith("1: "), second
+    assert wait_until(page, lambda: page.locator("#query input").input_value() == second)
+    drawn = check("Encoder self-attention", 0, "head 0", second)
+    query = choose("#query", 3)
+    drawn = check("Encoder self-attention", 0, "head 0", query)
+    assert "<b>" not in drawn["title"] and "&lt;b&gt;old" in drawn["title"]  # (the typed markup, as text)
+    # another attention type keeps the query's number, now a German word's (handlers.inside_tab)
+    page.locator("#in-kind label", has_text="Decoder self-attention").click()
+    n = int(query.split(":")[0])
+    same = handlers.query_choices(req, "Decoder self-attention")[n]
+    assert wait_until(page, lambda: page.locator("#query input").input_value() == same), same
+    drawn = check("Decoder self-attention", 0, "head 0", same)
+    masked = drawn["data"][2]["pattern"]  # the keys after the query masked, and only those
+    assert masked == [""] * (n + 1) + ["/"] * (len(masked) - n - 1) and len(masked) > n + 1, masked
+    layer = page.locator("#in-layer input[type=number]")
+    layer.click()
+    page.keyboard.press("Control+a")
+    page.keyboard.type("2")
+    page.keyboard.press("Enter")
+    check("Decoder self-attention", 2, "head 0", page.locator("#query input").input_value())
+    head = choose("#in-head", 3)
+    check("Decoder self-attention", 2, head, page.locator("#query input").input_value())
+    page.locator("#in-kind label", has_text="Cross-attention").click()
+    assert wait_until(page, lambda: page.evaluate(INSIDE)["title"].startswith("Inside cross"))
+    check("Cross-attention", 2, head, choose("#query", 4))
     page.close()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import math
 
 import numpy as np
@@ -44,7 +45,7 @@ def inside_head(q, k, v, scores, weights, query_tokens: list[str], key_tokens: l
     d_k = a["q"].shape[0]
     dims = list(range(d_k))
     keys = list(range(len(key_tokens)))
-    qname = readable(query_tokens[query_index])
+    qname = html.escape(readable(query_tokens[query_index]), quote=False)  # (plotly reads a title as HTML)
     # short: two panels side by side must not overlap on a 390 px phone (the figure's title names the query)
     titles = [t("server.viz.inside.q", n=d_k), t("server.viz.inside.k"), t("server.viz.inside.scores"),
               t("server.viz.inside.softmax"), t("server.viz.inside.v"), t("server.viz.inside.output")]

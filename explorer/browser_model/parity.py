@@ -161,6 +161,37 @@ def page_differences(js: dict, py: dict) -> list[str]:
     return problems
 
 
+def inside_parity(translator: Translator, folder: str | Path, texts: list[str], tol: float = 1e-3) -> list[str]:
+    """Inside a head made in JS (transformer.js ``inside``) against viz/head.py's ``head_arithmetic`` on the server's
+    analysis of the same sentence: every kind, layer and head at the first, middle and last query, each of q, k, v,
+    the raw scores, the weights and the output within ``tol``, the mask exactly. One line per difference ([] when
+    none); a sentence whose greedy outputs part is one line."""
+    from viz.arrays import as_array, block_name
+    from viz.head import head_arithmetic
+
+    problems = []
+    for text, js in zip(texts, run_js(folder, texts, "--inside")):
+        a = translator.analyze(text)
+        if [i for i in a.out_ids if i != translator.cfg.eos_id] != js["out"]:
+            problems.append(f"{text!r}: the outputs part")  # (then their decoders' rows are of other words)
+            continue
+        for h in js["heads"]:
+            blk = block_name(h["kind"], h["layer"])
+            parts = {n: as_array(a.cache[f"{blk}.{n}"])[0, h["head"]] for n in ("q", "k", "v", "scores", "weights")}
+            ref = head_arithmetic(parts["q"], parts["k"], parts["v"], parts["scores"], parts["weights"], h["query"])
+            where = f"{text!r}: {h['kind']} layer {h['layer']} head {h['head']} query {h['query']}"
+            if [bool(m) for m in ref["masked"]] != h["masked"]:
+                problems.append(f"{where}: masked {list(ref['masked'])} != {h['masked']}")
+                continue
+            for name in ("q", "k", "v", "raw", "weights", "output"):
+                got, want = np.asarray(h[name], dtype=np.float64), np.asarray(ref[name], dtype=np.float64)
+                if got.shape != want.shape:
+                    problems.append(f"{where}: {name} shape {got.shape} != {want.shape}")
+                elif np.abs(got - want).max() > tol:
+                    problems.append(f"{where}: {name} off by {np.abs(got - want).max():.2e}")
+    return problems
+
+
 @dataclass
 class EstimateRow:
     text: str

@@ -1,9 +1,10 @@
-// Node: node cli.js CHECKPOINT_DIR [--no-attention | --tokens | --page | --estimate | --pieces LANG] < sentences (one JSON string a line) -> one JSON object a line:
+// Node: node cli.js CHECKPOINT_DIR [--no-attention | --tokens | --page | --inside | --estimate | --pieces LANG] < sentences (one JSON string a line) -> one JSON object a line:
 // { ids (source, EOS last), out (greedy, no BOS/EOS), text, p (each step's chosen probability),
 //   encoder / self / cross: each layer's weights (H, rows, cols) as flat lists, ms (the decode's time) };
 // --estimate: { out, estimate (quality.js: probability, flagged, words, missing, dropped, features), ms } with the
 // checkpoint's reverse model (CHECKPOINT_DIR/reverse) and metrics.json's "quality"; --pieces LANG: { notes, pieces,
-// extras } (advice.js: the warnings, the pieces' HTML and the page copy's other fields, in i18n/LANG.json's words).
+// extras } (advice.js: the warnings, the pieces' HTML and the page copy's other fields, in i18n/LANG.json's words);
+// --inside: { ids, out, heads: [{ kind, layer, head, query, q, k, v, raw, masked, weights, output }] } (Inside a head).
 // Used by tests/test_browser_model.py and bench/browser_model.py to compare with PyTorch.
 
 import { readFileSync } from "node:fs";
@@ -18,6 +19,7 @@ const folder = process.argv[2];
 const attentions = !process.argv.includes("--no-attention");
 const tokensOnly = process.argv.includes("--tokens");  // the source ids alone: the tokenizer's parity
 const page = process.argv.includes("--page");  // the page's copy of each translation (page_data.js)
+const insides = process.argv.includes("--inside");  // Inside a head: every kind, layer and head, at queries 0, middle, last
 const speaking = process.argv.includes("--pieces") ? process.argv[process.argv.indexOf("--pieces") + 1] : null;
 const estimating = process.argv.includes("--estimate") || speaking !== null;
 const reader = (dir) => async (name) => new Uint8Array(readFileSync(join(dir, name)));
@@ -43,6 +45,17 @@ for await (const line of createInterface({ input: process.stdin })) {
   const r = text.trim() ? model.greedy(ids) : null;
   const ms = performance.now() - t0;
   if (page) { process.stdout.write(JSON.stringify(r ? pageData(model, tokenizer, text, r) : null) + "\n"); continue; }
+  if (insides) {
+    const heads = [];
+    for (const [kind, layers] of [["encoder", r ? r.encoder : []], ["decoder", r ? r.self : []], ["cross", r ? r.cross : []]])
+      layers.forEach((_, layer) => {
+        const rows = r.vectors()[kind][layer].q.length / cfg.d_model;
+        for (const query of new Set([0, rows >> 1, rows - 1]))
+          for (let head = 0; head < cfg.n_heads; head++) heads.push({ kind, layer, head, query, ...model.inside(r, kind, layer, head, query) });
+      });
+    process.stdout.write(JSON.stringify({ ids, out: r ? r.ids : [], heads }) + "\n");
+    continue;
+  }
   if (speaking && r) {
     const e = estimateGreedy(quality, model, tokenizer, reverse.model, ids, r);
     const outIds = r.ids.concat([cfg.eos_id]), outPieces = outIds.map((i) => tokenizer.piece(i));

@@ -155,7 +155,7 @@ export class Transformer {
       const { z, weights } = this.heads(q, s, k, v, s);
       x = Transformer.residualNorm(x, linear(z, s, a.o[0], a.o[1], d, d), s, d, L.n1);
       x = Transformer.residualNorm(x, this.ffnForward(L.ffn, x, s), s, d, L.n2);
-      layers.push({ weights, q, k });
+      layers.push({ weights, q, k, v });  // (H, S, S); q, k, v (S, D): Inside a head's vectors
     }
     return { memory: x, layers };
   }
@@ -169,16 +169,19 @@ export class Transformer {
                                          linear(enc.memory, s, L.cross.v[0], L.cross.v[1], d, d)]);
     const cacheK = this.dec.map(() => []), cacheV = this.dec.map(() => []);  // per layer: one (D) row a position
     const selfW = this.dec.map(() => []), crossW = this.dec.map(() => []), hidden = this.dec.map(() => []);
+    const selfQ = this.dec.map(() => []), crossQ = this.dec.map(() => []);  // per layer: one (D) query row a position
     const position = (id, t) => {
       let x = this.embed([id], t);  // (1, D) at position t
       this.dec.forEach((L, l) => {
         const q = linear(x, 1, L.self.q[0], L.self.q[1], d, d);
+        selfQ[l].push(q);
         cacheK[l].push(linear(x, 1, L.self.k[0], L.self.k[1], d, d));
         cacheV[l].push(linear(x, 1, L.self.v[0], L.self.v[1], d, d));
         const K = concatRows(cacheK[l], d), Vv = concatRows(cacheV[l], d);  // (t+1, D)
         const sa = this.heads(q, 1, K, Vv, t + 1);
         x = Transformer.residualNorm(x, linear(sa.z, 1, L.self.o[0], L.self.o[1], d, d), 1, d, L.n1);
         const cq = linear(x, 1, L.cross.q[0], L.cross.q[1], d, d);
+        crossQ[l].push(cq);
         const ca = this.heads(cq, 1, crossKV[l][0], crossKV[l][1], s);
         x = Transformer.residualNorm(x, linear(ca.z, 1, L.cross.o[0], L.cross.o[1], d, d), 1, d, L.n2);
         x = Transformer.residualNorm(x, this.ffnForward(L.ffn, x, 1), 1, d, L.n3);
@@ -188,7 +191,12 @@ export class Transformer {
       });
       return x;
     };
-    return { enc, position, selfW, crossW, hidden };
+    // q, k, v (rows, D) of every decoder layer's self- and cross-attention over the positions run so far
+    const vectors = () => ({
+      decoder: this.dec.map((_, l) => ({ q: concatRows(selfQ[l], d), k: concatRows(cacheK[l], d), v: concatRows(cacheV[l], d) })),
+      cross: this.dec.map((_, l) => ({ q: concatRows(crossQ[l], d), k: crossKV[l][0], v: crossKV[l][1] })),
+    });
+    return { enc, position, selfW, crossW, hidden, vectors };
   }
 
   // x (1, D) through the tied embedding -> logits (V)
@@ -223,12 +231,16 @@ export class Transformer {
       addSignals(signals, logits, EOS);
     }
     const n = dec.selfW[0].length;  // decoder positions run: BOS + the output
+    let made = null;
     return {
       src, ids: ys.slice(1).filter((id) => id !== EOS), steps, encoder: dec.enc.layers, signals,
       // (H, T, T) with zeros above the diagonal, and (H, T, S), T = positions run (BOS + output, EOS not fed)
       self: dec.selfW.map((rows) => stackSteps(rows, h, n, (i) => i + 1, n)),
       cross: dec.crossW.map((rows) => stackSteps(rows, h, n, () => s, s)),
       hidden: dec.hidden.map((rows) => concatRows(rows, d)),  // (T, D) per decoder layer
+      // q, k, v (rows, D) per kind and layer, for Inside a head (``inside``); the decoder's rows: the T positions
+      // run, as ``self``'s and ``cross``'s. Put together when first asked for: a Translate does not pay for them
+      vectors: () => (made = made || { encoder: dec.enc.layers.map(({ q, k, v }) => ({ q, k, v })), ...dec.vectors() }),
     };
   }
 
@@ -253,6 +265,31 @@ export class Transformer {
       pe.push(Math.round(norm(this.pe.subarray(i * d, (i + 1) * d)) * 1000) / 1000);
     });
     return { emb, pe };
+  }
+
+  // Inside a head (viz/head.py head_arithmetic): one query of one head of one attention, from a greedy result ``r``
+  // -> { q (dk), k and v (Tk, dk), raw: q.k / sqrt(dk) (Tk), masked (Tk: a later position of decoder
+  // self-attention), weights (Tk), output: sum_j weights_j v_j (dk) }, plain arrays
+  inside(r, kind, layer, head, query) {
+    const { d, dk } = this, vec = r.vectors(), parts = vec[kind] && vec[kind][layer];
+    if (!parts || !(head >= 0 && head < this.h)) throw new Error(`no ${kind} layer ${layer} head ${head}`);
+    const rows = parts.q.length / d, keys = parts.k.length / d;
+    if (!(query >= 0 && query < rows)) throw new Error(`query ${query} out of range 0..${rows - 1}`);
+    const off = head * dk, slice = (a, i) => Array.from(a.subarray(i * d + off, i * d + off + dk));
+    const q = slice(parts.q, query), k = [], v = [], raw = [], masked = [];
+    for (let j = 0; j < keys; j++) {
+      k.push(slice(parts.k, j));
+      v.push(slice(parts.v, j));
+      let s = 0;
+      for (let c = 0; c < dk; c++) s += q[c] * k[j][c];
+      raw.push(s / Math.sqrt(dk));
+      masked.push(kind === "decoder" && j > query);
+    }
+    // the weights as the forward pass made them (softmax of the unmasked scores), not recomputed
+    const all = kind === "encoder" ? r.encoder[layer].weights : r[kind === "decoder" ? "self" : "cross"][layer];
+    const weights = Array.from(all.subarray((head * rows + query) * keys, (head * rows + query + 1) * keys));
+    const output = q.map((_, c) => weights.reduce((t, w, j) => t + w * v[j][c], 0));
+    return { q, k, v, raw, masked, weights, output };
   }
 
   // the logit lens: a (T, D) layer output through the tied projection -> top-k (id, p) per position

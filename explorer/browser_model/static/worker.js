@@ -13,6 +13,9 @@
 // data (the page's copy and the fields handlers.py adds, the request and positional facts left to the page), pieces,
 // steps, corrupt (the sentence with one word swapped for patching, explorer/api/beyond.py), ms }: all the server's
 // Translate gives, or an error where the estimate is not ready or the output is empty (the server then translates).
+// A "page" message may carry a ``key`` (the request the page shows it by): the worker keeps that translation, and
+// { id, kind: "inside", key, attention, layer, head, query } answers { id, kind: "inside", numbers } (transformer.js
+// inside: one query of one head) for it, or an error where its key is not the one kept (the server then draws it).
 
 import { loadCheckpoint, sourceIds } from "./load.js";
 import { pageData } from "./page_data.js";
@@ -21,6 +24,7 @@ import { advice, extras, piecesHtml, speaker } from "./advice.js";
 import { PY_SPACE } from "./tokenizer.js";
 
 let loading = null, estimator = null, words = null, name = "";  // estimator: { q, reverse } once loaded
+let kept = null;  // { key, r }: the last translation a page message named, for Inside a head
 
 // a file's bytes, with progress for the weights; asked for by its own hash (config.json's), so the browser may keep it
 async function fetchBytes(url, onProgress) {
@@ -110,7 +114,7 @@ function suggested(tokenizer, text, swaps) {
 }
 
 // all the page shows of one translation (see the top)
-function page(m, text, maxLen, maxSource, swaps) {
+function page(m, text, maxLen, maxSource, swaps, key) {
   if (!estimator) throw new Error("the estimate is not ready");
   if (!words) throw new Error("no words to warn with");
   const { cfg, model, tokenizer, task } = m;
@@ -118,6 +122,7 @@ function page(m, text, maxLen, maxSource, swaps) {
   if (maxSource && ids.length > maxSource) throw new Error("too many pieces for the server's limit");
   const r = model.greedy(ids, { maxLen });
   if (!r.ids.length) throw new Error("the translation is empty");
+  kept = key ? { key, r } : null;
   const est = estimateGreedy(estimator.q, model, tokenizer, estimator.reverse, ids, r);
   const outIds = r.ids.concat([cfg.eos_id]), outPieces = outIds.map((i) => tokenizer.piece(i));
   const probs = r.steps.map((st) => st.p), card = task || {};
@@ -139,7 +144,13 @@ onmessage = async (e) => {
     } else if (kind === "page") {
       if (!loading) throw new Error("the model is not loaded");
       const m = await loading, t0 = performance.now();
-      postMessage({ id, kind: "page", ...page(m, String(e.data.text), e.data.maxLen, e.data.maxSource, e.data.swaps || {}), ms: performance.now() - t0 });
+      postMessage({ id, kind: "page", ...page(m, String(e.data.text), e.data.maxLen, e.data.maxSource, e.data.swaps || {}, e.data.key),
+                    ms: performance.now() - t0 });
+    } else if (kind === "inside") {
+      if (!loading) throw new Error("the model is not loaded");
+      const { model } = await loading;
+      if (!kept || kept.key !== e.data.key) throw new Error("not this translation");
+      postMessage({ id, kind: "inside", numbers: model.inside(kept.r, e.data.attention, e.data.layer, e.data.head, e.data.query) });
     } else if (kind === "translate") {
       if (!loading) throw new Error("the model is not loaded");
       const { cfg, model, tokenizer } = await loading;

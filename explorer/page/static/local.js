@@ -156,7 +156,7 @@
       let r;
       try {
         r = await ask({ kind: "page", text: sentence, maxLen: req.maxLen, maxSource: conf.limits.max_source,
-                        swaps: conf.swaps }, 10000);
+                        swaps: conf.swaps, key: req.json }, 10000);
       } catch (e) {
         if (e && e.message === "timeout") slow = true;  // (the worker is behind: the server, until it answers)
         return server();  // (the server translates it, and says what is wrong if anything is)
@@ -183,7 +183,18 @@
   // the server's Translate and its views' chain have ended
   function serverDone() { serverUntil = 0; }
 
+  // Inside a head's numbers (transformer.js inside) for the translation the page shows, where this browser made it
+  // (``shown``: its request, as Translate gave it) and the worker still holds it; else null (the server draws it)
+  async function inside(shown, attention, layer, head, query) {
+    if (state !== "ready" || !worker || typeof shown !== "string") return null;
+    try {
+      return (await ask({ kind: "inside", key: shown, attention, layer, head, query }, 5000)).numbers;
+    } catch (e) {
+      return null;
+    }
+  }
+
   // (called once the page is up, app.py's load chain: after its first views, when the browser is idle)
   const soon = () => (window.requestIdleCallback ? requestIdleCallback(start, { timeout: 3000 }) : setTimeout(start, 1000));
-  AE.local = { translate, after, serverDone, start: soon };
+  AE.local = { translate, after, serverDone, start: soon, inside };
 })();

@@ -23,6 +23,8 @@ def build(p: Page) -> None:
             # (ui.inside_tab keeps it or falls back to a valid one; handlers.inside_head says when it is out of range)
             query = gr.Dropdown([], label=label("page.inside.query"), elem_id="query", allow_custom_value=True)
         plot = gr.Plot(label=label("page.inside.plot"), elem_id="inside-plot")
+        # (the server's way in, where the page's own model cannot draw it: inside.js presses it)
+        server = gr.Button(elem_id="ae-server-inside", elem_classes=["ae-hidden"]) if p.local else None
     p.in_layer = layer
     p.in_kind, p.in_query = kind, query  # in the link and room state too (app.py's extras)
     opened(tab, "inside", p)
@@ -30,8 +32,20 @@ def build(p: Page) -> None:
     controls = [p.shown, kind, layer, p.in_head, query]
     # always_last: a click while one runs (a follower given the teacher's kind, then query, within a second) runs again
     # after it with the newest values, instead of being dropped (Gradio's "once")
-    p.run_lazy["inside"].click(ui.inside_tab, controls, [query, plot], trigger_mode="always_last", **VIEW_WORK,
-                               **PRIVATE)
-    kind.input(ui.inside_tab, controls, [query, plot], **VIEW_WORK, **PRIVATE)
+    if not p.local:
+        p.run_lazy["inside"].click(ui.inside_tab, controls, [query, plot], trigger_mode="always_last", **VIEW_WORK,
+                                   **PRIVATE)
+        kind.input(ui.inside_tab, controls, [query, plot], **VIEW_WORK, **PRIVATE)
+        for c in (layer, p.in_head, query):
+            c.input(ui.inside_view, controls, plot, **VIEW_WORK, **PRIVATE)
+        return
+    # The page's own model (explorer/page/static/inside.js): where this browser made the translation shown, the
+    # figure is drawn here and the server asked nothing; else inside.js presses the hidden button: the server, as above
+    server.click(ui.inside_tab, controls, [query, plot], trigger_mode="always_last", **VIEW_WORK, **PRIVATE)
+    then = dict(fn=None, inputs=None, outputs=None, js="() => { AE.inside.after(); }", **PRIVATE)
+    tab = dict(fn=None, inputs=[*controls, p.bank], outputs=[query, plot], js="(...v) => AE.inside.tab(...v)", **PRIVATE)
+    p.run_lazy["inside"].click(**tab).then(**then)
+    kind.input(**tab).then(**then)
     for c in (layer, p.in_head, query):
-        c.input(ui.inside_view, controls, plot, **VIEW_WORK, **PRIVATE)
+        c.input(fn=None, inputs=[*controls, p.bank], outputs=plot, js="(...v) => AE.inside.view(...v)",
+                **PRIVATE).then(**then)
