@@ -124,7 +124,8 @@ def test_a_wrong_code_typed_is_said_and_the_focus_waits_in_a_field_to_type_the_r
     """Helper 44: a wrong code and Enter put the focus on the page's body (the "Join a class" field goes as the page
     tries to join), nothing was said, and the banner's new field took no Enter: a corrected code typed at once went
     nowhere. Now the refusal is said, the focus is in the banner's field (marked invalid, described by the words), and
-    the right code typed there with Enter joins."""
+    the right code typed there with Enter joins. The field holds the code tried, selected (an audit: it came back empty,
+    the code to type again from the start)."""
     with ExitStack() as stack:
         teacher, code = class_opened(stack, browser, server)
         student = stack.enter_context(opened(browser, server, **PHONE))
@@ -139,6 +140,9 @@ def test_a_wrong_code_typed_is_said_and_the_focus_waits_in_a_field_to_type_the_r
         field = student.evaluate("() => { const e = document.activeElement; return [e.getAttribute('aria-invalid'),"
                                  " document.getElementById(e.getAttribute('aria-describedby'))?.textContent || '']; }")
         assert field[0] == "true" and wrong in field[1], field
+        kept = student.evaluate("() => { const e = document.activeElement;"
+                                " return [e.value, e.selectionStart, e.selectionEnd]; }")
+        assert kept == [wrong, 0, len(wrong)], kept  # the code tried is kept, selected: typing replaces it
         student.keyboard.type(code.lower())  # (typed as it comes: the code is read in capitals)
         student.keyboard.press("Enter")
         student.locator("#class-banner", has_text="Following the teacher").wait_for(timeout=30_000)
@@ -311,4 +315,48 @@ def test_a_following_students_focus_is_never_under_the_lesson_through_the_teache
                 assert student.evaluate(FOCUS_VISIBLE) == "", (stop, student.evaluate(FOCUS_VISIBLE))
             if stop < 8:
                 teacher.locator("#class-panel button", has_text="Next").first.click()
+        assert teacher.errors == [] and student.errors == []
+
+
+def test_a_following_students_focus_on_a_figure_stays_on_it_when_the_teacher_translates(browser, server):  # noqa: F811
+    """Audit 58: a following student on a phone, the focus on the heatmap; the teacher translates a new sentence and
+    Gradio draws the figure again in a new element: the focus went to the "Translate & attend" tab, 484 px above the
+    screen, and stayed there with no ring in sight (4 of 4 sentences). It comes back to the new figure, in sight."""
+    on_figure = "() => document.activeElement.matches('#heatmap .js-plotly-plot[role=figure]')"
+    with ExitStack() as stack:
+        teacher, student = class_joined_with_the_keyboard(stack, browser, server, PHONE)
+        settled(student)
+        # (the focus on an example; the teacher's tabs bring it to the open view's figure, as documented)
+        tab_to(student, "e.closest('#examples') && e.textContent.includes('A dog is running')", limit=200)
+        for tab in ("Step by step", "Inside a head"):
+            open_tab(teacher, tab)
+            student.wait_for_function(f"(t) => ({SAID})().includes('The teacher opened ' + t)", arg=tab, timeout=20_000)
+            student.wait_for_timeout(1_500)
+        open_tab(teacher, "Translate & attend")
+        student.wait_for_function(on_figure, timeout=20_000)
+        # the teacher's head (the page scrolled to the view on the phones: the tab bar above the screen)
+        teacher.locator("#head input[role=combobox]").click()
+        teacher.wait_for_timeout(400)
+        teacher.keyboard.press("ArrowDown")
+        teacher.keyboard.press("Enter")
+        student.wait_for_function(f"() => ({on_figure})() && document.activeElement.layout.title.text.includes('head 0')",
+                                  timeout=20_000)
+        student.wait_for_timeout(6_000)  # (the view kept in place for 5 s after another view on the same tab: sight.js)
+        for sentence in ("Two old men play chess in the park.", "The cat sleeps under the warm blanket.",
+                         "A tall woman sings in the church."):
+            old = student.evaluate("() => document.activeElement.layout.title.text")
+            teacher.locator("#sentence textarea").fill(sentence)
+            teacher.locator("#translate").click()
+            student.wait_for_function("(s) => document.querySelector('#status').innerText.includes(s)", arg=sentence,
+                                      timeout=60_000)
+            student.wait_for_function(f"(old) => ({on_figure})() && document.activeElement.layout.title.text !== old",
+                                      arg=old, timeout=10_000)
+            student.wait_for_timeout(1_500)
+            assert student.evaluate(on_figure), student.evaluate("() => document.activeElement.outerHTML.slice(0, 120)")
+            assert sentence[:20] in student.evaluate("() => document.activeElement.layout.title.text")
+            try:  # (in sight within a few seconds: a loaded machine's page brought it back after 1.5 s)
+                student.wait_for_function(FOCUS_SEEN, timeout=6_000)
+            except Exception:
+                raise AssertionError(student.evaluate(
+                    "() => JSON.stringify(document.activeElement.getBoundingClientRect())")) from None
         assert teacher.errors == [] and student.errors == []

@@ -777,6 +777,11 @@ def test_a_view_shown_at_stop_6_leaves_the_question_waiting_and_its_answers_kept
         assert "The screen now shows" in a.locator("#ae-lesson").inner_text()
         assert a.locator("#ae-lesson .ae-answer[disabled]").count() == a.locator("#ae-lesson .ae-answer").count() > 0
         assert a.locator("#ae-lesson .ae-answer.ae-chosen").get_attribute("data-i") == "0"
+        # b, exploring on their own (their screen stays theirs), is told the class's question waits: no answer taken
+        # (helper 67: an exploring student's answer counted while the panel said the question waits)
+        b.wait_for_function("() => document.querySelector('#ae-lesson')?.innerText.includes('The class is looking at')",
+                            timeout=10_000)
+        assert b.locator("#ae-lesson .ae-answer[disabled]").count() == b.locator("#ae-lesson .ae-answer").count() > 0
         teacher.locator("#class-panel button", has_text="Bring everyone back").first.click()
         banner(b, "Following the teacher")
         teacher.wait_for_timeout(5_000)  # the class's sentence back on every page, the stop set again
@@ -784,6 +789,9 @@ def test_a_view_shown_at_stop_6_leaves_the_question_waiting_and_its_answers_kept
         panel(teacher, "1 answered")
         a.locator("#ae-lesson .ae-answer.ae-chosen[data-i='0']").wait_for(timeout=10_000)
         assert a.locator("#ae-lesson .ae-answer[disabled]").count() == 0
+        assert "The class is looking at" not in b.locator("#ae-lesson").inner_text()
+        b.locator("#ae-lesson .ae-answer").nth(1).click()  # open again: b's answer counts
+        panel(teacher, "2 answered")
         for pg in (teacher, a, b):
             assert pg.errors == []
 

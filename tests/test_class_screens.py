@@ -8,7 +8,8 @@ import httpx
 import pytest
 from app_server import MODEL
 from test_browser import browser, open_tab, server, settled  # noqa: F401
-from test_class_lesson import at_stop, banner, panel, start_class
+from test_class_lesson import LINES_HIDDEN, STEP, at_stop, banner, panel, start_class
+from test_class_room import shows, translate
 from test_every_screen import LAPTOP, PHONE, opened, wait_tab
 
 pytestmark = pytest.mark.skipif(MODEL != "en-de", reason="English sentences on the shipped en-de model")
@@ -85,6 +86,7 @@ def test_remove_is_pressed_whole_while_the_class_redraws_the_panel(browser, serv
         teacher.locator("#class-panel", has_text="1 student").wait_for(timeout=10_000)
         teacher.locator("#class-roster summary").click()
         remove = teacher.locator("#class-roster-list li").first.get_by_role("button", name="Remove")
+        remove.wait_for(timeout=10_000)  # (drawn as the roster opens: read at once, a loaded machine had no box yet)
         box = remove.bounding_box()
         teacher.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
         teacher.mouse.down()
@@ -161,3 +163,95 @@ def test_a_nickname_longer_than_the_rooms_is_cut_not_refused(browser, server):  
         teacher.locator("#class-panel", has_text="1 student").wait_for(timeout=10_000)
         teacher.locator("#class-roster summary").click()
         assert teacher.locator("#class-roster-list li b").inner_text() == name[:24]
+
+
+def class_opened(stack, browser, server, teacher_size, *phones):  # noqa: F811
+    """A teacher's page at ``teacher_size`` opens a class; a page per phone size joins by the link and follows.
+    -> (teacher, [phone pages])"""
+    teacher = stack.enter_context(opened(browser, server, **teacher_size))
+    settled(teacher)
+    teacher.locator("#teach").click()
+    teacher.locator("#class-code").wait_for(timeout=10_000)
+    code = teacher.locator("#class-code").inner_text()
+    pages = [stack.enter_context(opened(browser, f"{server}?class={code}", **size)) for size in phones]
+    for s in pages:
+        banner(s, "Following the teacher", 60_000)
+    return teacher, pages
+
+
+def lesson_on(teacher, stop: int) -> None:
+    """The teacher starts the lesson from the class panel and presses its Next up to ``stop``."""
+    teacher.locator("#class-lesson-start").click()
+    for n in range(2, stop + 1):
+        teacher.locator("#class-next").click()
+        at_stop(teacher, n)
+
+
+SMALL_PHONE = dict(PHONE, viewport={"width": 360, "height": 640})
+# the shown heatmap's row words and its plot area: the part of each under the class banner (px; 0 = all in sight)
+UNDER_BANNER = """() => { const b = document.querySelector('#class-banner').getBoundingClientRect().bottom;
+  const fig = document.querySelector('#heatmap .js-plotly-plot'), plot = fig?.querySelector('.nsewdrag');
+  const rows = [...(fig?.querySelectorAll('.yaxislayer-above .ytick text') || [])].map((t) => t.getBoundingClientRect());
+  return { rows: Math.max(0, ...rows.map((r) => b - r.top)), plot: plot ? Math.max(0, b - plot.getBoundingClientRect().top) : -1,
+           n: rows.length }; }"""
+
+
+def test_a_view_shown_at_a_stop_and_brought_back_on_a_360_by_640_phone(browser, server):  # noqa: F811
+    """Helper 67, a projector in presentation mode and a 360x640 phone at stop 5: Show to everyone put the shown
+    heatmap's first two rows under the class banner (grown to three lines with the view's note), and Bring everyone
+    back reopened the stop's sheet at its top with options C and D under its Back / Next. The shown figure's plot and
+    row words are below the banner; the stop brought back has all its answers in sight, as a stop opened with Next."""
+    with ExitStack() as stack:
+        teacher, (a, b) = class_opened(stack, browser, server, {"viewport": {"width": 1920, "height": 1080}},
+                                       PHONE, SMALL_PHONE)
+        teacher.locator("#present").click()
+        translate(teacher, "My little sister found an old key under the stairs.")  # (the helper's: a tall figure)
+        for s in (a, b):
+            shows(s, "My little sister found an old key under the stairs.", 60_000)
+        lesson_on(teacher, 5)
+        at_stop(b, 5)
+        a.locator("#class-banner button", has_text="Explore on my own").click()
+        banner(a, "Exploring")
+        a.locator("#kind label", has_text="Encoder self-attention").click()
+        a.evaluate("(n) => { window.prompt = () => n; }", "encoder layer 2: the stairs look at under")
+        a.locator("#class-banner button", has_text="Send my view").click()
+        teacher.locator("#class-shares button", has_text="Show to everyone").first.click()
+        banner(b, "Shown:")
+        b.wait_for_function("() => document.querySelector('#kind input:checked')?.value === 'Encoder self-attention'",
+                            timeout=20_000)
+        b.wait_for_timeout(4_000)  # (the shown view brought to the screen's top: at 0.3, 1.5 and 3 s)
+        under = b.evaluate(UNDER_BANNER)
+        assert under["n"] > 0 and under["rows"] <= 0 and under["plot"] <= 0, under
+        teacher.locator("#class-panel button", has_text="Bring everyone back").first.click()
+        banner(b, "Following the teacher")
+        b.wait_for_function("() => document.querySelector('#kind input:checked')?.value === 'Cross-attention'",
+                            timeout=20_000)
+        b.wait_for_timeout(2_000)
+        hidden = b.evaluate(LINES_HIDDEN, "#ae-lesson .ae-answer")
+        assert hidden == [], hidden
+        for pg in (teacher, a, b):
+            assert pg.errors == []
+
+
+def test_stop_7s_answers_stay_in_sight_on_a_360_by_640_phone_as_the_teacher_steps_away_and_back(browser, server):  # noqa: F811
+    """Helper 70: at stop 7 the teacher moved the class to step 2 and back to 1; the note came and went, and the
+    360x640 phone's sheet was left with options C and D under Back / Next (3 of 3). The note is in sight while it is
+    there; back at the question's step, all four answers are."""
+    with ExitStack() as stack:
+        teacher, (b,) = class_opened(stack, browser, server, LAPTOP, SMALL_PHONE)
+        lesson_on(teacher, 7)
+        at_stop(b, 7)
+        wait_tab(b, "Step by step")
+        teacher.wait_for_timeout(2_000)  # the stop's own step set
+        assert b.evaluate(LINES_HIDDEN, "#ae-lesson .ae-answer") == []
+        first = teacher.evaluate(STEP)
+        for step in (str(int(first) + 1), first):
+            box = teacher.locator("#step input[type=number]")
+            box.fill(step)
+            box.press("Enter")
+            b.wait_for_function(f"() => ({STEP})() === {step!r}", timeout=20_000)
+            b.wait_for_timeout(1_500)
+            # (moved: the note that says so in sight, the news; back: every answer, as when the stop opened)
+            hidden = b.evaluate(LINES_HIDDEN, "#ae-lesson .ae-answer" if step == first else "#ae-lesson .ae-class-moved")
+            assert hidden == [], (step, hidden)
+        assert b.errors == []

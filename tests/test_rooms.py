@@ -88,12 +88,22 @@ def test_a_shown_view_reaches_every_follower_and_a_student_exploring_alone_is_no
     room = rooms.share(code, a.sid, "text=A%20cat&tab=experiments&heads=cross%20L0%20H0", "heads off!")
     share = room.for_teacher()["shares"][-1]
     assert share["nick"] == "A" and share["note"] == "heads off!"
+    version = room.version  # the same view and note sent again: nothing new, nobody woken (helper 71)
+    rooms.share(code, a.sid, "text=A%20cat&tab=experiments&heads=cross%20L0%20H0", "heads off!")
+    assert room.version == version and room.for_teacher()["shares"][-1]["id"] == share["id"]
     rooms.show(code, key, share["id"])
     assert room.for_student(a.sid)["state"].startswith("text=A%20cat")
     assert room.for_student(b.sid)["following"] is False  # their page decides not to move: the room says so
+    # the open question waits while the view is shown: no answer is taken, from a follower or from one exploring
+    # (helper 67: the exploring student's counted beside the panel's "this question waits")
+    for who in (a, b):
+        refused(rooms.answer, code, who.sid, "stop 5", 1, 4, status=409, words="waits")
+    assert room.answers.get("stop 5", {}) == {}
     rooms.bring_back(code, key)
     assert room.for_student(b.sid)["following"] is True
     assert room.for_teacher()["students"] == 2
+    rooms.answer(code, b.sid, "stop 5", 1, 4)  # brought back: the question is open again
+    assert room.answers["stop 5"] == {b.sid: 1}
 
 
 def test_the_teachers_panel_hears_each_students_newest_view_in_a_few_bytes_not_every_view_whole():

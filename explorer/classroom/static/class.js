@@ -162,12 +162,14 @@
       AE.t("class.close") + "</button></form>");
   }
   // a join refused (a wrong code, a locked or full class): said, and the focus in the field to type the code again
-  // (helper 44: the focus fell to the page's body as the "Join a class" field went, and nothing was said)
-  function refused(message) {
+  // (helper 44: the focus fell to the page's body as the "Join a class" field went, and nothing was said); the field
+  // holds the code tried, selected: typed over at once, or mended where one letter was wrong
+  function refused(message, tried) {
     say(message, true);
     if (AE.a11y && AE.a11y.say) AE.a11y.say(message);
     const field = document.getElementById("class-join-code"), a = document.activeElement;
-    if (field && (!a || a === document.body || a.closest("#join-box, #ae-join, #class-banner"))) field.focus();
+    if (field && tried) field.value = tried;
+    if (field && (!a || a === document.body || a.closest("#join-box, #ae-join, #class-banner"))) { field.focus(); field.select(); }
   }
 
   // why the room ended, in this page's language: the server sends the English words and their catalogue key
@@ -645,7 +647,7 @@
       nameRoom(r.code);
       sessionStorage.setItem("ae-class-" + r.code, r.sid);
       listenStudent(false);
-    } catch (e) { refused(e.message); }
+    } catch (e) { refused(e.message, code); }
   }
 
   function listenStudent(resumed) {
@@ -683,6 +685,13 @@
       if (shownNow !== room.shownSeen && AE.lesson && AE.lesson.shownNote) {
         if (shownNow || room.shownSeen) AE.lesson.shownNote(shownNow ? nickOf(d.shown.nick) : "");
         room.shownSeen = shownNow;
+      }
+      // ... and the class's question waits while a view is shown, for every student: also one exploring on their
+      // own, whose screen stays theirs (helper 67: their answer was taken while the panel said the question waits)
+      const waitsNow = d.shown ? d.shown.id : null;
+      if (waitsNow !== room.waitSeen && AE.lesson && AE.lesson.classWaits) {
+        AE.lesson.classWaits(waitsNow ? nickOf(d.shown.nick) : "");
+        room.waitSeen = waitsNow;
       }
       if (room.run === undefined) room.run = d.run;
       else if (d.run !== room.run) { room.run = d.run; if (AE.lesson && AE.lesson.newRun) AE.lesson.newRun(); }  // started anew
@@ -840,6 +849,9 @@
         room.answering = "";
         // no server (a restart, a dropped network): kept, and sent when the class's stream is back (heard)
         if (!e.status || e.status >= 500) { room.unanswered = body; return; }
+        // 409 while a view is shown to everyone: the question waits (an answer sent as the showing began): kept, and
+        // sent again with the class's next news, counted once the teacher brings everyone back
+        if (e.status === 409 && room.data && room.data.shown) { room.unanswered = body; return; }
         // 409: an answer to another question than the class's there (a sentence of one's own): the lesson's sheet says
         // so under the answer (lesson.js); say() would put the words in place of the banner and its Follow again
         if (e.status === 409) return;

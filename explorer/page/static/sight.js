@@ -43,8 +43,12 @@
     // the answer's options, under the sheet below a German banner and sheet, each a line or two taller)
     if (foot < window.innerHeight && r.height > room) {
       const fig = el.classList.contains("js-plotly-plot") ? el : el.querySelector(".js-plotly-plot");
-      const L = fig && fig._fullLayout;
-      const title = L ? fig.getBoundingClientRect().top - r.top + ((L.margin || {}).t || 0) - 4 : 0;
+      // (the plot area's own top as drawn: the margin asked for is not the one laid out once the title has pushed
+      // it, and helper 67's 360x640 phone had a shown heatmap's first two rows under the banner)
+      const area = fig && fig.querySelector(".nsewdrag"), L = fig && fig._fullLayout;
+      const plotTop = area ? area.getBoundingClientRect().top :
+        L && L._size ? fig.getBoundingClientRect().top + L._size.t : r.top;
+      const title = Math.max(0, plotTop - r.top - 4);
       // (the lowest words on its axes, once its top is under the banner: how far they would run under the sheet)
       const low = Math.max(0, ...[...(fig ? fig.querySelectorAll("g[class*='tick'] text") : [])].map((w) => w.getBoundingClientRect().bottom));
       const under = low - (r.top - (top + 6)) - (foot - 4);
@@ -55,8 +59,13 @@
 
   // the student's own hand on the page (a scroll, a key, a tap: the lesson, a tab) ends the bringing: a follower may
   // still look around (a script's click() sends no pointerdown)
+  // (an answer tapped or keyed in the lesson is not a look around: the figure its question asks about is still being
+  // drawn and placed; CI 64: a phone that answered stop 8 before the lens was drawn kept its words under the sheet)
   let touched = 0;
-  ["wheel", "touchmove", "keydown", "pointerdown"].forEach((type) => window.addEventListener(type, () => { touched = Date.now(); }, { passive: true }));
+  const answering = (e) => !!(e.target && e.target.closest && e.target.closest("#ae-lesson .ae-options"));
+  ["wheel", "touchmove", "keydown", "pointerdown"].forEach((type) => window.addEventListener(type, (e) => {
+    if (!answering(e)) touched = Date.now();
+  }, { passive: true }));
 
   // A followed view that opens another tab (or the first view a student is shown): its main view is brought into
   // sight, and kept there while the page settles (a new sentence is translated first; the figures above may change
@@ -78,15 +87,19 @@
     }
     if (poll) clearInterval(poll);
     const start = Date.now();
-    let placed = false;  // its top put under the banner once, then kept in sight
+    let placed = null;  // where its top was put under the banner, then kept there
     poll = setInterval(() => {
       if (touched > start || Date.now() - start > 12000) { clearInterval(poll); poll = null; return; }
       const el = viewOf(tab);
       if (AE.state.tab !== tab || !el || el.offsetParent === null) return;
       // (a lesson stop that asks about one panel keeps it above a phone's sheet: the figure may still grow)
-      if (AE.lesson && AE.lesson.place && AE.lesson.place(el)) { placed = true; focusView(el); return; }
-      if (!placed || inSight(el) < 0.6) bring(el);
-      placed = true;
+      if (AE.lesson && AE.lesson.place && AE.lesson.place(el)) { placed = 0; focusView(el); return; }
+      // (brought again where the page above it moved it: figures drawn above it, the view's own figure drawn at last;
+      // mostly in sight was taken as placed, and the lens's words stayed under a phone's sheet: CI 64, stop 8)
+      if (placed === null || inSight(el) < 0.6 || Math.abs(el.getBoundingClientRect().top - placed) > 24) {
+        bring(el);
+        placed = el.getBoundingClientRect().top;
+      }
       focusView(el);
     }, 400);
   };
