@@ -153,9 +153,16 @@ def test_translate_tab_layer_head_and_a_table_with_the_keyboard_alone(browser, s
                              ".includes('head 0')", timeout=10_000)
         # the attention type: a radio group the arrows move in
         tab_to(pg, "e.type === 'radio' && e.checked && e.closest('#kind')", back=True)
-        pg.keyboard.press("ArrowRight")
-        pg.wait_for_function("() => document.querySelector('#heatmap .js-plotly-plot').layout.title.text"
-                             ".startsWith('Encoder self-attention')", timeout=10_000)
+        # ... both ways, after every choice (audit 58: once "Decoder self-attention" was chosen Gradio had named the
+        # other radios apart again, and the arrows stayed on it)
+        for key, kind in (("ArrowRight", "Encoder self-attention"), ("ArrowRight", "Decoder self-attention"),
+                          ("ArrowLeft", "Encoder self-attention"), ("ArrowLeft", "Cross-attention"),
+                          ("ArrowRight", "Encoder self-attention")):
+            pg.keyboard.press(key)
+            pg.wait_for_function("(k) => document.querySelector('#heatmap .js-plotly-plot').layout.title.text"
+                                 ".startsWith(k)", arg=kind, timeout=10_000)
+            assert pg.evaluate("() => document.activeElement.value") == kind
+            assert pg.locator("#kind input[type=radio]:checked").get_attribute("value") == kind
 
         # the heatmap's table: a button after the figure, a <table> with row and column headers
         tab_to(pg, "e.classList.contains('ae-table-toggle') && e.closest('#heatmap')")
@@ -1060,3 +1067,9 @@ def test_no_picture_on_the_page_is_read_as_a_nameless_image(browser, server):  #
         nameless = [line for line in tree.splitlines() if re.fullmatch(r"\s*- img:?", line)]
         assert "- img" in tree or "- figure" in tree, tree[:400]  # (a tree with images and figures, read)
         assert nameless == [], (len(nameless), tree[:2000])
+        # the beam tree before its search: Gradio's empty plot said "Empty value" (audit 65); it says what it is
+        open_tab(pg, "Step by step")
+        pg.locator("#beam-plot").wait_for(timeout=10_000)
+        pg.wait_for_timeout(1_000)
+        beam = pg.locator("#beam-plot").aria_snapshot()
+        assert "Empty value" not in beam and "Empty figure: nothing drawn yet" in beam, beam

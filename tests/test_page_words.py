@@ -128,3 +128,16 @@ def test_a_step_that_did_not_run_says_so_in_the_language():
     with speaking("de"):
         text, fig = refused("x")
     assert text == "Nicht ausgeführt: nope" and fig is None
+
+
+def test_a_preset_left_without_a_choice_changes_nothing_and_says_nothing():
+    """Audit 65 (3 of 3): heads ticked by hand empty "Pick a group of heads"; Tab through it fired its input with no
+    choice, and the page said "Unknown preset 'None'." in a warning over the focused control at 320x256. No choice
+    keeps the heads as they are, without a word."""
+    import warnings
+
+    with warnings.catch_warnings(record=True) as said:
+        warnings.simplefilter("always")
+        assert ui.ablation_preset("{}", None) == gr.skip()
+        assert ui.ablation_preset("{}", "") == gr.skip()
+    assert [str(w.message) for w in said] == []

@@ -193,7 +193,11 @@ def compare(shown: Any, text_b: Any, kind: Any, layer: Any, head: Any):
 
 @page_event(1)
 def ablation_preset(shown: Any, preset: Any):
-    """A preset of the ablation picker -> the heads it names (in the shown analysis's model)."""
+    """A preset of the ablation picker -> the heads it names (in the shown analysis's model). None chosen (heads ticked
+    by hand empty it, and Tab out of it fires its input): the heads stay as they are, without a word (audit 65: Tab
+    through it said "Unknown preset 'None'", a warning over the focused control at 320x256)."""
+    if preset is None or preset == "":
+        return gr.skip()
     presets = h.ablation_presets(h.model_for(_req(shown).model))
     if preset not in presets:
         raise UserError(t("page.preset.unknown", name=repr(str(preset)[:40])))

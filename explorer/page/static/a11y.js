@@ -179,11 +179,18 @@
 
   // -- keyboard -------------------------------------------------------------------------------------------------
   let groups = 0;
+  // an arrow key in a radio group: its radios one group again before the browser moves within it (a rename Gradio
+  // made since the page's last fix would leave the arrow on one radio)
+  document.addEventListener("keydown", (e) => {
+    if (/^Arrow/.test(e.key) && e.target && e.target.type === "radio") radioGroups();
+  }, true);
   function radioGroups() {
     // Gradio's radios: one name per group, so that the arrow keys move within it; the group named by its label
     document.querySelectorAll(".block .wrap").forEach((wrap) => {
       const radios = wrap.querySelectorAll(":scope > label > input[type='radio']");
-      if (!radios.length || (wrap.dataset.aeGroup && radios[0].name === wrap.dataset.aeGroup)) return;
+      // (every radio: Gradio names some of them apart again as the choice changes, audit 58: after "Decoder
+      // self-attention" was chosen the other two were "radio-7" and "radio-6" and the arrows stayed on it)
+      if (!radios.length || (wrap.dataset.aeGroup && [...radios].every((r) => r.name === wrap.dataset.aeGroup))) return;
       const name = wrap.dataset.aeGroup || "ae-radio-" + (++groups);
       wrap.dataset.aeGroup = name;
       radios.forEach((r) => { r.name = name; });  // Gradio names each radio apart: the arrows then stay on one
@@ -222,8 +229,12 @@
   function plotToolbars() {
     // a plot's toolbar (zoom, pan, download as PNG: mouse tools) is no stop for the keyboard; "Show as table" is
     document.querySelectorAll(".modebar-btn:not([tabindex='-1'])").forEach((a) => a.setAttribute("tabindex", "-1"));
-    // Gradio's placeholder of an empty plot carries an aria-label without a role
-    document.querySelectorAll(".empty.unpadded_box[aria-label]:not([role])").forEach((el) => el.setAttribute("role", "img"));
+    // Gradio's placeholder of an empty plot carries an aria-label without a role, and says "Empty value" (audit 65:
+    // the beam tree's panels before a search read img "Empty value"): a figure with nothing drawn yet, in words
+    document.querySelectorAll(".empty.unpadded_box[aria-label]").forEach((el) => {
+      if (!el.getAttribute("role")) el.setAttribute("role", "img");
+      if (el.getAttribute("aria-label") !== t("views.a11y.empty_plot")) el.setAttribute("aria-label", t("views.a11y.empty_plot"));
+    });
   }
 
   // Parts redrawn from scratch (innerHTML) when used: focus stays on the control that was used, or its successor
@@ -353,13 +364,32 @@
     const left = e.target;
     if (e.relatedTarget || !left.closest || !left.closest("[role='tabpanel']")) return;
     if (left.closest("ul, [role='listbox']")) return;  // (a dropdown's list, going as it shuts: below)
+    // (a figure drawn again, a new sentence's: Gradio puts a new element in its place)
+    const block = left.matches && left.matches("[role='figure']") ? left.closest(".block[id]") : null;
     setTimeout(() => {
       const active = document.activeElement;
       if ((active && active !== document.body) || (left.isConnected && left.offsetParent)) return;
       const tab = document.querySelector("button[role='tab'][aria-selected='true']");
       if (tab && tab.offsetParent) tab.focus({ preventScroll: true });
+      if (block) backToFigure(block.id, tab);
     }, 0);
   });
+  // ... and from the tab to the figure's new drawing once it is on the page, where the focus was (audit 58: a
+  // following phone's focus on the heatmap went to the tab as the teacher translated, and the page, scrolling to the
+  // view, left it 484 px above the screen with no ring in sight, 4 of 4 sentences); not once the focus has moved on
+  function backToFigure(id, tab) {
+    const until = performance.now() + 10000;
+    const step = () => {
+      const a = document.activeElement;
+      if (a !== tab && a !== document.body) return;
+      const box = document.getElementById(id), fig = box && box.querySelector("[role='figure']");
+      if (fig && fig.offsetParent) {
+        if (!fig.hasAttribute("tabindex")) fig.setAttribute("tabindex", "-1");
+        fig.focus({ preventScroll: true });
+      } else if (performance.now() < until) setTimeout(step, 100);
+    };
+    setTimeout(step, 100);
+  }
 
   // how far a control's focus ring reaches outside it: 3 px, 2 px off it (style.css), none where it is drawn inside
   const ringOf = (el) => (el.matches && el.matches(".ae-ring-in") ? 0 : 5);
@@ -395,13 +425,7 @@
     const dock = document.querySelector("#lesson-box .ae-docked");
     if (dock && dock.contains(el)) {  // in the lesson: not under its own title or Back / Next, which stay (sticky)
       // (helper 37: at stops 5 and 6 at 1280x800 options C and D, one the right answer, were under Back / Next)
-      // (Back / Next first, then the title, each measured after the scroll before it: the title wins where both
-      // cannot be met; review: one measure for both let the two corrections cancel)
-      for (const bar of [...dock.querySelectorAll(".ae-nav"), ...dock.querySelectorAll(".ae-head")]) {
-        if (bar.contains(el) || getComputedStyle(bar).position !== "sticky") continue;
-        const r = el.getBoundingClientRect(), b = bar.getBoundingClientRect();
-        if (r.bottom + 5 > b.top && r.top - 5 < b.bottom) dock.scrollTop += bar.classList.contains("ae-nav") ? r.bottom - b.top + 6 : r.top - b.bottom - 6;
-      }
+      intoSheet(dock, el);
       return;
     }
     if (!dock || getComputedStyle(dock).position !== "fixed") return;
@@ -417,6 +441,33 @@
     const d = dock.getBoundingClientRect();
     const by = r.height + 16 <= d.top ? r.bottom - d.top + 8 : r.top - 8;
     scrollRoom(by);
+  }
+  // The band of the screen a control in the lesson's sheet ``el`` is seen in: inside the sheet's scrolled box, below
+  // its sticky title and above its sticky Back / Next, on the screen (lesson.js uses it too)
+  function sheetBand(el, a) {
+    const box = el.getBoundingClientRect();
+    let top = box.top + el.clientTop, bottom = Math.min(top + el.clientHeight, window.innerHeight);
+    top = Math.max(top, 0);
+    for (const bar of el.querySelectorAll(".ae-head, .ae-nav")) {
+      if (bar.contains(a) || getComputedStyle(bar).position !== "sticky") continue;
+      const b = bar.getBoundingClientRect();
+      if (bar.classList.contains("ae-head")) top = Math.max(top, b.bottom); else bottom = Math.min(bottom, b.top);
+    }
+    return { top, bottom };
+  }
+  // the sheet scrolled so that ``a`` is whole in that band, its ring too (its top where it is taller than the band):
+  // the browser's own scrolling knows nothing of the sticky bars (audit 56: the focused feedback's last 57 px under
+  // Back / Next at 1280x800 with the text doubled)
+  // (Back / Next first, then the title, each measured after the scroll before it: the title wins where both cannot
+  // be met; review: one measure for both let the two corrections cancel)
+  function intoSheet(el, a) {
+    a.scrollIntoView({ block: "nearest", behavior: "instant" });
+    const RING = ringOf(a);
+    let { top, bottom } = sheetBand(el, a), r = a.getBoundingClientRect();
+    if (r.bottom + RING > bottom) el.scrollTop += r.bottom + RING - bottom + 1;
+    ({ top, bottom } = sheetBand(el, a));
+    r = a.getBoundingClientRect();
+    if (r.top - RING < top) el.scrollTop -= top - (r.top - RING) + 1;
   }
   // the docked lesson, fixed over the page, where it covers part of ``el`` (not in it); else null (sight.js too)
   function lessonOver(el) {
@@ -697,5 +748,5 @@
 
   // whether the focus was just moved with Tab (lesson.js: an answer Tabbed to brings its question into sight)
   const tabbedNow = () => performance.now() - tabbed < 600;
-  AE.a11y = { say, fix, inSight, lessonOver, tabbedNow, ringOf };
+  AE.a11y = { say, fix, inSight, lessonOver, tabbedNow, ringOf, sheetBand, intoSheet };
 })();

@@ -53,8 +53,8 @@
     el.querySelectorAll(".ae-part").forEach((g) => g.classList.toggle("ae-on", on.includes(g.dataset.part)));
   }
 
-  // byKey: pressed with Enter or Space. Its view is said, and where bringing the view into sight took the part off
-  // the screen the focus follows the view to its tab (helper 38: the focus was left 180 px below the screen)
+  // byKey: pressed with Enter or Space. Its view is said and the focus follows the view to its tab (below); a part
+  // with a note (no view of its own) keeps the focus, unless the page scrolls it off the screen
   function open(part, byKey) {
     const view = PARTS[part][5];
     AE.showView(view);
@@ -66,19 +66,29 @@
     const say = (text) => { if (AE.a11y && AE.a11y.say) AE.a11y.say(text); };
     const button = () => [...document.querySelectorAll("#tabs button[role='tab']")]
       .find((b) => b.dataset.tabId === view.tab && b.offsetParent !== null && b.getClientRects().length > 0);
-    if (view.note) { say(view.note); return; }
-    const tab = button() || document.querySelector("#tabs button[role='tab'][data-tab-id='" + view.tab + "']");
-    say(t("views.figure1.opened", { tab: tab ? tab.textContent.trim() : "", part: PARTS[part][0] }));
-    // once the page has scrolled (smooth scrolling takes about half a second), and again every 400 ms for 5 s while
-    // the focus is still on the part: on a slow machine the view came into sight after the one look at 800 ms, and
-    // the part was left 71 px below the screen (helper 50, 1 press in 9; here with the CPU 20x slower)
+    if (view.note) say(view.note);
+    else {
+      const tab = button() || document.querySelector("#tabs button[role='tab'][data-tab-id='" + view.tab + "']");
+      say(t("views.figure1.opened", { tab: tab ? tab.textContent.trim() : "", part: PARTS[part][0] }));
+    }
+    // The focus follows the view to its tab: as soon as bringing the view into sight takes the part off the screen
+    // (helper 38: the focus was left 180 px below it), else once the page has stopped scrolling (CI, a busy machine:
+    // the part was still on the screen after 5 s of looks and the focus stayed on it). Looks every 400 ms from the
+    // time smooth scrolling takes (about half a second); on a slow machine one look at 800 ms came too early (helper
+    // 50, 1 press in 9)
     const g = document.querySelector(".ae-part[data-part='" + part + "']"), t0 = Date.now();
+    let was = null;
     const look = () => {
       if (!g || document.activeElement !== g) return;  // (the person moved it, or it went to the tab)
-      const r = g.getBoundingClientRect();
+      const r = g.getBoundingClientRect(), y = window.scrollY;
       const to = button() || document.querySelector(".overflow-menu > button, .overflow-menu button");
-      if ((r.bottom > window.innerHeight || r.top < 0) && to) to.focus({ preventScroll: true });
-      else if (Date.now() - t0 < 5000) setTimeout(look, 400);
+      if (!to) return;
+      if (r.bottom > window.innerHeight || r.top < 0) to.focus({ preventScroll: true });
+      // (a part with a note keeps the focus while it is in sight: presentation mode scrolls the page to the tabs as
+      // a tab opens, and left a feed-forward part's focus 815 px above the screen: audit 65, 2 of 2)
+      else if (view.note) { if (Date.now() - t0 < 5000) setTimeout(look, 400); }
+      else if (y === was || Date.now() - t0 > 10000) to.focus();  // (settled with the part in sight: the tab is
+      else { was = y; setTimeout(look, 400); }                     //  brought into sight as it takes the focus)
     };
     setTimeout(look, AE.motion && AE.motion() === "instant" ? 150 : 800);
   }

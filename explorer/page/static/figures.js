@@ -365,5 +365,5 @@
     } catch (e) { /* described when drawn */ }
   }
 
-  AE.figures = { describe, summary, title, built, keep, describeParked };
+  AE.figures = { describe, summary, title, built, keep, describeParked, num };
 })();

@@ -10,7 +10,6 @@
   const lesson = { stop: -1, answered: null, first: [], chose: [], restart: false };
 
   const argmax = (xs) => xs.reduce((best, x, i) => (x > xs[best] ? i : best), 0);
-  const mean = (heads, i) => heads[0][i].map((_, j) => heads.reduce((s, h) => s + h[i][j], 0) / heads.length);
 
   // Options: the right one among distinct others, in a fixed order (no randomness: the same sentence, the same stop,
   // the same order in every language, so that a class's answers count the same option whatever each page speaks):
@@ -78,25 +77,23 @@
     { title: "lesson.s6.title", look: "lesson.s6.look", recap: "lesson.s6.recap",
       view: { tab: "attend", kind: "Cross-attention" }, focus: "#heatmap",
       ask: (b) => {
-        const heads = b.att.cross[b.att.cross.length - 1];
+        // (Tq, Tk) the heatmap's own cells: the heads' mean in per mille (views.js), so the answer and its weight are
+        // what the figure and its summary show (audit 56 read 0.99 here and 0.98 in the summary for the same cell)
+        const layer = b.att.cross.length - 1, cells = AE.weights(b, "cross", layer, null);
         let row = 1, best = -1;  // the row (not [BOS]) whose strongest weight is strongest, EOS excluded
         for (let i = 1; i < b.tgt.length; i++) {
-          const w = mean(heads, i).slice(0, b.src.length - 1);
+          const w = cells[i].slice(0, b.src.length - 1);
           if (w.length && Math.max(...w) > best) { best = Math.max(...w); row = i; }
         }
-        const w = mean(heads, row), right = argmax(w.slice(0, b.src.length - 1));
+        const w = cells[row], right = argmax(w.slice(0, b.src.length - 1));
         const order = w.map((x, j) => j).filter((j) => j !== right).sort((a, c) => w[c] - w[a]);
         const src = inLang(b, 0), tgt = inLang(b, 1);
         const picked = [right, ...order.slice(0, 3)].map((j) => ({ id: b.src[j] + " (#" + j + ")", text: b.src[j] + " (#" + j + ")",
           at: j, lang: langOf(b, 0) }));
         return Object.assign(options(picked[0], picked.slice(1)), {
-          view: { kind: "Cross-attention", layer: b.att.cross.length - 1, head: "all heads (mean)" },  // what it asks about
+          view: { kind: "Cross-attention", layer, head: "all heads (mean)" },  // what it asks about
           prompt: AE.t("lesson.s6.prompt", { row: tgt(b.tgt[row]), word: tgt(b.out[row]) }),
-          // (the weight as the heatmap's cell has it, the heads' mean rounded to per mille, and rounded to two
-          // places as the figure's summary rounds it (toFixed: 0.985 is 0.98 there, 0.99 by toLocaleString): audit 56
-          // read 0.99 here and 0.98 in the heatmap's summary for the same cell)
-          explain: AE.t("lesson.s6.explain", { token: src(b.src[right]),
-                                               weight: AE.num(Number((Math.round(w[right]) / 1000).toFixed(2)), 2) }) });
+          explain: AE.t("lesson.s6.explain", { token: src(b.src[right]), weight: AE.figures.num(w[right]) }) });
       } },
     { title: "lesson.s7.title", look: "lesson.s7.look", recap: "lesson.s7.recap",
       view: { tab: "steps" }, focus: "#step-plot",
@@ -160,11 +157,22 @@
     // title, the answers kept; a new stop opens unfolded
     const folded = lesson.folded === lesson.stop;
     el.classList.toggle("ae-folded", folded);
-    const fold = "<button class='ae-fold' onclick='AE.lesson.fold()' aria-expanded='" + !folded + "'" +
-      (folded ? "" : " aria-label='" + AE.esc(AE.t("lesson.fold_label")) + "'") + ">" + (folded ? AE.t("lesson.unfold") :
-      foldWords(AE.t("lesson.fold"))) + "</button>";
+    // ▾ Hide / ▴ Show: a stop's, or the end's (an action of its own, "fold('end')": a focus on a stop's Hide, where →
+    // brought the lesson to its end, goes to the end's title, as it did before the end could fold: a11y.js keeps a
+    // focus only on the same action)
+    const foldButton = (action, label, unfold) => "<button class='ae-fold' onclick='AE.lesson.fold(" + action +
+      ")' aria-expanded='" + !folded + "'" + (folded ? "" : " aria-label='" + AE.esc(AE.t(label)) + "'") + ">" +
+      (folded ? AE.t(unfold) : foldWords(AE.t("lesson.fold"))) + "</button>";
+    const fold = foldButton("", "lesson.fold_label", "lesson.unfold");
     if (!b || !b.att) { el.innerHTML = close + "<p>" + AE.t("lesson.translate_first") + "</p>"; return; }
-    if (lesson.stop >= STOPS.length) { el.classList.remove("ae-folded"); el.innerHTML = close + ending(); led(); return; }
+    // the end folds too (its score and recap out of the way: audit 61, at 320x640 with the text doubled the sheet
+    // left 77 px above it and Tab out of it to Presentation mode, 96 px tall, put that under it, 7 of 7)
+    if (lesson.stop >= STOPS.length) {
+      const foldEnd = foldButton('\"end\"', "lesson.fold_end_label", "lesson.unfold_end");
+      el.innerHTML = "<span class='ae-head-buttons'>" + foldEnd + close + "</span>" + ending();
+      led();
+      return;
+    }
     // while a student's view is shown to everyone, and until the question's own sentence is back, the question stays
     // the one the class was answering, waiting (helper 26: at stop 6 a shown layer-1 view of another sentence made a
     // new question about the last layer of that sentence, which no screen showed; Bring everyone back then asked the
@@ -198,7 +206,7 @@
     cover();
     led(q);
     const buttons = q.options.map((_, i) => "<button class='ae-answer" + (lesson.answered === i ? " ae-chosen" : "") +
-      "' data-i='" + i + "' aria-pressed='" + (lesson.answered === i) + "'" + (held ? " disabled" : "") +
+      "' data-i='" + i + "' aria-pressed='" + (lesson.answered === i) + "'" + (held || lesson.waits ? " disabled" : "") +
       " onclick='AE.lesson.answer(" + i + ")'><b>" + LETTERS[i] + "</b> " + option(q, i) + "</button>").join(" ");
     let reveal = "";
     if (lesson.answered !== null) {
@@ -225,7 +233,9 @@
     const keys = touch() ? "" : " <small>" + AE.t("lesson.keys", { last: LETTERS[q.options.length - 1], n: q.options.length }) +
       "</small>";
     lesson.tallied = tally ? (lesson.tallied === stopKey() ? lesson.tallied : "new") : "";
-    const moved = lesson.moved ? "<p class='ae-status ae-stale ae-class-moved'>" + AE.esc(lesson.moved) + "</p>" : "";
+    // (the class's question waiting while a student's view is shown, said to one exploring: classWaits)
+    const said = lesson.moved || (lesson.waits && !lesson.showing ? AE.t("lesson.class_waits", { nick: lesson.waits }) : "");
+    const moved = said ? "<p class='ae-status ae-stale ae-class-moved'>" + AE.esc(said) + "</p>" : "";
     // its title and the buttons beside it stay at the sheet's top as its text scrolls (style.css: an answer, or the
     // class's answers revealed, scrolled a phone's sheet to them, and the title, Hide and ✕ out of it)
     // (Hide, then ✕: the order they are drawn in, left to right, is the order Tab takes them: helper 39)
@@ -264,6 +274,11 @@
       title.focus({ preventScroll: true });
       el.scrollTop = 0;  // (the stop from its top, where its title is, scrolled with the stop on such a screen)
     });
+    // (and its answers all in sight, where the question stays so: below)
+    if (fresh && window.innerHeight > 420 && el.classList.contains("ae-docked")) requestAnimationFrame(() => {
+      answersUp(el);
+      requestAnimationFrame(() => { if (lesson.drawn === lesson.stop) answersUp(el); });  // (the view drawn meanwhile)
+    });
     if (fresh && window.innerHeight <= 420) requestAnimationFrame(() => {
       const ask = atAsk();
       if (!ask) return;
@@ -278,8 +293,13 @@
     // sheet's scrolled area while the question in sight named the last layer and the screen showed layer 1)
     const note = el.querySelector(".ae-class-moved");
     const sheet = AE.sight && AE.sight.sheetTop && AE.sight.sheetTop() < window.innerHeight;  // (a phone's bottom sheet)
-    if (note && sheet && lesson.moved !== lesson.movedSeen && lesson.tallied !== "new") noteInSight(el, note);
-    lesson.movedSeen = lesson.moved;
+    if (note && sheet && said !== lesson.movedSeen && lesson.tallied !== "new") noteInSight(el, note);
+    // (and a note come or gone, the answers brought up again as when the stop opened, the note kept in sight: helper
+    // 70, at stop 7 the teacher's step 2 and back to 1 left a 360x640 phone's C and D under Back / Next)
+    if (sheet && !fresh && said !== lesson.movedSeen && lesson.tallied !== "new" && el.classList.contains("ae-docked")) {
+      requestAnimationFrame(() => answersUp(el, el.querySelector(".ae-class-moved")));
+    }
+    lesson.movedSeen = said;
     if (lesson.tallied === "new") {  // the class's answers just revealed: in sight inside the sheet (a phone's is short)
       lesson.tallied = stopKey();
       const t = el.querySelector(".ae-class-tally");
@@ -317,38 +337,34 @@
     if (!wholeInSheet(el, to)) intoSheet(el, to);
   }
 
+  // A new stop's sheet scrolled down just so far that its last answer is whole in sight, never past the question's
+  // top: the text before the question is a scroll up (helper 62: on a 360x640 phone C and D were under Back / Next as
+  // each stop opened, at 7 of 8 stops; a student had to find half the answers by scrolling the sheet)
+  function answersUp(el, keep) {  // (``keep``: an element above the question that stays in sight too, or none)
+    const ask = el.querySelector(".ae-ask"), all = el.querySelectorAll(".ae-options .ae-answer");
+    const last = all[all.length - 1];
+    if (!ask || !last || !last.offsetParent) return;
+    const { top, bottom } = sheetBand(el, last), r = last.getBoundingClientRect();
+    const need = r.bottom + ringOf(last) - bottom + 1;
+    let room = (keep || ask).getBoundingClientRect().top - top - 4;
+    // (nor a focus in the sheet's text out of sight: the stop's title where it scrolls with the text, a short screen's
+    // or one with the text doubled, focused as the stop opened)
+    const a = document.activeElement, bar = a && a.closest && a.closest(".ae-head, .ae-nav");
+    if (a && a !== el && el.contains(a) && !(bar && getComputedStyle(bar).position === "sticky")) {
+      room = Math.min(room, a.getBoundingClientRect().top - ringOf(a) - top);
+    }
+    if (need > 0 && room > 0) el.scrollTop += Math.min(need, room);
+  }
+
   // Whether a control in the sheet is whole in sight, its focus ring (a11y.js ringOf) and all: inside the sheet's
   // scrolled box, below its sticky title and above its sticky Back / Next, on the screen
   function wholeInSheet(el, a) {
     const { top, bottom } = sheetBand(el, a), RING = ringOf(a), r = a.getBoundingClientRect();
     return r.top - RING >= top - 0.5 && r.bottom + RING <= bottom + 0.5;
   }
-  const ringOf = (a) => (AE.a11y && AE.a11y.ringOf ? AE.a11y.ringOf(a) : 5);
-  // the band of the screen a control in the sheet is seen in: inside the sheet's scrolled box, below its sticky title
-  // and above its sticky Back / Next, on the screen
-  function sheetBand(el, a) {
-    const box = el.getBoundingClientRect();
-    let top = box.top + el.clientTop, bottom = Math.min(top + el.clientHeight, window.innerHeight);
-    top = Math.max(top, 0);
-    for (const bar of el.querySelectorAll(".ae-head, .ae-nav")) {
-      if (bar.contains(a) || getComputedStyle(bar).position !== "sticky") continue;
-      const b = bar.getBoundingClientRect();
-      if (bar.classList.contains("ae-head")) top = Math.max(top, b.bottom); else bottom = Math.min(bottom, b.top);
-    }
-    return { top, bottom };
-  }
-  // the sheet scrolled so that ``a`` is whole in that band, its ring too (its top where it is taller than the band):
-  // scrollIntoView knows nothing of the sticky bars (audit 56: the focused feedback's last 57 px under Back / Next at
-  // 1280x800 with the text doubled)
-  function intoSheet(el, a) {
-    a.scrollIntoView({ block: "nearest" });
-    const RING = ringOf(a);
-    let { top, bottom } = sheetBand(el, a), r = a.getBoundingClientRect();
-    if (r.bottom + RING > bottom) el.scrollTop += r.bottom + RING - bottom + 1;
-    ({ top, bottom } = sheetBand(el, a));
-    r = a.getBoundingClientRect();
-    if (r.top - RING < top) el.scrollTop -= top - (r.top - RING) + 1;
-  }
+  // (a11y.js: the one rule for the ring and the band a control in the sheet is seen in, for the page and the lesson)
+  const ringOf = (a) => AE.a11y.ringOf(a), sheetBand = (el, a) => AE.a11y.sheetBand(el, a);
+  const intoSheet = (el, a) => AE.a11y.intoSheet(el, a);
 
   // An answer focused in the docked sheet (Tab, Shift+Tab from Back / Next) with its question's start scrolled above
   // the sheet's top, or under its sticky title: the sheet scrolls up to the question where both fit in it, so the
@@ -363,12 +379,12 @@
     requestAnimationFrame(() => {
       const ask = el.querySelector(".ae-ask");
       if (!ask || document.activeElement !== a) return;
-      const box = el.getBoundingClientRect(), head = el.querySelector(".ae-head"), nav = el.querySelector(".ae-nav");
-      const top = head && getComputedStyle(head).position === "sticky" ? head.getBoundingClientRect().bottom : box.top;
-      const bottom = nav && getComputedStyle(nav).position === "sticky" ? nav.getBoundingClientRect().top : box.bottom;
-      const q = ask.getBoundingClientRect(), r = a.getBoundingClientRect();
-      if (q.top >= top || r.bottom - q.top + 4 > bottom - top) return;  // in sight already, or both do not fit
-      el.scrollTop -= top + 2 - q.top;
+      const { top, bottom } = sheetBand(el, a), q = ask.getBoundingClientRect(), r = a.getBoundingClientRect();
+      // (in sight already, or both do not fit: the question from its top, the answer to its ring's foot, which a
+      // ring drawn inside it does not pass; audit 59: 4 px of margin over that left the question of stop 5 cut at
+      // 320x640 with the text doubled, Shift+Tab from Back to D, where the two fit with 3 px to spare)
+      if (q.top >= top - 0.5 || r.bottom + ringOf(a) - q.top > bottom - top) return;
+      el.scrollTop -= top - q.top;
     });
   });
 
@@ -545,7 +561,7 @@
   // 320x256 a text box and two summaries were 60-80% in sight): the focus stays where it is. -> whether it folded
   function tuck() {
     const el = body();
-    if (!el || lesson.stop < 0 || lesson.stop >= STOPS.length || lesson.folded === lesson.stop ||
+    if (!el || lesson.stop < 0 || lesson.stop > STOPS.length || lesson.folded === lesson.stop ||
         !el.classList.contains("ae-docked")) return false;
     lesson.folded = lesson.stop;
     render();
@@ -565,7 +581,7 @@
   }
 
   function answer(i) {
-    if (lesson.showing) return;  // (the question waits while a student's view is shown: render)
+    if (lesson.showing || lesson.waits) return;  // (the question waits while a student's view is shown: render)
     if (!lesson.q || lesson.stop < 0 || lesson.stop >= STOPS.length || i < 0 || i >= lesson.q.options.length) return;
     if (lesson.first[lesson.stop] === undefined) lesson.first[lesson.stop] = i === lesson.q.answer;  // the score
     // in a class: into its tally, once for each question the room asks there (the stop asked again on another
@@ -710,6 +726,9 @@
     lesson.moved = "";  // (brought back to the stop's view: "the teacher moved the class" is old news: helper 20)
     lesson.movedStep = false;
     if (stop !== lesson.stop) { at(stop); return; }
+    // (drawn as a stop opened: from its top, its answers then brought up into sight; helper 67: a 360x640 phone's
+    // sheet came back at its top with options C and D under Back / Next)
+    lesson.drawn = null;
     if (lesson.stop < STOPS.length) show(STOPS[lesson.stop]);
     // ... but where the teacher's view at the stop is still not the one the question asks about (another step at
     // stop 7, another layer or head at stop 6), the sheet says so again (helper 36: Bring everyone back took the note
@@ -819,6 +838,13 @@
     render();
   }
 
+  // A view shown to everyone: the class's question waits (options greyed) until the teacher brings everyone back; a
+  // page that shows the view says so with shownNote, one exploring on its own says it here. ``nick``: "" when over.
+  function classWaits(nick) {
+    lesson.waits = nick;
+    if (lesson.stop >= 0 && lesson.stop < STOPS.length) render();
+  }
+
   // The shown view's own figure brought to the screen's top (and the stop's view no longer brought back over it):
   // helper 24, Show to everyone at stop 4 drew the shown heatmap 830 px above a projector that kept the stop's model
   // view in sight. Again while the shown view arrives (it may be translated first), until a hand scrolls or taps.
@@ -840,7 +866,7 @@
     return true;
   }
 
-  AE.lesson = { start, go, reaim, shownNote, answer, fold, tuck, cover, end, again, refresh, refreshClass, at, rejoin, moving, values, resume, newRun, state: lesson, stops: STOPS.length,
+  AE.lesson = { start, go, reaim, shownNote, classWaits, answer, fold, tuck, cover, end, again, refresh, refreshClass, at, rejoin, moving, values, resume, newRun, state: lesson, stops: STOPS.length,
     title: (i) => (STOPS[i] ? STOPS[i].title : ""),
     tabOf: (i) => (STOPS[i] ? STOPS[i].view.tab : null),  // the tab stop i opens
     // stop i's question on the sentence shown now (in the page's language; its ids as the room keeps them), or null

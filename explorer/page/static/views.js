@@ -752,5 +752,5 @@
 
   window.AE = Object.assign(window.AE || {}, { heatmap: fromBank(heatmap), modelView: fromBank(modelView), stats: fromBank(stats), step: fromBank(step),
     status: fromBank(status), positional: fromBank(positional), peSentence: fromBank(peSentence), lens: fromBank(lens),
-    download, openTab, closeTab, refreshOpen, kindOf, headOf, state, parsed, esc, current: () => lastBank, taskName, langOf, fixed });
+    download, openTab, closeTab, refreshOpen, kindOf, headOf, state, parsed, esc, current: () => lastBank, taskName, langOf, fixed, weights });
 })();

@@ -1,5 +1,5 @@
-"""The top of the page, above the tabs: the sentence, the model and Translate; examples; the folds (decoding
-options, "Where am I", the guided lesson) with Copy link, Presentation mode and Start over beside them; the status
+"""The top of the page, above the tabs: the sentence, the model and Translate; the folds ("Join a class", decoding
+options, "Where am I", the guided lesson) with Copy link, Presentation mode and Start over beside them; examples; the status
 line, the translation and its pieces; and the page's copy of the analysis (hidden).
 
 The first screen gets to the point: at 1280x800 the sentence, its translation and the first heatmap are in sight
@@ -33,8 +33,6 @@ def build(p: Page, examples_text: list[str], first: tuple) -> None:
     # shown by "Copy link" (links.js); hidden until then, so that it takes no room on the first screen
     p.link_box = gr.Textbox(label=label("page.link"), interactive=False, elem_id="link", max_lines=1,
                             elem_classes=["ae-hidden"])
-    p.examples = gr.Dataset(components=[gr.Textbox(visible=False)], samples=[[e] for e in examples_text],
-                            label=label("page.examples"), type="index", elem_id="examples")
     # the browser's own model: its download, then that Translate needs no server (local.js draws it; hidden while empty)
     gr.HTML('<div id="ae-local"></div>', elem_id="local-box")
     # drawn in this order at every width, an opened fold in its place (the Tab order is the order seen: WCAG 2.4.3);
@@ -70,6 +68,10 @@ def build(p: Page, examples_text: list[str], first: tuple) -> None:
         reset = gr.Button(label("page.reset"), elem_id="reset", scale=0, min_width=130)
         teach = gr.Button(label("page.teach"), elem_id="teach", scale=0, min_width=150)
         gr.HTML('<div id="ae-langs"></div>', elem_id="langs")  # the language switch: i18n.js draws it
+    # the examples below the folds: "Join a class" stays on a small phone's first screen (helper 62: at 360x640 the
+    # examples above it put it 140 px below the screen)
+    p.examples = gr.Dataset(components=[gr.Textbox(visible=False)], samples=[[e] for e in examples_text],
+                            label=label("page.examples"), type="index", elem_id="examples")
     gr.HTML('<div id="class-panel"></div>', elem_id="class-panel-box")  # explorer/classroom/static/class.js: the teacher's
     p.status = gr.HTML(elem_id="status")
     with gr.Row(equal_height=False, elem_id="result"):
