@@ -69,7 +69,14 @@
 
   // A followed view that opens another tab (or the first view a student is shown): its main view is brought into
   // sight, and kept there while the page settles (a new sentence is translated first; the figures above may change
-  // height), for at most 12 s.
+  // height), for 12 s, or 5 s beyond the arrival of a view the teacher sent meanwhile (at most 30 s).
+  // (the 5 s count from the followed view's arrival on the page: a new sentence's answer and its figure, drawn anew, can
+  // take longer than 5 s on a loaded machine, and the page, shorter while the old figure went, left the new one 560 px
+  // down a phone's screen: CI, a following phone's focus on the heatmap as the teacher translated; at most 30 s)
+  const arriving = () => {
+    const l = AE.link;
+    return !!l && (!!l.followed || !!l.follow || (!!l.flying && Date.now() - (l.flyingAt || 0) < 30000));
+  };
   let lastTab = null, poll = null;
   const follow = AE.follow;
   AE.follow = (query) => {
@@ -87,9 +94,14 @@
     }
     if (poll) clearInterval(poll);
     const start = Date.now();
-    let placed = null;  // where its top was put under the banner, then kept there
+    let placed = null, since = start;  // where its top was put under the banner, then kept there
     poll = setInterval(() => {
-      if (touched > start || Date.now() - start > 12000) { clearInterval(poll); poll = null; return; }
+      // (and while a view the teacher sent since is on its way, 5 s beyond its arrival, at most 30 s: keep() leaves
+      // the view to this bringing, which ended at 12 s with the new sentence's answer still coming on a loaded
+      // machine, and the new figure sat 560 px down a phone's screen: CI)
+      if (arriving()) since = Date.now();
+      const over = Date.now() - start > 12000 && (Date.now() - since > 5000 || Date.now() - start > 30000);
+      if (touched > start || over) { clearInterval(poll); poll = null; return; }
       const el = viewOf(tab);
       if (AE.state.tab !== tab || !el || el.offsetParent === null) return;
       // (a lesson stop that asks about one panel keeps it above a phone's sheet: the figure may still grow)
@@ -150,8 +162,15 @@
     if (poll) return;  // a tab's own bringing runs: it keeps the view in sight already
     if (kept) clearInterval(kept);
     const start = Date.now();
+    let since = start;
     kept = setInterval(() => {
-      if (touched > start || Date.now() - start > 5000 || AE.state.tab !== tab) { clearInterval(kept); kept = null; return; }
+      if (arriving()) since = Date.now();
+      // (nor while a student's view is shown to everyone: the lesson brings that view, placed anew, and keeping the old
+      // top undid it, the shown heatmap's first rows under a 360x640 phone's banner: helper 67)
+      const shown = !!(AE.lesson && AE.lesson.state && AE.lesson.state.showing);
+      if (shown || touched > start || Date.now() - since > 5000 || Date.now() - start > 30000 || AE.state.tab !== tab) {
+        clearInterval(kept); kept = null; return;
+      }
       const el = viewOf(tab);
       if (!el || el.offsetParent === null || (AE.lesson && AE.lesson.place && AE.lesson.place(el))) return;
       const moved = el.getBoundingClientRect().top - top;
