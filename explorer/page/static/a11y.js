@@ -386,6 +386,11 @@
       if (fig && fig.offsetParent) {
         if (!fig.hasAttribute("tabindex")) fig.setAttribute("tabindex", "-1");
         fig.focus({ preventScroll: true });
+        // in sight, where the page moved it while the focus waited on the tab (the tab, off the screen, scrolled to
+        // the top as the page's own buttons were pressed for the new sentence, left the new figure 560 px down a
+        // phone's screen: CI, twice); a figure mostly in sight stays where it is
+        const sight = AE.sight;
+        if (sight && sight.inSight(fig) < 0.6) sight.bring(box);
       } else if (performance.now() < until) setTimeout(step, 100);
     };
     setTimeout(step, 100);
@@ -534,7 +539,9 @@
     if (r && (r.top < 0 || r.bottom > innerHeight + 1)) { el.scrollIntoView({ block: "nearest", behavior: "instant" }); inSight(el); }
   }), 150);
   document.addEventListener("keydown", (e) => { if (e.key === "Enter" || e.key === " ") pressed(); });
-  document.addEventListener("click", pressed);
+  // (not the page's own hidden buttons, pressed by its scripts: one pressed while the focus waited on a tab above the
+  // screen scrolled that tab to the top and the followed figure down)
+  document.addEventListener("click", (e) => { if (!(e.target.closest && e.target.closest(".ae-hidden"))) pressed(); });
 
   // the lesson's feedback (right or not, and why) said when it appears, and a new stop's title and question
   let lastReveal = "", lastStop = "", lastAsk = "", tallied = "";
