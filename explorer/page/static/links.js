@@ -448,5 +448,8 @@
   // whether a followed view arrived in the last ``ms`` (its sentence is set, then translated)
   const followedWithin = (ms) => !!link.followedAt && Date.now() - link.followedAt < ms;
   const followedText = () => link.followedText;
-  Object.assign(AE, { headKey, replay, setAddress, followedWithin, followedText, modelPicked, startOver, scrollToView, linkExtras, linkRun, linkQuery, follow, followIn, followGo, NO_RUNS, linkIn, linkGo, linkView, linkOut, linkNote, link, openTabButton, showView });
+  // whether a view the teacher sent is still on its way: its request being set, its translation flying, or the
+  // after-chain that applies it not yet run (sight.js keeps the followed view in place until it has arrived)
+  const followArriving = () => !!link.follow || !!link.followed || flying() > 0;
+  Object.assign(AE, { headKey, replay, setAddress, followedWithin, followedText, followArriving, modelPicked, startOver, scrollToView, linkExtras, linkRun, linkQuery, follow, followIn, followGo, NO_RUNS, linkIn, linkGo, linkView, linkOut, linkNote, link, openTabButton, showView });
 })();

@@ -70,13 +70,17 @@
   // A followed view that opens another tab (or the first view a student is shown): its main view is brought into
   // sight, and kept there while the page settles (a new sentence is translated first; the figures above may change
   // height), for 12 s, or 5 s beyond the arrival of a view the teacher sent meanwhile (at most 30 s).
-  // (the 5 s count from the followed view's arrival on the page: a new sentence's answer and its figure, drawn anew, can
-  // take longer than 5 s on a loaded machine, and the page, shorter while the old figure went, left the new one 560 px
-  // down a phone's screen: CI, a following phone's focus on the heatmap as the teacher translated; at most 30 s)
-  const arriving = () => {
-    const l = AE.link;
-    return !!l && (!!l.followed || !!l.follow || (!!l.flying && Date.now() - (l.flyingAt || 0) < 30000));
-  };
+  // A clock for such keeping: -> whether it is over, ``least`` ms after ``start`` at the earliest, then once no view
+  // the teacher sent has been on its way for 5 s, or at 30 s (a fixed time ran out on a loaded machine before the new
+  // sentence's figure came, and it sat 560 px down a phone's screen: CI)
+  function settleClock(start, least) {
+    let since = start;
+    return () => {
+      const now = Date.now();
+      if (AE.followArriving && AE.followArriving()) since = now;
+      return now - start > least && (now - since > 5000 || now - start > 30000);
+    };
+  }
   let lastTab = null, poll = null;
   const follow = AE.follow;
   AE.follow = (query) => {
@@ -94,14 +98,10 @@
     }
     if (poll) clearInterval(poll);
     const start = Date.now();
-    let placed = null, since = start;  // where its top was put under the banner, then kept there
+    let placed = null;  // where its top was put under the banner, then kept there
+    const over = settleClock(start, 12000);  // (keep() leaves a view sent meanwhile to this bringing)
     poll = setInterval(() => {
-      // (and while a view the teacher sent since is on its way, 5 s beyond its arrival, at most 30 s: keep() leaves
-      // the view to this bringing, which ended at 12 s with the new sentence's answer still coming on a loaded
-      // machine, and the new figure sat 560 px down a phone's screen: CI)
-      if (arriving()) since = Date.now();
-      const over = Date.now() - start > 12000 && (Date.now() - since > 5000 || Date.now() - start > 30000);
-      if (touched > start || over) { clearInterval(poll); poll = null; return; }
+      if (touched > start || over()) { clearInterval(poll); poll = null; return; }
       const el = viewOf(tab);
       if (AE.state.tab !== tab || !el || el.offsetParent === null) return;
       // (a lesson stop that asks about one panel keeps it above a phone's sheet: the figure may still grow)
@@ -154,21 +154,20 @@
   }
 
   // Another view on the same tab (a step, a layer, an attention type): the main view the student was looking at stays
-  // where it was on the screen while its figure is drawn again, for at most 5 s, unless the student's own hand moves
-  // the page (helper 29: two steps 400 ms apart at stop 7 left both phones scrolled 1,100 px down to the empty
-  // beam-search boxes, the step view above the screen, until Bring everyone back)
+  // where it was on the screen while its figure is drawn again, until 5 s after it arrived (settleClock), unless the
+  // student's own hand moves the page (helper 29: two steps 400 ms apart at stop 7 left both phones scrolled 1,100 px
+  // down to the empty beam-search boxes, the step view above the screen, until Bring everyone back)
   let kept = null;
   function keep(tab, top) {
     if (poll) return;  // a tab's own bringing runs: it keeps the view in sight already
     if (kept) clearInterval(kept);
     const start = Date.now();
-    let since = start;
+    const over = settleClock(start, 0);
     kept = setInterval(() => {
-      if (arriving()) since = Date.now();
       // (nor while a student's view is shown to everyone: the lesson brings that view, placed anew, and keeping the old
       // top undid it, the shown heatmap's first rows under a 360x640 phone's banner: helper 67)
       const shown = !!(AE.lesson && AE.lesson.state && AE.lesson.state.showing);
-      if (shown || touched > start || Date.now() - since > 5000 || Date.now() - start > 30000 || AE.state.tab !== tab) {
+      if (shown || touched > start || over() || AE.state.tab !== tab) {
         clearInterval(kept); kept = null; return;
       }
       const el = viewOf(tab);
