@@ -21,7 +21,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 # the code that makes what the page shows (model/ and training/ speak to programmers and logs)
 PYTHON = ["app.py", "explorer/page", "explorer/api", "explorer/classroom", "explorer/serving/request.py", "viz"]
-JAVASCRIPT = ["explorer/page/static", "explorer/classroom/static"]
+JAVASCRIPT = ["explorer/page/static", "explorer/classroom/static", "explorer/offline/static"]
 ENGLISH = re.compile(r"\b(the|and|with|this|that|from|each|your|you|not|one|of|to|is|are|for|at|by|it|its|be|or|"
                      r"what|how|when|which|here|there|more|can|has|have|click|tap|try|shows?|than|into|only|"
                      r"been|were|would|could|should|these|those|them|they|their|other)\b", re.I)

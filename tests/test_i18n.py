@@ -32,6 +32,9 @@ NOT_INTERFACE = {
     ("explorer/classroom/rooms.py", "LATIN (?:SMALL"): "a pattern over Unicode's own names of letters, never shown",
     **{("app.py", start): "the command line's usage, read by whoever starts the server (like the log), not on the page"
        for start in ("Attention Explorer (GRADIO", "the port (default", "the address to listen on")},
+    **{("explorer/offline/static/offline_worker.js", start): "a broken bundle's error (no such file, a message out of "
+                                                             "order), as worker.js's: said inside offline.failed"
+       for start in ("the bundle has no", "the model is not loaded", "nothing translated yet", "no message")},
     ("explorer/classroom/redis_store.py", "The class ended."): "the room's stored end, which every page shows by its "
                                                                 "key (class.ended.gone) in its own language",
 }

@@ -15,7 +15,7 @@ ROOT = Path(__file__).resolve().parent.parent
 EXPLORER = ROOT / "explorer"
 # what each part may import from explorer (besides itself)
 ALLOWED = {"serving": set(), "classroom": {"serving"}, "api": {"serving"}, "page": {"api", "serving", "browser_model"},
-           "browser_model": {"serving"}}
+           "browser_model": {"serving"}, "offline": {"serving"}}
 # a CSS rule: a selector's last character, then { property: value ... }
 CSS_RULE = re.compile(r"[\w\])*#.-]\s*\{\s*-*[a-z][\w-]*\s*:[^{}]*\}")
 

@@ -142,5 +142,6 @@
     const button = document.getElementById("ae-server-inside");
     if (button) button.click();
   }
-  AE.inside = { tab: (...v) => draw(true, ...v), view: (...v) => draw(false, ...v), after };
+  // (figure and choices: also the offline bundle's, explorer/offline/static/offline.js)
+  AE.inside = { tab: (...v) => draw(true, ...v), view: (...v) => draw(false, ...v), after, figure, choices };
 })();

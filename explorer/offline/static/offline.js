@@ -1,0 +1,269 @@
+// The offline bundle's page: translates in this browser with the JS model (model.js, given its files by files.js) and
+// draws the served page's own figures from the page's copy (views.js, inside.js), with no server and no network.
+// The model runs in a Web Worker made from AE_OFFLINE_WORKER's own text (a blob: URL works from file://); where no
+// worker starts, in place. Every word comes from the catalogue (AE.t, i18n.js); user text only ever reaches the page
+// as text, or escaped by page_data.js / advice.js as on the served page.
+(function () {
+  const AE = window.AE, t = AE.t, S = window.AE_OFFLINE, FILES = window.AE_OFFLINE_FILES;
+  const $ = (id) => document.getElementById(id);
+  const AVERAGE = "all heads (mean)";  // views.js's value for the heads' mean (its label: page.head.mean)
+  const KINDS = ["cross", "encoder", "decoder"];
+  const TABS = [["attend", "page.attend.tab"], ["steps", "page.steps.tab"], ["pe", "page.pe.tab"],
+    ["inside", "page.inside.tab"], ["lens", "page.experiments.lens"]];
+  let bank = null, current = "attend", busy = false;
+
+  // the catalogue's own light markdown (**bold**, *italic*); its text is ours, never the user's
+  const md = (s) => String(s).replace(/\*\*([^*]+)\*\*/g, "<strong>$1</strong>").replace(/\*([^*]+)\*/g, "<em>$1</em>");
+  function status(text, state) {
+    $("status-text").textContent = text;
+    $("bar").hidden = state !== "loading";
+    $("status").classList.toggle("failed", state === "failed");
+  }
+
+  // ---- the model: a worker where one starts, else in place
+  let send = null, nextId = 1;
+  const waiting = new Map();
+  function answer(m) {
+    const w = waiting.get(m.id);
+    if (!w) return;
+    waiting.delete(m.id);
+    if (m.kind === "error") w.reject(new Error(m.message)); else w.resolve(m);
+  }
+  const ask = (msg, transfer) => new Promise((resolve, reject) => {
+    const id = nextId++;
+    waiting.set(id, { resolve, reject });
+    send(Object.assign({ id }, msg), transfer || []);
+  });
+  function bytes(b64) {
+    const bin = atob(b64), out = new Uint8Array(bin.length);
+    for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
+    return out;
+  }
+  function inPlace() {
+    window.AE_OFFLINE_WORKER();
+    const handle = window.AE_OFFLINE_HANDLE;
+    send = (m) => setTimeout(() => handle(m, answer), 0);
+  }
+  function startWorker() {
+    try {
+      const url = URL.createObjectURL(new Blob(["(" + window.AE_OFFLINE_WORKER.toString() + ")();"], { type: "text/javascript" }));
+      const worker = new Worker(url);
+      worker.onmessage = (e) => answer(e.data);
+      send = (m, transfer) => worker.postMessage(m, transfer);
+      return worker;
+    } catch (e) {
+      return null;
+    }
+  }
+  function loadMessage() {
+    const files = {};
+    Object.keys(FILES).forEach((name) => { files[name] = bytes(FILES[name]); });
+    return [{ kind: "load", files, model: S.model, catalogue: (window.AE_I18N || {})[AE.lang] || {}, english: (window.AE_I18N || {}).en || {} },
+      Object.values(files).map((b) => b.buffer)];
+  }
+  async function load() {
+    status(t("offline.loading"), "loading");
+    const worker = startWorker();
+    try {
+      if (!worker) throw new Error("no worker");
+      // a worker that cannot start says so in an error event, not in a message: that too falls back
+      const failed = new Promise((resolve, reject) => { worker.onerror = () => reject(new Error("worker")); });
+      await Promise.race([ask(...loadMessage()), failed]);
+    } catch (e) {
+      if (worker) worker.terminate();
+      waiting.clear();
+      inPlace();
+      await ask(...loadMessage());
+    }
+  }
+
+  // ---- drawing: only the open tab's figures, each in a figure region named by its title
+  function plain(html) {
+    const text = String(html || "").replace(/<br\s*\/?>/gi, " ");  // (a title's lines: its subtitle after a space)
+    return new DOMParser().parseFromString("<body>" + text + "</body>", "text/html").body.textContent;
+  }
+  function draw(id, value) {
+    const el = $(id);
+    if (!value) { if (window.Plotly) window.Plotly.purge(el); el.textContent = ""; el.removeAttribute("aria-label"); return; }
+    const fig = JSON.parse(value.plot), title = fig.layout && fig.layout.title;
+    el.setAttribute("role", "figure");
+    el.setAttribute("aria-label", plain(typeof title === "string" ? title : (title && title.text) || "").replace(/\s+/g, " ").trim());
+    window.Plotly.react(el, fig.data, fig.layout, { responsive: true, displaylogo: false });
+  }
+  const val = (id) => $(id).value;
+  async function redraw() {
+    if (!bank) return;
+    if (current === "attend") {
+      draw("fig-heatmap", AE.heatmap(bank, val("attend-kind"), val("attend-layer"), val("attend-head")));
+      draw("fig-model", AE.modelView(bank, val("attend-kind")));
+      draw("fig-stats", AE.stats(bank, val("attend-kind")));
+    } else if (current === "steps") {
+      $("steps-at-value").textContent = val("steps-at") + " / " + (bank.steps.length - 1);
+      draw("fig-step", AE.step(bank, val("steps-at"), val("steps-layer"), val("steps-head")));
+    } else if (current === "pe") {
+      const [table, waves, sim] = AE.positional(bank, Number(val("pe-len")), val("pe-dims"));
+      draw("pe-table", table); draw("pe-waves", waves); draw("pe-sim", sim);
+      draw("pe-sentence", AE.peSentence(bank));
+    } else if (current === "inside") {
+      const kind = val("inside-kind"), layer = Number(val("inside-layer")), head = Number(val("inside-head"));
+      const query = Number(val("inside-query")), shown = bank;
+      try {
+        const a = (await ask({ kind: "inside", attention: kind, layer, head, query })).numbers;
+        if (shown === bank) draw("fig-inside", AE.inside.figure(bank, a, kind, layer, head, query));
+      } catch (e) {
+        status(t("offline.failed", { why: e.message }), "failed");
+      }
+    } else if (current === "lens") {
+      draw("fig-lens", AE.lens(bank));
+    }
+  }
+
+  // ---- controls, made once the first translation gives the model's size
+  function select(id, label, options, value) {
+    const box = document.createElement("div");
+    box.innerHTML = "<label for='" + id + "'></label><select id='" + id + "'></select>";
+    box.querySelector("label").textContent = label;
+    const el = box.querySelector("select");
+    options.forEach(([v, text]) => { const o = document.createElement("option"); o.value = v; o.textContent = text; el.appendChild(o); });
+    el.value = value;
+    el.addEventListener("change", redraw);
+    return box;
+  }
+  const kinds = () => KINDS.map((k) => [k, t("page.kind." + k)]);
+  const layers = (n) => [...Array(n).keys()].map((l) => [String(l), String(l)]);
+  const heads = (mean) => (mean ? [[AVERAGE, t("page.head.mean")]] : []).concat(
+    [...Array(bank.heads).keys()].map((h) => [mean ? "head " + h : String(h), t("page.head.n", { n: h })]));
+  function queries(keep) {
+    const el = $("inside-query"), list = AE.inside.choices(bank, val("inside-kind"));
+    el.textContent = "";
+    list.forEach((c, i) => { const o = document.createElement("option"); o.value = String(i); o.textContent = c; el.appendChild(o); });
+    el.value = String(keep !== undefined && keep < list.length ? keep : Math.min(1, list.length - 1));
+  }
+  function controls() {
+    const L = bank.att.cross.length;
+    const attend = $("attend-controls"), steps = $("steps-controls"), pe = $("pe-controls"), inside = $("inside-controls");
+    const keep = (id, fallback) => ($(id) ? $(id).value : fallback);
+    const was = { ak: keep("attend-kind", "cross"), al: keep("attend-layer", String(L - 1)), ah: keep("attend-head", AVERAGE),
+      sl: keep("steps-layer", String(L - 1)), sh: keep("steps-head", AVERAGE), ik: keep("inside-kind", "cross"),
+      il: keep("inside-layer", "0"), ih: keep("inside-head", "0"), len: keep("pe-len", "50"), dims: keep("pe-dims", "0, 1, 10, 11, 60, 61") };
+    attend.textContent = ""; steps.textContent = ""; inside.textContent = "";
+    attend.append(select("attend-kind", t("page.kind"), kinds(), was.ak), select("attend-layer", t("page.layer"), layers(L), was.al),
+      select("attend-head", t("page.head"), heads(true), was.ah));
+    const range = document.createElement("div");
+    range.innerHTML = "<label for='steps-at'></label><input id='steps-at' type='range' min='0' step='1' value='0'> <output id='steps-at-value' for='steps-at'></output>";
+    range.querySelector("label").textContent = t("page.steps.step");
+    range.querySelector("input").max = String(bank.steps.length - 1);
+    range.querySelector("input").addEventListener("input", redraw);
+    steps.append(range, select("steps-layer", t("page.cross_layer"), layers(L), was.sl), select("steps-head", t("page.head"), heads(true), was.sh));
+    inside.append(select("inside-kind", t("page.kind"), kinds(), was.ik), select("inside-layer", t("page.layer"), layers(L), was.il),
+      select("inside-head", t("page.head"), heads(false), was.ih), select("inside-query", t("page.inside.query"), [], ""));
+    $("inside-kind").addEventListener("change", () => queries(), { capture: true });
+    queries();
+    if (!pe.children.length) {
+      pe.innerHTML = "<div><label for='pe-len'></label><input id='pe-len' type='number' min='2' step='1'></div>" +
+        "<div><label for='pe-dims'></label><input id='pe-dims' type='text' inputmode='numeric'></div>";
+      pe.querySelector("[for=pe-len]").textContent = t("page.pe.positions") + " (2-" + S.pe.max_len + ")";
+      pe.querySelector("[for=pe-dims]").textContent = t("page.pe.dims");
+      $("pe-len").max = String(S.pe.max_len);
+      $("pe-len").value = was.len;
+      $("pe-dims").value = was.dims;
+      $("pe-len").addEventListener("change", redraw);
+      $("pe-dims").addEventListener("change", redraw);
+    }
+  }
+
+  // ---- tabs (the ARIA pattern: arrows, Home and End move between them)
+  function openTab(name, focus) {
+    current = name;
+    TABS.forEach(([id]) => {
+      const tab = $("tab-" + id), on = id === name;
+      tab.setAttribute("aria-selected", String(on));
+      tab.tabIndex = on ? 0 : -1;
+      $("panel-" + id).hidden = !on;
+    });
+    if (focus) $("tab-" + name).focus();
+    redraw();
+  }
+  function tabs() {
+    const list = $("tablist");
+    list.setAttribute("aria-label", t("offline.views"));
+    TABS.forEach(([id, key]) => {
+      const b = document.createElement("button");
+      b.type = "button"; b.id = "tab-" + id; b.setAttribute("role", "tab"); b.setAttribute("aria-controls", "panel-" + id);
+      b.textContent = t(key);
+      b.addEventListener("click", () => openTab(id));
+      list.appendChild(b);
+    });
+    list.addEventListener("keydown", (e) => {
+      const at = TABS.findIndex(([id]) => id === current);
+      const to = { ArrowRight: at + 1, ArrowLeft: at - 1, Home: 0, End: TABS.length - 1 }[e.key];
+      if (to === undefined) return;
+      e.preventDefault();
+      openTab(TABS[(to + TABS.length) % TABS.length][0], true);
+    });
+    openTab("attend");
+  }
+
+  // ---- Translate
+  async function translate(text, fromExample) {
+    const sentence = String(text).replace(/\s+/g, " ").trim();
+    if (!sentence) { status(t("offline.empty"), "failed"); $("sentence").focus(); return; }
+    if (sentence.length > S.max_chars) { status(t("offline.too_long", { n: S.max_chars }), "failed"); return; }
+    if (busy) return;
+    busy = true;
+    $("translate").disabled = true;
+    status(t("offline.translating"), "loading");
+    try {
+      const r = await ask({ kind: "translate", text: sentence, maxLen: 60, maxSource: S.max_source });
+      bank = Object.assign({}, r.data, { pe: S.pe });
+      $("german").textContent = r.translation;
+      $("pieces").innerHTML = r.pieces;  // (advice.js: catalogue words, the pieces escaped, as the served page shows them)
+      $("result").hidden = false;
+      $("tabs").hidden = false;
+      controls();
+      status(t("offline.done", { ms: AE.num(r.ms, 0) }), "done");
+      await redraw();
+      // (an example tapped on a phone: the German is below the examples, so it is brought up into sight; a sentence
+      // typed keeps its box where it is)
+      const box = $("german").getBoundingClientRect();
+      if (fromExample && (box.top < 0 || box.bottom > window.innerHeight)) $("result").scrollIntoView({ block: "start" });
+    } catch (e) {
+      status(e.message === "too long" ? t("offline.too_long", { n: S.max_chars }) : t("offline.failed", { why: e.message }), "failed");
+    } finally {
+      busy = false;
+      $("translate").disabled = false;
+    }
+  }
+
+  function words() {
+    document.title = t("offline.title");
+    $("title").textContent = t("offline.title");
+    $("lead").innerHTML = md(t("offline.lead"));
+    $("skip").textContent = t("offline.skip");
+    $("sentence-label").textContent = t("page.task.english_sentence");
+    $("translate").textContent = t("page.translate");
+    $("german-label").textContent = t("offline.german");
+    $("no-check").textContent = t("offline.no_check");
+    document.querySelectorAll("[data-md]").forEach((el) => { el.innerHTML = md(t(el.dataset.md)); });
+    const ex = $("examples");
+    ex.setAttribute("aria-label", t("page.examples"));
+    ((S.task && S.task.examples) || []).forEach((s) => {
+      const b = document.createElement("button");
+      b.type = "button"; b.textContent = s; b.lang = "en";
+      b.addEventListener("click", () => { $("sentence").value = s; translate(s, true); });
+      ex.appendChild(b);
+    });
+    $("sentence").value = ((S.task && S.task.examples) || [""])[1] || "";
+  }
+
+  words();
+  tabs();
+  $("translate").addEventListener("click", () => translate($("sentence").value));
+  $("sentence").addEventListener("keydown", (e) => {
+    if (e.key === "Enter" && !e.shiftKey) { e.preventDefault(); translate($("sentence").value); }
+  });
+  load().then(() => {
+    status(t("offline.ready"), "done");
+    $("translate").disabled = false;
+  }).catch((e) => status(t("offline.failed", { why: e.message }), "failed"));
+})();
