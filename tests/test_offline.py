@@ -174,7 +174,9 @@ def test_a_person_translates_and_opens_every_view_with_the_network_refused(opene
     assert "Translated in this browser" in pg.inner_text("#status")
     assert "Output pieces" in pg.inner_text("#pieces")
     drawn(pg, "#fig-heatmap", "layer 2")
-    assert f"“{sentence}” decoder positions" in label(pg, "#fig-heatmap") and pg.locator("#fig-model .main-svg").count() >= 1
+    assert f"“{sentence}” decoder positions" in label(pg, "#fig-heatmap")
+    drawn(pg, "#fig-model", sentence)  # (after the heatmap)
+    drawn(pg, "#fig-stats", sentence)
 
     # the heatmap's layer, by keys: the tab, then Tab to the Layer box, then an arrow
     pg.click("#tab-attend")

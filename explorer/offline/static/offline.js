@@ -91,12 +91,18 @@
     window.Plotly.react(el, fig.data, fig.layout, { responsive: true, displaylogo: false });
   }
   const val = (id) => $(id).value;
+  const painted = () => new Promise((done) => requestAnimationFrame(() => setTimeout(done, 0)));
   async function redraw() {
     if (!bank) return;
     if (current === "attend") {
       draw("fig-heatmap", AE.heatmap(bank, val("attend-kind"), val("attend-layer"), val("attend-head")));
-      draw("fig-model", AE.modelView(bank, val("attend-kind")));
-      draw("fig-stats", AE.stats(bank, val("attend-kind")));
+      // the model view (every layer and head) and the statistics after the heatmap has been painted: on a phone's
+      // CPU they took most of a Translate's 3 s before the heatmap showed
+      const shown = bank, kind = val("attend-kind");
+      await painted();
+      if (shown !== bank || current !== "attend" || kind !== val("attend-kind")) return;
+      draw("fig-model", AE.modelView(bank, kind));
+      draw("fig-stats", AE.stats(bank, kind));
     } else if (current === "steps") {
       $("steps-at-value").textContent = val("steps-at") + " / " + (bank.steps.length - 1);
       draw("fig-step", AE.step(bank, val("steps-at"), val("steps-layer"), val("steps-head")));
@@ -262,7 +268,9 @@
   $("sentence").addEventListener("keydown", (e) => {
     if (e.key === "Enter" && !e.shiftKey) { e.preventDefault(); translate($("sentence").value); }
   });
-  load().then(() => {
+  // (Translate once the model is loaded and the views' scripts after this one have been read)
+  const read = new Promise((done) => (document.readyState === "loading" ? document.addEventListener("DOMContentLoaded", done) : done()));
+  Promise.all([load(), read]).then(() => {
     status(t("offline.ready"), "done");
     $("translate").disabled = false;
   }).catch((e) => status(t("offline.failed", { why: e.message }), "failed"));
