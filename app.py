@@ -48,7 +48,7 @@ PAGE_STATIC = EXPLORER / "page" / "static"
 # the browser's part of the page and of class rooms, inlined into the page's <head> (head_html)
 VIEWS_JS = "\n".join(path.read_text(encoding="utf-8") for path in (
     *(PAGE_STATIC / name for name in ("i18n.js", "draw_once.js", "views.js", "a11y.js", "figures.js", "links.js",
-                                      "lesson.js", "present.js", "figure1.js", "sight.js", "local.js",
+                                      "lesson_stops.js", "lesson.js", "present.js", "figure1.js", "sight.js", "local.js",
                                       "inside.js")),
     EXPLORER / "classroom" / "static" / "class.js"))
 CSS = (PAGE_STATIC / "style.css").read_text(encoding="utf-8").removesuffix("\n")  # the page's styles

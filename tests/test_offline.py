@@ -286,3 +286,51 @@ def test_axe_finds_nothing_on_the_bundle(opened):
     result = axe_sync.Axe().run(pg, options={"runOnly": {"type": "tag", "values": [
         "wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"]}})
     assert [f"{v['id']}: {n['target']}" for v in result.response["violations"] for n in v["nodes"]] == []
+
+
+STOP_TABS = ["attend", "pe", "inside", "attend", "attend", "attend", "steps", "lens"]  # lesson_stops.js's views here
+STOP_FIGURES = {"attend": "#fig-heatmap", "pe": "#pe-table", "inside": "#fig-inside", "steps": "#fig-step", "lens": "#fig-lens"}
+
+
+@needs_node
+@pytest.mark.parametrize("opened", ["laptop", "phone"], indirect=True)
+def test_a_student_runs_the_guided_lesson_to_its_end_with_no_network(opened):
+    """The lesson alone, from the bundle: each stop opens its view, asks before it explains, and the score counts the
+    first answers; by keys on a laptop (letters, arrows), by taps on a phone."""
+    pg, refused, errors = opened
+    phone = pg.viewport_size["width"] < 600
+    pg.click("#translate")
+    pg.wait_for_function("document.getElementById('german').textContent.length > 0", timeout=30_000)
+    pg.click("#lesson-start")
+    rights = 0
+    for k, tab in enumerate(STOP_TABS):
+        pg.wait_for_function("(k) => document.getElementById('lesson-title').textContent.includes(`(stop ${k} of 8)`)",
+                             arg=k + 1, timeout=10_000)
+        assert pg.evaluate("document.activeElement.id") == "lesson-title" and in_sight(pg, "#lesson-title")
+        assert pg.get_attribute(f"#tab-{tab}", "aria-selected") == "true", (k, tab)
+        drawn(pg, STOP_FIGURES[tab], "")
+        # stop 1 asks how many pieces: they are covered until it is answered
+        covered = pg.evaluate("getComputedStyle(document.querySelector('#pieces .ae-src-line')).visibility") == "hidden"
+        assert covered == (k == 0)
+        assert pg.inner_text("#lesson-body [role=status]") == ""  # asked before it explains
+        choice = k % 2
+        if phone:
+            pg.click(f"#lesson-body [data-answer='{choice}']")
+        else:
+            pg.keyboard.press("AB"[choice])
+        said = pg.inner_text("#lesson-body [role=status]")
+        assert said.startswith(("Right.", "Not quite")), said
+        rights += said.startswith("Right.")
+        assert pg.get_attribute(f"#lesson-body [data-answer='{choice}']", "aria-pressed") == "true"
+        if k == 5:  # stop 6 asks about the last layer's mean: the heatmap shows it
+            drawn(pg, "#fig-heatmap", "layer 2, mean of 4 heads")
+        if phone:
+            pg.click("#lesson-body [data-go='1']")
+        else:
+            pg.keyboard.press("ArrowRight")
+    pg.wait_for_function("document.getElementById('lesson-title').textContent === 'Lesson done'", timeout=10_000)
+    assert f"Score: {rights} of 8" in pg.inner_text("#lesson-body")
+    assert pg.inner_text("#lesson-body").count("✓") == rights
+    pg.click("#lesson-close")
+    assert pg.locator("#lesson").is_hidden() and pg.evaluate("document.activeElement.id") == "lesson-start"
+    assert refused == [] and errors == []

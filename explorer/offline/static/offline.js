@@ -178,6 +178,101 @@
     }
   }
 
+
+  // ---- the guided lesson, alone (lesson_stops.js: the served page's stops and questions); no class, no tally
+  const lesson = { stop: -1, answered: null, first: [] };
+  const STOP_TAB = { attend: "attend", steps: "steps", pe: "pe", inside: "inside", experiments: "lens" };
+  const KIND_OF = { "Cross-attention": "cross", "Encoder self-attention": "encoder", "Decoder self-attention": "decoder" };
+  function setValue(id, value) {
+    const el = $(id);
+    if (el && value !== undefined && value !== null && [...(el.options || [])].some((o) => o.value === String(value))) el.value = String(value);
+    else if (el && el.type === "range") el.value = String(value);
+  }
+  function question() {
+    const st = AE.lessonStops.STOPS[lesson.stop];
+    try { return st.ask(bank); } catch (e) { return null; }
+  }
+  // the stop's view: its tab, and the kind, layer, head or step its question is about
+  function stopView(st, q) {
+    const v = Object.assign({}, st.view, (q && q.view) || {});
+    if (v.kind) setValue("attend-kind", KIND_OF[v.kind] || v.kind);
+    if (v.layer !== undefined) setValue("attend-layer", v.layer);
+    if (v.head !== undefined) setValue("attend-head", v.head);
+    if (v.step !== undefined) setValue("steps-at", v.step);
+    openTab(STOP_TAB[v.tab] || current);
+  }
+  function lessonHtml() {
+    const { STOPS, LETTERS, option } = AE.lessonStops, n = STOPS.length;
+    if (lesson.stop >= n) {
+      const right = lesson.first.filter((r) => r === true).length, answered = lesson.first.filter((r) => r !== undefined).length;
+      const score = answered < n ? t("lesson.score_missing", { right, total: n, n: n - answered }) : t("lesson.score", { right, total: n });
+      return ["<h2 id='lesson-title' tabindex='-1'>" + t("lesson.done") + "</h2>",
+        "<p>" + score + "</p><ol>" + STOPS.map((st, i) => "<li>" + (lesson.first[i] === true ? "✓" : lesson.first[i] === false ? "✗" : "–") +
+          " <b>" + st.title.replace(/^\d+\. /, "") + "</b>: " + st.recap + "</li>").join("") + "</ol>" +
+        "<p class='nav'><button type='button' data-go='-1'>" + t("lesson.back") + "</button><button type='button' data-again='1'>" +
+        t("lesson.restart") + "</button></p>"];
+    }
+    const st = STOPS[lesson.stop], q = question();
+    const title = st.title + " <small>" + t("lesson.of", { n: lesson.stop + 1, total: n }) + "</small>";
+    if (!q) return [title, "<p>" + st.look + "</p>" + nav(n)];
+    const options = q.options.map((_, i) => "<button type='button' data-answer='" + i + "' aria-pressed='" + (lesson.answered === i) + "'><b>" +
+      LETTERS[i] + "</b> " + option(q, i) + "</button>").join("");
+    const said = lesson.answered === null ? "" : "<p class='" + (lesson.answered === q.answer ? "right" : "") + "'>" +
+      (lesson.answered === q.answer ? t("lesson.right") : t("lesson.wrong", { choice: option(q, lesson.answered) })) + " " + q.explain + "</p>";
+    return [title, "<p>" + st.look + "</p><p>" + t("lesson.predict") + " " + q.prompt + "</p><div class='options' role='group' aria-label='" +
+      AE.esc(t("lesson.predict").replace(/<[^>]*>/g, "")) + "'>" + options + "</div><div role='status'>" + said + "</div>" + nav(n)];
+  }
+  const nav = (n) => "<p class='nav'>" + (lesson.stop > 0 ? "<button type='button' data-go='-1'>" + t("lesson.back") + "</button>" : "") +
+    "<button type='button' data-go='1'>" + t(lesson.stop === n - 1 ? "lesson.finish" : "lesson.next") + "</button></p>";
+  function renderLesson(focusTitle) {
+    const box = $("lesson");
+    box.hidden = lesson.stop < 0;
+    $("pieces").classList.toggle("ae-covered", lesson.stop === 0 && lesson.answered === null);
+    if (lesson.stop < 0) return;
+    const [title, body] = lessonHtml();
+    $("lesson-title").innerHTML = title.replace(/^<h2[^>]*>|<\/h2>$/g, "");
+    $("lesson-body").innerHTML = body;  // (the catalogue's words, and the sentence's labels escaped by page_data.js)
+    if (focusTitle) { $("lesson-title").focus({ preventScroll: true }); box.scrollIntoView({ block: "start" }); }
+  }
+  function goStop(to) {
+    const n = AE.lessonStops.STOPS.length;
+    lesson.stop = Math.max(0, Math.min(n, to));
+    lesson.answered = null;
+    if (lesson.stop < n) { const st = AE.lessonStops.STOPS[lesson.stop]; stopView(st, question()); }
+    renderLesson(true);
+  }
+  function choose(i) {
+    const q = question();
+    if (!q || i >= q.options.length || lesson.stop >= AE.lessonStops.STOPS.length) return;
+    lesson.answered = i;
+    if (lesson.first[lesson.stop] === undefined) lesson.first[lesson.stop] = i === q.answer;
+    renderLesson(false);
+    const pressed = $("lesson-body").querySelector("[data-answer='" + i + "']");
+    if (pressed) pressed.focus();
+  }
+  function lessonControls() {
+    $("lesson-start").textContent = t("page.lesson");
+    $("lesson-close").textContent = "✕";
+    $("lesson-close").setAttribute("aria-label", t("lesson.close"));
+    $("lesson-start").addEventListener("click", () => { lesson.first = []; goStop(0); });
+    $("lesson-close").addEventListener("click", () => { lesson.stop = -1; renderLesson(false); status(t("lesson.closed"), "done"); $("lesson-start").focus(); });
+    $("lesson").addEventListener("click", (e) => {
+      const b = e.target.closest("button");
+      if (!b) return;
+      if (b.dataset.answer !== undefined) choose(Number(b.dataset.answer));
+      else if (b.dataset.go) goStop(lesson.stop + Number(b.dataset.go));
+      else if (b.dataset.again) { lesson.first = []; goStop(0); }
+    });
+    // A-D (or 1-4) answer, ← → move, only while the focus is in the lesson
+    $("lesson").addEventListener("keydown", (e) => {
+      if (e.ctrlKey || e.metaKey || e.altKey) return;
+      const letter = "ABCD".indexOf(e.key.toUpperCase()), digit = "1234".indexOf(e.key);
+      if (e.key.length === 1 && (letter >= 0 || digit >= 0)) { e.preventDefault(); choose(letter >= 0 ? letter : digit); }
+      else if (e.key === "ArrowRight" && lesson.stop < AE.lessonStops.STOPS.length) { e.preventDefault(); goStop(lesson.stop + 1); }
+      else if (e.key === "ArrowLeft" && lesson.stop > 0) { e.preventDefault(); goStop(lesson.stop - 1); }
+    });
+  }
+
   // ---- tabs (the ARIA pattern: arrows, Home and End move between them)
   function openTab(name, focus) {
     current = name;
@@ -221,12 +316,13 @@
     status(t("offline.translating"), "loading");
     try {
       const r = await ask({ kind: "translate", text: sentence, maxLen: 60, maxSource: S.max_source });
-      bank = Object.assign({}, r.data, { pe: S.pe });
+      bank = Object.assign({}, r.data, { pe: S.pe, request: JSON.stringify({ model: S.model }) });
       $("german").textContent = r.translation;
       $("pieces").innerHTML = r.pieces;  // (advice.js: catalogue words, the pieces escaped, as the served page shows them)
       $("result").hidden = false;
       $("tabs").hidden = false;
       controls();
+      if (lesson.stop >= 0) { lesson.answered = null; renderLesson(false); }
       status(t("offline.done", { ms: AE.num(r.ms, 0) }), "done");
       await redraw();
       // (an example tapped on a phone: the German is below the examples, so it is brought up into sight; a sentence
@@ -264,6 +360,7 @@
 
   words();
   tabs();
+  lessonControls();
   $("translate").addEventListener("click", () => translate($("sentence").value));
   $("sentence").addEventListener("keydown", (e) => {
     if (e.key === "Enter" && !e.shiftKey) { e.preventDefault(); translate($("sentence").value); }
