@@ -112,15 +112,15 @@ def test_the_bundled_model_answers_as_the_served_pages_modules(bundle, tmp_path)
 
 # ---- a person with the bundle on a tablet, a laptop or a projector: file://, the network refused
 
-SIZES = {"laptop": (1280, 800), "phone": (390, 844), "projector": (1920, 1080)}
+SIZES = {"laptop": (1280, 800), "phone": (390, 844), "projector": (1920, 1080), "touch phone": (390, 844, "touch")}
 
 
 @pytest.fixture
 def opened(browser, bundle, request):  # noqa: F811
     """The bundle's page from file:// with every request that is not the folder's own file refused (and listed)."""
     out, _ = bundle
-    w, h = SIZES[getattr(request, "param", "laptop")]
-    ctx = browser.new_context(viewport={"width": w, "height": h}, offline=True)
+    w, h, *touch = SIZES[getattr(request, "param", "laptop")]
+    ctx = browser.new_context(viewport={"width": w, "height": h}, offline=True, has_touch=bool(touch), is_mobile=bool(touch))
     refused, errors = [], []
 
     def guard(route):
@@ -159,7 +159,7 @@ def drawn(pg, selector: str, text: str, timeout: float = 20_000) -> None:
 
 
 @needs_node
-@pytest.mark.parametrize("opened", list(SIZES), indirect=True)
+@pytest.mark.parametrize("opened", ["laptop", "phone", "projector"], indirect=True)
 def test_a_person_translates_and_opens_every_view_with_the_network_refused(opened):
     pg, refused, errors = opened
     assert "with no network" in pg.inner_text("#status")
@@ -178,6 +178,9 @@ def test_a_person_translates_and_opens_every_view_with_the_network_refused(opene
     drawn(pg, "#fig-model", sentence)  # (after the heatmap)
     drawn(pg, "#fig-stats", sentence)
 
+    # the plots' toolbars are mouse tools, out of the tab order
+    tools = pg.eval_on_selector_all("#panel-attend .modebar-btn", "els => els.map(e => e.getAttribute('tabindex'))")
+    assert tools and set(tools) == {"-1"}
     # the heatmap's layer, by keys: the tab, then Tab to the Layer box, then an arrow
     pg.click("#tab-attend")
     pg.keyboard.press("Tab")
@@ -253,9 +256,19 @@ def test_bad_input_is_said_in_words_and_text_stays_text(opened):
     drawn(pg, "#fig-heatmap", "onerror")  # (the figure's title names the sentence as text)
     pg.click("#sentence")
     pg.keyboard.press("Control+A")
-    pg.keyboard.type("a " * 400)
+    pg.keyboard.type("Cats sleep. " * 20)  # (239 characters, more pieces than the model is given)
     pg.keyboard.press("Enter")
-    assert "too long" in pg.inner_text("#status")
+    pg.wait_for_function("document.getElementById('status').textContent.includes('too long')", timeout=30_000)
+    assert pg.inner_text("#status").startswith("That is too long for the model: 81 pieces, at most ")
+    pg.keyboard.press("Control+A")
+    pg.keyboard.type("a" * 400)
+    assert len(pg.input_value("#sentence")) == 300  # (the box takes what the model may be given)
+    pg.keyboard.press("Control+A")
+    pg.keyboard.type("I love 🍕 and 🐶! 👍🏽")
+    pg.keyboard.press("Enter")
+    pg.wait_for_function("document.querySelector('#pieces .ae-advice')", timeout=30_000)
+    note = pg.inner_text("#pieces .ae-advice")
+    assert "repetition loop" in note and "beam search in the full app" in note and "Decoding options" not in note
     pg.keyboard.press("Control+A")
     pg.keyboard.type("I like apples.")
     pg.keyboard.press("Enter")
@@ -264,17 +277,59 @@ def test_bad_input_is_said_in_words_and_text_stays_text(opened):
 
 
 @needs_node
-def test_the_language_switch_reopens_the_bundle_in_german(opened):
+def test_the_language_switch_reopens_the_bundle_in_german_with_its_sentence_and_tab(opened):
     pg, refused, errors = opened
-    pg.click("button[data-lang='de']")
-    pg.wait_for_function("document.documentElement.lang === 'de' && document.getElementById('translate')"
-                         " && !document.getElementById('translate').disabled", timeout=90_000)
-    assert pg.inner_text("#title") == "Attention Explorer (ohne Netz)"
-    assert pg.inner_text("#translate") == "Übersetzen" and "ohne Netz" in pg.inner_text("#status")
+    sentence = "Where is the train station?"
+    pg.fill("#sentence", sentence)
     pg.click("#translate")
     pg.wait_for_function("document.getElementById('german').textContent.length > 0", timeout=30_000)
-    drawn(pg, "#fig-heatmap", "Schicht 2")
+    german = pg.inner_text("#german")
+    pg.click("#tab-steps")
+    pg.click("button[data-lang='de']")
+    pg.wait_for_function("document.documentElement.lang === 'de' && document.getElementById('german')"
+                         " && document.getElementById('german').textContent.length > 0", timeout=90_000)
+    assert pg.inner_text("#title") == "Attention Explorer (ohne Netz)" and pg.inner_text("#translate") == "Übersetzen"
+    assert pg.input_value("#sentence") == sentence and pg.inner_text("#german") == german
+    assert pg.get_attribute("#tab-steps", "aria-selected") == "true"
+    drawn(pg, "#fig-step", "Decodierschritt 0")
+    pg.wait_for_function("document.activeElement && document.activeElement.dataset.lang === 'de'", timeout=10_000)
+    assert in_sight(pg, "button[data-lang='de']")
     assert refused == [] and errors == []
+
+
+@needs_node
+def test_presses_while_it_translates_end_on_the_sentence_in_the_box(opened):
+    pg, refused, errors = opened
+    pg.fill("#sentence", "The old man who sells newspapers at the corner told me a long story about his grandson.")
+    pg.click("#translate")
+    pg.click("#examples button >> nth=4")  # (at once: the first is still translating)
+    example = pg.inner_text("#examples button >> nth=4")
+    want = parity.run_js(FOLDER, [example], "--page")[0]["translation"]
+    pg.wait_for_function(f"document.getElementById('german').textContent === {json.dumps(want)}", timeout=60_000)
+    drawn(pg, "#fig-heatmap", example)
+    assert pg.input_value("#sentence") == example
+    assert refused == [] and errors == []
+
+
+@pytest.mark.parametrize("opened", ["touch phone"], indirect=True)
+def test_a_swipe_over_a_figure_scrolls_the_page_on_a_touch_screen(opened):
+    pg, refused, errors = opened
+    pg.tap("#translate")
+    drawn(pg, "#fig-heatmap", "layer 2")
+    assert pg.locator("#fig-heatmap .modebar").count() == 0  # (no toolbar over the title on a touch screen)
+    pg.locator("#fig-heatmap").scroll_into_view_if_needed()
+    box = pg.locator("#fig-heatmap").bounding_box()
+    x, y = box["x"] + box["width"] / 2, max(box["y"] + 150, 300)
+    before = pg.evaluate("scrollY")
+    cdp = pg.context.new_cdp_session(pg)
+    cdp.send("Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": [{"x": x, "y": y}]})
+    for i in range(1, 11):
+        cdp.send("Input.dispatchTouchEvent", {"type": "touchMove", "touchPoints": [{"x": x, "y": y - 20 * i}]})
+        pg.wait_for_timeout(16)
+    cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
+    pg.wait_for_timeout(500)
+    assert pg.evaluate("scrollY") > before + 50  # the page scrolled: the figure neither zoomed nor took the swipe
+    assert pg.locator(".notifier-note").count() == 0 and refused == [] and errors == []
 
 
 @pytest.mark.parametrize("opened", ["laptop", "phone"], indirect=True)

@@ -10,7 +10,7 @@
   const KINDS = ["cross", "encoder", "decoder"];
   const TABS = [["attend", "page.attend.tab"], ["steps", "page.steps.tab"], ["pe", "page.pe.tab"],
     ["inside", "page.inside.tab"], ["lens", "page.experiments.lens"]];
-  let bank = null, current = "attend", busy = false;
+  let bank = null, current = "attend", busy = false, pending = null;  // pending: the newest press while one translates
 
   // the catalogue's own light markdown (**bold**, *italic*); its text is ours, never the user's
   const md = (s) => String(s).replace(/\*\*([^*]+)\*\*/g, "<strong>$1</strong>").replace(/\*([^*]+)\*/g, "<em>$1</em>");
@@ -88,7 +88,10 @@
     const fig = JSON.parse(value.plot), title = fig.layout && fig.layout.title;
     el.setAttribute("role", "figure");
     el.setAttribute("aria-label", plain(typeof title === "string" ? title : (title && title.text) || "").replace(/\s+/g, " ").trim());
-    window.Plotly.react(el, fig.data, fig.layout, { responsive: true, displaylogo: false });
+    const touch = window.matchMedia && window.matchMedia("(pointer: coarse)").matches;
+    if (touch) fig.layout.dragmode = false;
+    window.Plotly.react(el, fig.data, fig.layout, { responsive: true, displaylogo: false, displayModeBar: !touch })
+      .then(() => el.querySelectorAll(".modebar-btn").forEach((b) => b.setAttribute("tabindex", "-1")));  // (mouse tools)
   }
   const val = (id) => $(id).value;
   const painted = () => new Promise((done) => requestAnimationFrame(() => setTimeout(done, 0)));
@@ -310,7 +313,7 @@
     const sentence = String(text).replace(/\s+/g, " ").trim();
     if (!sentence) { status(t("offline.empty"), "failed"); $("sentence").focus(); return; }
     if (sentence.length > S.max_chars) { status(t("offline.too_long", { n: S.max_chars }), "failed"); return; }
-    if (busy) return;
+    if (busy) { pending = [sentence, fromExample]; return; }  // (translated after this one: the box and the German agree)
     busy = true;
     $("translate").disabled = true;
     status(t("offline.translating"), "loading");
@@ -330,10 +333,12 @@
       const box = $("german").getBoundingClientRect();
       if (fromExample && (box.top < 0 || box.bottom > window.innerHeight)) $("result").scrollIntoView({ block: "start" });
     } catch (e) {
-      status(e.message === "too long" ? t("offline.too_long", { n: S.max_chars }) : t("offline.failed", { why: e.message }), "failed");
+      const pieces = /^pieces (\d+)$/.exec(e.message);
+      status(pieces ? t("offline.too_many_pieces", { n: pieces[1], max: S.max_source }) : t("offline.failed", { why: e.message }), "failed");
     } finally {
       busy = false;
       $("translate").disabled = false;
+      if (pending) { const next = pending; pending = null; translate(...next); }
     }
   }
 
@@ -356,19 +361,40 @@
       ex.appendChild(b);
     });
     $("sentence").value = ((S.task && S.task.examples) || [""])[1] || "";
+    $("sentence").maxLength = S.max_chars;
   }
+
+  // the language switch (i18n.js setLang presses #ae-lang-state): the page reopens in the other language with its
+  // sentence, its tab and its lesson's stop, translated again there, the focus back on the switch
+  const carried = new URLSearchParams(window.location.search);
+  $("ae-lang-state").addEventListener("click", () => {
+    const state = new URLSearchParams({ focus: "lang", tab: current });
+    if (bank) state.set("text", bank.text);
+    if (lesson.stop >= 0) state.set("stop", String(lesson.stop));
+    AE.langGo(state.toString());
+  });
 
   words();
   tabs();
   lessonControls();
+  if (carried.get("text")) $("sentence").value = carried.get("text");
   $("translate").addEventListener("click", () => translate($("sentence").value));
   $("sentence").addEventListener("keydown", (e) => {
     if (e.key === "Enter" && !e.shiftKey) { e.preventDefault(); translate($("sentence").value); }
   });
   // (Translate once the model is loaded and the views' scripts after this one have been read)
   const read = new Promise((done) => (document.readyState === "loading" ? document.addEventListener("DOMContentLoaded", done) : done()));
-  Promise.all([load(), read]).then(() => {
+  Promise.all([load(), read]).then(async () => {
     status(t("offline.ready"), "done");
     $("translate").disabled = false;
+    if (carried.get("text")) {
+      await translate(carried.get("text"));
+      const tab = TABS.find(([id]) => id === carried.get("tab"));
+      if (tab) openTab(tab[0]);
+      const stop = parseInt(carried.get("stop"), 10);
+      if (stop >= 0 && stop <= AE.lessonStops.STOPS.length) goStop(stop);
+    }
+    const own = carried.get("focus") === "lang" && document.querySelector("#ae-langs [data-lang='" + AE.lang + "']");
+    if (own) own.focus();
   }).catch((e) => status(t("offline.failed", { why: e.message }), "failed"));
 })();

@@ -9,27 +9,37 @@
 // Messages out: { id, kind: "ready", ms } | { id, kind: "translation", translation, data, pieces, steps, ms }
 //               | { id, kind: "inside", numbers } | { id, kind: "error", message }
 // ``data`` is the page's copy (page_data.js) with what handlers.py adds (advice.js extras) and no estimate: the
-// "may be wrong" check needs the reverse model, which the bundle leaves out.
+// "may be wrong" check needs the reverse model, which the bundle leaves out. A sentence of more pieces than the
+// server takes is an error "pieces N".
 
 import { loadCheckpoint, sourceIds } from "../../browser_model/static/load.js";
 import { pageData } from "../../browser_model/static/page_data.js";
-import { advice, extras, piecesHtml, speaker } from "../../browser_model/static/advice.js";
+import { extras, findLoop, isPunctuation, piecesHtml, speaker } from "../../browser_model/static/advice.js";
 
 let loaded = null, words = null, kept = null;
 
 function translate(m, text, maxLen, maxSource) {
   const { cfg, model, tokenizer, task } = m;
   const ids = sourceIds(tokenizer, cfg, text);
-  if (maxSource && ids.length > maxSource) throw new Error("too long");
+  if (maxSource && ids.length > maxSource) throw new Error(`pieces ${ids.length}`);  // (the page says it in words)
   const r = model.greedy(ids, { maxLen });
   kept = r;
   const outIds = r.ids.concat([cfg.eos_id]), outPieces = outIds.map((i) => tokenizer.piece(i));
   const probs = r.steps.map((st) => st.p), card = task || {};
-  const notes = advice(words, outIds, outPieces, null, card.hint || "");
+  const notes = loopNote(outIds, outPieces);
   const data = { ...pageData(model, tokenizer, text, r), ...extras(outPieces, probs, null, m.name, card, words.english) };
   return { translation: data.translation, data, steps: r.steps.length,
            pieces: piecesHtml(words, { srcPieces: ids.map((i) => tokenizer.piece(i)), outPieces, probs, notes, est: null,
                                        vocab: cfg.vocab_size, languages: [card.source || "", card.target || ""] }) };
+}
+
+// advice.js advice()'s repetition loop, in words for this copy: it has no decoding options to point to
+function loopNote(outIds, outPieces) {
+  const quiet = new Set(outIds.filter((id, i) => isPunctuation(outPieces[i])));
+  const loop = findLoop(outIds.slice(0, -1), quiet);
+  if (!loop) return [];
+  const unit = outPieces.slice(loop.start, loop.start + loop.period).join("").replaceAll("\u2581", " ").trim();
+  return [words.t("offline.loop", { unit: words.t("server.quoted", { text: unit }), n: loop.repeats })];  // (escaped by piecesHtml)
 }
 
 async function handle(msg, post) {
