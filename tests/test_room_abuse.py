@@ -279,9 +279,10 @@ def test_answers_take_only_the_lessons_stops_and_wake_nobody_when_nothing_change
 def test_the_lesson_page_names_its_stops_as_the_server_takes_them():
     from pathlib import Path
 
-    lesson = (Path(__file__).resolve().parent.parent / "explorer/page/static/lesson.js").read_text()
+    static = Path(__file__).resolve().parent.parent / "explorer/page/static"
+    lesson, stops = (static / "lesson.js").read_text(), (static / "lesson_stops.js").read_text()
     assert 'const stopKey = () => "stop " + (lesson.stop + 1);' in lesson
-    assert lesson.count("title: \"") == len(r.STOPS)
+    assert stops.count("title: \"") == len(r.STOPS)  # (the stops themselves: lesson_stops.js, read by lesson.js)
 
 
 # -- (4) the teacher's stream is not charged; a slider's 150 changes a minute pass ------------------------------------

@@ -3,4 +3,4 @@
 no server, opened from ``file://`` or any static host: what a teacher copies onto tablets for a lesson with no
 network. ``bundle`` builds it (ES modules turned into one classic script, files inlined as base64, since a page opened
 from ``file://`` may neither fetch nor import); ``static/`` holds the page and its own scripts. It may import
-explorer.browser_model and explorer.serving (the limits); it reads the page's classic scripts as files."""
+explorer.serving (the limits); it reads the browser model's JS modules and the page's classic scripts as files."""

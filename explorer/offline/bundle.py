@@ -41,8 +41,9 @@ SIZE_GOAL = 15_000_000  # bytes, the whole folder (issue 51)
 
 # import { a, b as c } from "./x.js";   (the only import form the modules use; anything else is refused)
 IMPORT = re.compile(r'^import\s*\{([^}]*)\}\s*from\s*"(\.{1,2}/[^"]+\.js)";[ \t]*$', re.M)
-EXPORT = re.compile(r"^export\s+(?=(?:async\s+)?(?:function\*?|class|const|let)\s)", re.M)
-EXPORTED = re.compile(r"^export\s+(?:async\s+)?(?:function\*?|class|const|let)\s+([A-Za-z_$][\w$]*)", re.M)
+# (not ``export let``: its value is read once, when the module's scope returns; a later assignment would go stale)
+EXPORT = re.compile(r"^export\s+(?=(?:async\s+)?(?:function\*?|class|const)\s)", re.M)
+EXPORTED = re.compile(r"^export\s+(?:async\s+)?(?:function\*?|class|const)\s+([A-Za-z_$][\w$]*)", re.M)
 # export const PAD = 0, UNK = 1;   (several plain constants in one statement)
 MORE = re.compile(r"^export const ((?:[A-Za-z_$][\w$]* = [^,;=()]+, )+[A-Za-z_$][\w$]* = [^,;=()]+);[ \t]*$", re.M)
 LEFT = re.compile(r"^\s*(?:import\b(?!\()|export\b)|\bimport\s*\(|\bimport\.meta\b", re.M)
@@ -145,7 +146,7 @@ def _settings(folder: Path) -> dict:
 
 def write_bundle(out: Path, model: str = "en-de") -> dict[str, int]:
     """Write the bundle into ``out``; returns each file's size in bytes."""
-    folder = _checkpoint(model)
+    folder, plotly = _checkpoint(model), _plotly()  # (both before anything is written)
     settings = _settings(folder)
     if settings["pe"]["kind"] != "sinusoidal":
         raise BundleError(f"{model}'s positions are learned: the bundle draws the paper's sinusoids only")
@@ -166,7 +167,7 @@ def write_bundle(out: Path, model: str = "en-de") -> dict[str, int]:
         shutil.copyfile(PAGE_STATIC / name, out / name)
     for name in OWN_FILES:
         shutil.copyfile(STATIC / name, out / name)
-    shutil.copyfile(_plotly(), out / "plotly.min.js")
+    shutil.copyfile(plotly, out / "plotly.min.js")
     names = [*texts, *PAGE_SCRIPTS, *OWN_FILES, "plotly.min.js"]
     return {name: (out / name).stat().st_size for name in names}
 

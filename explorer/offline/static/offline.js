@@ -10,7 +10,8 @@
   const KINDS = ["cross", "encoder", "decoder"];
   const TABS = [["attend", "page.attend.tab"], ["steps", "page.steps.tab"], ["pe", "page.pe.tab"],
     ["inside", "page.inside.tab"], ["lens", "page.experiments.lens"]];
-  let bank = null, current = "attend", busy = false, pending = null;  // pending: the newest press while one translates
+  // pending: the newest press while one translates or before the model is ready (translated then)
+  let bank = null, current = "attend", busy = false, ready = false, pending = null;
 
   // the catalogue's own light markdown (**bold**, *italic*); its text is ours, never the user's
   const md = (s) => String(s).replace(/\*\*([^*]+)\*\*/g, "<strong>$1</strong>").replace(/\*([^*]+)\*/g, "<em>$1</em>");
@@ -71,6 +72,7 @@
       await Promise.race([ask(...loadMessage()), failed]);
     } catch (e) {
       if (worker) worker.terminate();
+      waiting.forEach((w) => w.reject(new Error("worker")));  // (none but the load: presses wait for ready)
       waiting.clear();
       inPlace();
       await ask(...loadMessage());
@@ -185,7 +187,6 @@
   // ---- the guided lesson, alone (lesson_stops.js: the served page's stops and questions); no class, no tally
   const lesson = { stop: -1, answered: null, first: [] };
   const STOP_TAB = { attend: "attend", steps: "steps", pe: "pe", inside: "inside", experiments: "lens" };
-  const KIND_OF = { "Cross-attention": "cross", "Encoder self-attention": "encoder", "Decoder self-attention": "decoder" };
   function setValue(id, value) {
     const el = $(id);
     if (el && value !== undefined && value !== null && [...(el.options || [])].some((o) => o.value === String(value))) el.value = String(value);
@@ -196,13 +197,13 @@
     try { return st.ask(bank); } catch (e) { return null; }
   }
   // the stop's view: its tab, and the kind, layer, head or step its question is about
-  function stopView(st, q) {
+  function stopView(st, q, quiet) {
     const v = Object.assign({}, st.view, (q && q.view) || {});
-    if (v.kind) setValue("attend-kind", KIND_OF[v.kind] || v.kind);
+    if (v.kind) setValue("attend-kind", AE.kindOf(v.kind));
     if (v.layer !== undefined) setValue("attend-layer", v.layer);
     if (v.head !== undefined) setValue("attend-head", v.head);
     if (v.step !== undefined) setValue("steps-at", v.step);
-    openTab(STOP_TAB[v.tab] || current);
+    openTab(STOP_TAB[v.tab] || current, false, quiet);
   }
   function lessonHtml() {
     const { STOPS, LETTERS, option } = AE.lessonStops, n = STOPS.length;
@@ -211,19 +212,19 @@
       const score = answered < n ? t("lesson.score_missing", { right, total: n, n: n - answered }) : t("lesson.score", { right, total: n });
       return ["<h2 id='lesson-title' tabindex='-1'>" + t("lesson.done") + "</h2>",
         "<p>" + score + "</p><ol>" + STOPS.map((st, i) => "<li>" + (lesson.first[i] === true ? "✓" : lesson.first[i] === false ? "✗" : "–") +
-          " <b>" + st.title.replace(/^\d+\. /, "") + "</b>: " + st.recap + "</li>").join("") + "</ol>" +
+          " <b>" + st.title.replace(/^\d+\. /, "") + "</b>: " + st.recap + "</li>").join("") + "</ol>", "",
         "<p class='nav'><button type='button' data-go='-1'>" + t("lesson.back") + "</button><button type='button' data-again='1'>" +
         t("lesson.restart") + "</button></p>"];
     }
     const st = STOPS[lesson.stop], q = question();
     const title = st.title + " <small>" + t("lesson.of", { n: lesson.stop + 1, total: n }) + "</small>";
-    if (!q) return [title, "<p>" + st.look + "</p>" + nav(n)];
+    if (!q) return [title, "<p>" + st.look + "</p>", "", nav(n)];
     const options = q.options.map((_, i) => "<button type='button' data-answer='" + i + "' aria-pressed='" + (lesson.answered === i) + "'><b>" +
       LETTERS[i] + "</b> " + option(q, i) + "</button>").join("");
     const said = lesson.answered === null ? "" : "<p class='" + (lesson.answered === q.answer ? "right" : "") + "'>" +
       (lesson.answered === q.answer ? t("lesson.right") : t("lesson.wrong", { choice: option(q, lesson.answered) })) + " " + q.explain + "</p>";
     return [title, "<p>" + st.look + "</p><p>" + t("lesson.predict") + " " + q.prompt + "</p><div class='options' role='group' aria-label='" +
-      AE.esc(t("lesson.predict").replace(/<[^>]*>/g, "")) + "'>" + options + "</div><div role='status'>" + said + "</div>" + nav(n)];
+      AE.esc(t("lesson.predict").replace(/<[^>]*>/g, "")) + "'>" + options + "</div>", said, nav(n)];
   }
   const nav = (n) => "<p class='nav'>" + (lesson.stop > 0 ? "<button type='button' data-go='-1'>" + t("lesson.back") + "</button>" : "") +
     "<button type='button' data-go='1'>" + t(lesson.stop === n - 1 ? "lesson.finish" : "lesson.next") + "</button></p>";
@@ -232,9 +233,12 @@
     box.hidden = lesson.stop < 0;
     $("pieces").classList.toggle("ae-covered", lesson.stop === 0 && lesson.answered === null);
     if (lesson.stop < 0) return;
-    const [title, body] = lessonHtml();
+    const [title, body, said, navHtml] = lessonHtml();
+    // (the catalogue's words, and the sentence's labels escaped by page_data.js)
     $("lesson-title").innerHTML = title.replace(/^<h2[^>]*>|<\/h2>$/g, "");
-    $("lesson-body").innerHTML = body;  // (the catalogue's words, and the sentence's labels escaped by page_data.js)
+    $("lesson-body").innerHTML = body;
+    $("lesson-feedback").innerHTML = said;
+    $("lesson-nav").innerHTML = navHtml;
     if (focusTitle) { $("lesson-title").focus({ preventScroll: true }); box.scrollIntoView({ block: "start" }); }
   }
   function goStop(to) {
@@ -277,7 +281,7 @@
   }
 
   // ---- tabs (the ARIA pattern: arrows, Home and End move between them)
-  function openTab(name, focus) {
+  function openTab(name, focus, quiet) {
     current = name;
     TABS.forEach(([id]) => {
       const tab = $("tab-" + id), on = id === name;
@@ -286,7 +290,7 @@
       $("panel-" + id).hidden = !on;
     });
     if (focus) $("tab-" + name).focus();
-    redraw();
+    if (!quiet) redraw();
   }
   function tabs() {
     const list = $("tablist");
@@ -313,7 +317,7 @@
     const sentence = String(text).replace(/\s+/g, " ").trim();
     if (!sentence) { status(t("offline.empty"), "failed"); $("sentence").focus(); return; }
     if (sentence.length > S.max_chars) { status(t("offline.too_long", { n: S.max_chars }), "failed"); return; }
-    if (busy) { pending = [sentence, fromExample]; return; }  // (translated after this one: the box and the German agree)
+    if (busy || !ready) { pending = [sentence, fromExample]; return; }  // (translated after: the box and the German agree)
     busy = true;
     $("translate").disabled = true;
     status(t("offline.translating"), "loading");
@@ -325,7 +329,11 @@
       $("result").hidden = false;
       $("tabs").hidden = false;
       controls();
-      if (lesson.stop >= 0) { lesson.answered = null; renderLesson(false); }
+      if (lesson.stop >= 0) {  // the stop asked again on this sentence, its view aimed at what it asks now
+        lesson.answered = null;
+        if (lesson.stop < AE.lessonStops.STOPS.length) stopView(AE.lessonStops.STOPS[lesson.stop], question(), true);
+        renderLesson(false);
+      }
       status(t("offline.done", { ms: AE.num(r.ms, 0) }), "done");
       await redraw();
       // (an example tapped on a phone: the German is below the examples, so it is brought up into sight; a sentence
@@ -370,7 +378,10 @@
   $("ae-lang-state").addEventListener("click", () => {
     const state = new URLSearchParams({ focus: "lang", tab: current });
     if (bank) state.set("text", bank.text);
-    if (lesson.stop >= 0) state.set("stop", String(lesson.stop));
+    if (lesson.stop >= 0) {
+      state.set("stop", String(lesson.stop));
+      state.set("first", lesson.first.map((r) => (r === true ? "1" : r === false ? "0" : "-")).join(""));
+    }
     AE.langGo(state.toString());
   });
 
@@ -387,12 +398,17 @@
   Promise.all([load(), read]).then(async () => {
     status(t("offline.ready"), "done");
     $("translate").disabled = false;
+    ready = true;
+    if (pending && !carried.get("text")) { const next = pending; pending = null; await translate(...next); }
     if (carried.get("text")) {
       await translate(carried.get("text"));
       const tab = TABS.find(([id]) => id === carried.get("tab"));
       if (tab) openTab(tab[0]);
       const stop = parseInt(carried.get("stop"), 10);
-      if (stop >= 0 && stop <= AE.lessonStops.STOPS.length) goStop(stop);
+      if (stop >= 0 && stop <= AE.lessonStops.STOPS.length) {
+        lesson.first = [...(carried.get("first") || "")].map((c) => (c === "1" ? true : c === "0" ? false : undefined));
+        goStop(stop);
+      }
     }
     const own = carried.get("focus") === "lang" && document.querySelector("#ae-langs [data-lang='" + AE.lang + "']");
     if (own) own.focus();
