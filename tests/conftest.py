@@ -11,7 +11,11 @@ from processes import SUITE_MARK, suite_processes
 from model.config import ModelConfig
 from model.transformer import Transformer
 
-torch.set_num_threads(int(os.environ.get("TORCH_THREADS", "2")))
+# torch's threads: TORCH_THREADS, else the cores shared among the run's pytest-xdist workers (pyproject.toml runs two):
+# two workers of two threads each would oversubscribe two cores
+WORKERS = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
+os.environ["TORCH_THREADS"] = os.environ.get("TORCH_THREADS") or str(max(1, min(2, (os.cpu_count() or 2) // WORKERS)))
+torch.set_num_threads(int(os.environ["TORCH_THREADS"]))  # (and app.py, imported by the tests, reads the same)
 # Every process the suite starts inherits this mark, also one its parent no longer waits for (a server's Node
 # process, a browser): at the end, any still alive fails the run (pytest_sessionfinish). Set, not defaulted: a
 # pytest run inside a test checks its own.

@@ -18,8 +18,6 @@ from model.hooks import run_with_cache, run_with_hooks
 from model.names import act_name
 from model.translator import available, load_pretrained
 
-torch.set_num_threads(2)
-
 needs_en_de = pytest.mark.skipif("en-de" not in available(), reason="en-de not shipped")
 
 # ordinary caption-like sentences (Multi30k style), of different lengths

@@ -13,8 +13,6 @@ from model.hooks import capture, run_with_hooks
 from model.names import act_name
 from model.translator import DecodeOptions, available, load_pretrained
 
-torch.set_num_threads(2)
-
 pytestmark = pytest.mark.skipif("en-de" not in available(), reason="en-de not shipped")
 
 DOG, CAT = "A dog runs in the park.", "A cat runs in the park."
