@@ -87,7 +87,14 @@ def test_remove_is_pressed_whole_while_the_class_redraws_the_panel(browser, serv
         teacher.locator("#class-roster summary").click()
         remove = teacher.locator("#class-roster-list li").first.get_by_role("button", name="Remove")
         remove.wait_for(timeout=10_000)  # (drawn as the roster opens: read at once, a loaded machine had no box yet)
-        box = remove.bounding_box()
+        box, boxes = None, []
+        for _ in range(50):  # pressed where it has come to rest: the roster may still be opening or drawing anew
+            boxes = (boxes + [remove.bounding_box()])[-3:]
+            if len(boxes) == 3 and boxes[0] == boxes[1] == boxes[2] and boxes[0]:
+                box = boxes[0]
+                break
+            teacher.wait_for_timeout(150)
+        assert box, boxes
         teacher.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
         teacher.mouse.down()
         for following in (False, True, False):  # the class's news while the button is held: the panel is redrawn

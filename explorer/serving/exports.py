@@ -96,4 +96,4 @@ def write(data: bytes, stem: str, suffix: str) -> str:
 
 
 def size_on_disk() -> int:
-    return sum(f.stat().st_size for f in folder().iterdir() if f.is_file())
+    return sum(size for _, size, _ in _files())  # (a file swept away while it is counted is not counted)
