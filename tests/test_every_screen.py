@@ -244,3 +244,34 @@ def test_warnings_and_the_status_belong_to_the_sentence_shown(browser, server): 
         shown = pg.locator("body").inner_text()
         assert LOOPING_SENTENCE not in shown and "repeats" not in pg.locator("#pieces").inner_text()
         assert pg.locator("[data-testid=toast-text]").count() == 0
+
+
+@en_de
+def test_a_swipe_over_a_figure_scrolls_a_phones_page(browser, server):  # noqa: F811
+    """A student on a phone reads a figure, then swipes on up over it to the next one: the page scrolls. Found in the
+    offline bundle (helper 74): plotly's drag took the touch and zoomed the figure, the page stayed where it was, and
+    its toolbar sat over the title. On a touch screen the figures take no drag and show no toolbar (a tap still
+    shows a cell's numbers)."""
+    with opened(browser, server, **PHONE) as pg:
+        settled(pg)
+        pg.locator("#sentence textarea").tap()
+        pg.locator("#sentence textarea").fill("The old man is reading a newspaper on the bench.")
+        pg.locator("#translate").tap()
+        pg.wait_for_function("() => document.querySelector('#status').innerText.includes('newspaper')", timeout=60_000)
+        heat = pg.locator("#heatmap .js-plotly-plot")
+        heat.scroll_into_view_if_needed()
+        assert pg.locator("#heatmap .modebar").count() == 0  # (no toolbar over the title)
+        box = heat.bounding_box()
+        x, y = box["x"] + box["width"] / 2, min(box["y"] + box["height"] / 2, 700)
+        before = pg.evaluate("scrollY")
+        cdp = pg.context.new_cdp_session(pg)
+        cdp.send("Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": [{"x": x, "y": y}]})
+        for i in range(1, 11):
+            cdp.send("Input.dispatchTouchEvent", {"type": "touchMove", "touchPoints": [{"x": x, "y": y - 20 * i}]})
+            pg.wait_for_timeout(16)
+        cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
+        pg.wait_for_timeout(500)
+        assert pg.evaluate("scrollY") > before + 50  # the page scrolled: the figure neither zoomed nor took the swipe
+        title = pg.evaluate("() => document.querySelector('#heatmap .js-plotly-plot').layout.xaxis.autorange")
+        assert title is not False, title  # (not zoomed: a zoom sets a range of its own)
+        assert pg.errors == []

@@ -90,9 +90,8 @@
     const fig = JSON.parse(value.plot), title = fig.layout && fig.layout.title;
     el.setAttribute("role", "figure");
     el.setAttribute("aria-label", plain(typeof title === "string" ? title : (title && title.text) || "").replace(/\s+/g, " ").trim());
-    const touch = window.matchMedia && window.matchMedia("(pointer: coarse)").matches;
-    if (touch) fig.layout.dragmode = false;
-    window.Plotly.react(el, fig.data, fig.layout, { responsive: true, displaylogo: false, displayModeBar: !touch })
+    const [layout, config] = AE.forTouch(fig.layout, { responsive: true, displaylogo: false });  // (views.js)
+    window.Plotly.react(el, fig.data, layout, config)
       .then(() => el.querySelectorAll(".modebar-btn").forEach((b) => b.setAttribute("tabindex", "-1")));  // (mouse tools)
   }
   const val = (id) => $(id).value;

@@ -541,7 +541,15 @@
   document.addEventListener("keydown", (e) => { if (e.key === "Enter" || e.key === " ") pressed(); });
   // (not the page's own hidden buttons, pressed by its scripts: one pressed while the focus waited on a tab above the
   // screen scrolled that tab to the top and the followed figure down)
-  document.addEventListener("click", (e) => { if (!(e.target.closest && e.target.closest(".ae-hidden"))) pressed(); });
+  // (and only a press on the focused control or around it: a tap on a figure, which plotly answers with a click of its
+  // own, brought the Translate button pressed before it back over the figure: a phone's swipe past a heatmap jumped
+  // 1,700 px up to it)
+  document.addEventListener("click", (e) => {
+    const a = document.activeElement, el = e.target;
+    if (el.closest && el.closest(".ae-hidden")) return;
+    const control = (el.closest && el.closest("label, button, a, summary, [role]")) || el;  // (a radio's words: its label)
+    if (a && a !== document.body && control.contains && (a.contains(el) || control.contains(a))) pressed();
+  });
 
   // the lesson's feedback (right or not, and why) said when it appears, and a new stop's title and question
   let lastReveal = "", lastStop = "", lastAsk = "", tallied = "";

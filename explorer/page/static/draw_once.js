@@ -33,6 +33,8 @@
       counts.drawn++;
       counts.by[id] = (counts.by[id] || 0) + 1;
       gd.style.minHeight = "";  // (held while it was parked)
+      const A = window.AE || {};
+      if (A.forTouch) [layout, config] = A.forTouch(layout, config);  // (views.js: no drag on a touch screen)
       const t0 = performance.now(), done = react(gd, data, layout, config);
       const F = (window.AE || {}).figures;
       if (F && F.keep) F.keep(gd);  // the block's text alternative right after it, kept

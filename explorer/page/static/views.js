@@ -747,10 +747,18 @@
     });
     new MutationObserver(adjust).observe(document.body, { childList: true, subtree: true });
   }
+  // On a touch screen a figure takes no drag and shows no toolbar: plotly's drag took a swipe over a figure and zoomed
+  // it, the page stayed where it was (a phone's student could not scroll past a heatmap), and the toolbar sat over
+  // the title; a tap still shows a cell's numbers. Both pages draw through it (draw_once.js, the offline bundle's).
+  function forTouch(layout, config) {
+    const touch = !!(window.matchMedia && window.matchMedia("(pointer: coarse)").matches);
+    if (!touch) return [layout, config];
+    return [Object.assign({}, layout, { dragmode: false }), Object.assign({}, config, { displayModeBar: false })];
+  }
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", phoneServerFigures);
   else phoneServerFigures();
 
   window.AE = Object.assign(window.AE || {}, { heatmap: fromBank(heatmap), modelView: fromBank(modelView), stats: fromBank(stats), step: fromBank(step),
     status: fromBank(status), positional: fromBank(positional), peSentence: fromBank(peSentence), lens: fromBank(lens),
-    download, openTab, closeTab, refreshOpen, kindOf, headOf, state, parsed, esc, current: () => lastBank, taskName, langOf, fixed, weights });
+    download, openTab, closeTab, refreshOpen, kindOf, headOf, state, parsed, esc, current: () => lastBank, taskName, langOf, fixed, weights, forTouch });
 })();
