@@ -12,6 +12,7 @@ import pytest
 from app_server import LOOPING_SENTENCE, MODEL, SENTENCE
 from closing import close_within
 from test_browser import browser, idle, open_tab, rendered_plot, server, settled, translation  # noqa: F401
+from touch import swipe_up
 
 PHONE = dict(viewport={"width": 390, "height": 844}, device_scale_factor=2, is_mobile=True, has_touch=True)
 LAPTOP = dict(viewport={"width": 1280, "height": 800})
@@ -264,13 +265,7 @@ def test_a_swipe_over_a_figure_scrolls_a_phones_page(browser, server):  # noqa: 
         box = heat.bounding_box()
         x, y = box["x"] + box["width"] / 2, min(box["y"] + box["height"] / 2, 700)
         before = pg.evaluate("scrollY")
-        cdp = pg.context.new_cdp_session(pg)
-        cdp.send("Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": [{"x": x, "y": y}]})
-        for i in range(1, 11):
-            cdp.send("Input.dispatchTouchEvent", {"type": "touchMove", "touchPoints": [{"x": x, "y": y - 20 * i}]})
-            pg.wait_for_timeout(16)
-        cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
-        pg.wait_for_timeout(500)
+        swipe_up(pg, x, y)
         assert pg.evaluate("scrollY") > before + 50  # the page scrolled: the figure neither zoomed nor took the swipe
         title = pg.evaluate("() => document.querySelector('#heatmap .js-plotly-plot').layout.xaxis.autorange")
         assert title is not False, title  # (not zoomed: a zoom sets a range of its own)

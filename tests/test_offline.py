@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from closing import close_within
 from test_browser import browser  # noqa: F401  (Chromium; the module is skipped where it is not installed)
+from touch import swipe_up
 
 from explorer.browser_model import parity
 from explorer.offline.bundle import SIZE_GOAL, BundleError, classic_script, write_bundle
@@ -325,13 +326,7 @@ def test_a_swipe_over_a_figure_scrolls_the_page_on_a_touch_screen(opened):
     box = pg.locator("#fig-heatmap").bounding_box()
     x, y = box["x"] + box["width"] / 2, max(box["y"] + 150, 300)
     before = pg.evaluate("scrollY")
-    cdp = pg.context.new_cdp_session(pg)
-    cdp.send("Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": [{"x": x, "y": y}]})
-    for i in range(1, 11):
-        cdp.send("Input.dispatchTouchEvent", {"type": "touchMove", "touchPoints": [{"x": x, "y": y - 20 * i}]})
-        pg.wait_for_timeout(16)
-    cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
-    pg.wait_for_timeout(500)
+    swipe_up(pg, x, y)
     assert pg.evaluate("scrollY") > before + 50  # the page scrolled: the figure neither zoomed nor took the swipe
     assert pg.locator(".notifier-note").count() == 0 and refused == [] and errors == []
 
