@@ -81,16 +81,20 @@ function fromEnglish(w, text, prefix, suffix) {
 // advice.py advice for a greedy translation with its estimate (est: quality.js's): the warnings a learner reads first,
 // each a sentence or a few, its first sentence the headline. (advice.py's fallback for a model without an estimate,
 // the rougher calibrated floor, is not here: the page Translates in the browser only once the estimate is loaded.)
-export function advice(w, outIds, outPieces, est, hint) {
-  const out = [];
+// the output's repetition loop, if it has one, said with ``key`` -> [] or [the line]: the served page's points to the
+// decoding options that break it; the offline bundle's ("offline.loop"), which has none, to the full app
+export function loopAdvice(w, outIds, outPieces, key = "server.advice.loop") {
   const quiet = new Set(outIds.filter((id, i) => isPunctuation(outPieces[i])));
   const loop = findLoop(outIds.slice(0, -1), quiet);
-  if (loop) {
-    const unit = outPieces.slice(loop.start, loop.start + loop.period).join("").replaceAll("\u2581", " ").trim();
-    out.push(w.t("server.advice.loop", { unit: w.t("server.quoted", { text: unit }), n: loop.repeats,
-                                         options: w.t("server.field.decoding_options"), no_repeat: w.t("server.field.no_repeat"),
-                                         penalty: w.t("server.field.repetition_penalty"), value: w.num(1.5, 1) }));
-  }
+  if (!loop) return [];
+  const unit = outPieces.slice(loop.start, loop.start + loop.period).join("").replaceAll("\u2581", " ").trim();
+  return [w.t(key, { unit: w.t("server.quoted", { text: unit }), n: loop.repeats,
+                     options: w.t("server.field.decoding_options"), no_repeat: w.t("server.field.no_repeat"),
+                     penalty: w.t("server.field.repetition_penalty"), value: w.num(1.5, 1) })];
+}
+
+export function advice(w, outIds, outPieces, est, hint) {
+  const out = loopAdvice(w, outIds, outPieces);
   if (!est || !est.flagged) return out;
   const domain = fromEnglish(w, hint, "server.task.", ".hint");
   const why = (domain ? `${domain.replace(/\.+$/, "")}. ` : "") + w.t("server.advice.far");

@@ -80,16 +80,12 @@
   }
 
   // ---- drawing: only the open tab's figures, each in a figure region named by its title
-  function plain(html) {
-    const text = String(html || "").replace(/<br\s*\/?>/gi, " ");  // (a title's lines: its subtitle after a space)
-    return new DOMParser().parseFromString("<body>" + text + "</body>", "text/html").body.textContent;
-  }
   function draw(id, value) {
     const el = $(id);
     if (!value) { if (window.Plotly) window.Plotly.purge(el); el.textContent = ""; el.removeAttribute("aria-label"); return; }
     const fig = JSON.parse(value.plot), title = fig.layout && fig.layout.title;
     el.setAttribute("role", "figure");
-    el.setAttribute("aria-label", plain(typeof title === "string" ? title : (title && title.text) || "").replace(/\s+/g, " ").trim());
+    el.setAttribute("aria-label", AE.plainText(typeof title === "string" ? title : (title && title.text) || ""));  // (views.js)
     const [layout, config] = AE.forTouch(fig.layout, { responsive: true, displaylogo: false });  // (views.js)
     window.Plotly.react(el, fig.data, layout, config)
       .then(() => el.querySelectorAll(".modebar-btn").forEach((b) => b.setAttribute("tabindex", "-1")));  // (mouse tools)

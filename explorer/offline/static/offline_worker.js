@@ -14,7 +14,7 @@
 
 import { loadCheckpoint, sourceIds } from "../../browser_model/static/load.js";
 import { pageData } from "../../browser_model/static/page_data.js";
-import { extras, findLoop, isPunctuation, piecesHtml, speaker } from "../../browser_model/static/advice.js";
+import { extras, loopAdvice, piecesHtml, speaker } from "../../browser_model/static/advice.js";
 
 let loaded = null, words = null, kept = null;
 
@@ -26,20 +26,12 @@ function translate(m, text, maxLen, maxSource) {
   kept = r;
   const outIds = r.ids.concat([cfg.eos_id]), outPieces = outIds.map((i) => tokenizer.piece(i));
   const probs = r.steps.map((st) => st.p), card = task || {};
-  const notes = loopNote(outIds, outPieces);
+  // (a repetition loop said for this copy: it has no decoding options to point to; escaped by piecesHtml)
+  const notes = loopAdvice(words, outIds, outPieces, "offline.loop");
   const data = { ...pageData(model, tokenizer, text, r), ...extras(outPieces, probs, null, m.name, card, words.english) };
   return { translation: data.translation, data, steps: r.steps.length,
            pieces: piecesHtml(words, { srcPieces: ids.map((i) => tokenizer.piece(i)), outPieces, probs, notes, est: null,
                                        vocab: cfg.vocab_size, languages: [card.source || "", card.target || ""] }) };
-}
-
-// advice.js advice()'s repetition loop, in words for this copy: it has no decoding options to point to
-function loopNote(outIds, outPieces) {
-  const quiet = new Set(outIds.filter((id, i) => isPunctuation(outPieces[i])));
-  const loop = findLoop(outIds.slice(0, -1), quiet);
-  if (!loop) return [];
-  const unit = outPieces.slice(loop.start, loop.start + loop.period).join("").replaceAll("\u2581", " ").trim();
-  return [words.t("offline.loop", { unit: words.t("server.quoted", { text: unit }), n: loop.repeats })];  // (escaped by piecesHtml)
 }
 
 async function handle(msg, post) {

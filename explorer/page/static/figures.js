@@ -14,13 +14,7 @@
   // text alternatives built, by the figure's block id: once per drawing (tests/test_page_work.py counts them)
   const built = {};
 
-  // a plotly label (HTML: <i>, <br>, <sup>, escaped entities) as plain text, parsed in an inert document (a line
-  // break is a space: sight.js breaks long titles mid-phrase, where " · " read "head · 0": helper 17)
-  function plain(s) {
-    const html = String(s === null || s === undefined ? "" : s).replace(/<br\s*\/?>/gi, " ");
-    return new DOMParser().parseFromString("<body>" + html + "</body>", "text/html").body.textContent
-      .replace(/\s+/g, " ").trim();
-  }
+  const plain = AE.plainText;  // (views.js)
   const num = (v) => (typeof v === "number" && isFinite(v) ? (Math.abs(v) >= 100 ? fixed(v, 0) : Math.abs(v) >= 10 ? fixed(v, 1) :
     fixed(v, Math.abs(v) < 0.01 && v !== 0 ? 4 : 2)) : v === null || v === undefined ? "–" : plain(v));
 

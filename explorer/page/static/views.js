@@ -747,6 +747,14 @@
     });
     new MutationObserver(adjust).observe(document.body, { childList: true, subtree: true });
   }
+  // a plotly label (HTML: <i>, <br>, <sup>, escaped entities) as plain text, parsed in an inert document (a line
+  // break is a space: sight.js breaks long titles mid-phrase, where " · " read "head · 0": helper 17); the figures'
+  // names and text alternatives (figures.js, the offline bundle's page)
+  function plainText(s) {
+    const html = String(s === null || s === undefined ? "" : s).replace(/<br\s*\/?>/gi, " ");
+    return new DOMParser().parseFromString("<body>" + html + "</body>", "text/html").body.textContent
+      .replace(/\s+/g, " ").trim();
+  }
   // On a touch screen a figure takes no drag and shows no toolbar: plotly's drag took a swipe over a figure and zoomed
   // it, the page stayed where it was (a phone's student could not scroll past a heatmap), and the toolbar sat over
   // the title; a tap still shows a cell's numbers. Both pages draw through it (draw_once.js, the offline bundle's).
@@ -760,5 +768,5 @@
 
   window.AE = Object.assign(window.AE || {}, { heatmap: fromBank(heatmap), modelView: fromBank(modelView), stats: fromBank(stats), step: fromBank(step),
     status: fromBank(status), positional: fromBank(positional), peSentence: fromBank(peSentence), lens: fromBank(lens),
-    download, openTab, closeTab, refreshOpen, kindOf, headOf, state, parsed, esc, current: () => lastBank, taskName, langOf, fixed, weights, forTouch });
+    download, openTab, closeTab, refreshOpen, kindOf, headOf, state, parsed, esc, current: () => lastBank, taskName, langOf, fixed, weights, forTouch, plainText });
 })();
