@@ -188,3 +188,17 @@ export function extras(outPieces, probs, est, model, task, english) {
     task_keys: taskKeys(english, model, task),
   };
 }
+
+// What is said beside one greedy translation, as the server says it: the lines under it (a repetition loop, said with
+// ``loopKey`` where given, the offline bundle's; else advice() with what the estimate flagged), the extras of the
+// page's copy and the pieces' HTML. m: a loaded checkpoint ({ cfg, tokenizer, task }); ids: the source's; r: greedy's.
+// (worker.js, cli.js --pieces and the offline bundle's worker: one copy)
+export function beside(w, m, name, ids, r, est, loopKey) {
+  const { cfg, tokenizer } = m, card = m.task || {};
+  const outIds = r.ids.concat([cfg.eos_id]), outPieces = outIds.map((i) => tokenizer.piece(i));
+  const probs = r.steps.map((st) => st.p);
+  const notes = loopKey ? loopAdvice(w, outIds, outPieces, loopKey) : advice(w, outIds, outPieces, est, card.hint || "");
+  return { notes, extras: extras(outPieces, probs, est, name, card, w.english),
+           pieces: piecesHtml(w, { srcPieces: ids.map((i) => tokenizer.piece(i)), outPieces, probs, notes, est,
+                                   vocab: cfg.vocab_size, languages: [card.source || "", card.target || ""] }) };
+}

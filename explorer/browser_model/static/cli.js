@@ -13,7 +13,7 @@ import { createInterface } from "node:readline";
 import { loadCheckpoint, sourceIds } from "./load.js";
 import { pageData } from "./page_data.js";
 import { estimateGreedy, usable } from "./quality.js";
-import { advice, extras, piecesHtml, speaker } from "./advice.js";
+import { beside, speaker } from "./advice.js";
 
 const folder = process.argv[2];
 const attentions = !process.argv.includes("--no-attention");
@@ -58,13 +58,9 @@ for await (const line of createInterface({ input: process.stdin })) {
   }
   if (speaking && r) {
     const e = estimateGreedy(quality, model, tokenizer, reverse.model, ids, r);
-    const outIds = r.ids.concat([cfg.eos_id]), outPieces = outIds.map((i) => tokenizer.piece(i));
-    const probs = r.steps.map((s) => s.p), task = card || {};
-    const notes = advice(w, outIds, outPieces, e, task.hint || "");
-    const pieces = piecesHtml(w, { srcPieces: ids.map((i) => tokenizer.piece(i)), outPieces, probs, notes, est: e,
-                                   vocab: cfg.vocab_size, languages: [task.source || "", task.target || ""] });
     const name = folder.replace(/\/+$/, "").split("/").pop();
-    process.stdout.write(JSON.stringify({ notes, pieces, extras: extras(outPieces, probs, e, name, task, english) }) + "\n");
+    const { notes, pieces, extras } = beside(w, { cfg, tokenizer, task: card }, name, ids, r, e);
+    process.stdout.write(JSON.stringify({ notes, pieces, extras }) + "\n");
     continue;
   }
   if (estimating) {

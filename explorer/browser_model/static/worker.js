@@ -20,7 +20,7 @@
 import { loadCheckpoint, sourceIds } from "./load.js";
 import { pageData } from "./page_data.js";
 import { estimateGreedy, usable } from "./quality.js";
-import { advice, extras, piecesHtml, speaker } from "./advice.js";
+import { beside, speaker } from "./advice.js";
 import { PY_SPACE } from "./tokenizer.js";
 
 let loading = null, estimator = null, words = null, name = "";  // estimator: { q, reverse } once loaded
@@ -117,20 +117,17 @@ function suggested(tokenizer, text, swaps) {
 function page(m, text, maxLen, maxSource, swaps, key) {
   if (!estimator) throw new Error("the estimate is not ready");
   if (!words) throw new Error("no words to warn with");
-  const { cfg, model, tokenizer, task } = m;
+  const { cfg, model, tokenizer } = m;
   const ids = sourceIds(tokenizer, cfg, text);
   if (maxSource && ids.length > maxSource) throw new Error("too many pieces for the server's limit");
   const r = model.greedy(ids, { maxLen });
   if (!r.ids.length) throw new Error("the translation is empty");
   kept = key ? { key, r } : null;
   const est = estimateGreedy(estimator.q, model, tokenizer, estimator.reverse, ids, r);
-  const outIds = r.ids.concat([cfg.eos_id]), outPieces = outIds.map((i) => tokenizer.piece(i));
-  const probs = r.steps.map((st) => st.p), card = task || {};
-  const notes = advice(words, outIds, outPieces, est, card.hint || "");
-  const data = { ...pageData(model, tokenizer, text, r), ...extras(outPieces, probs, est, name, card, words.english) };
+  const said = beside(words, m, name, ids, r, est);
+  const data = { ...pageData(model, tokenizer, text, r), ...said.extras };
   return { translation: data.translation, data, steps: r.steps.length, corrupt: suggested(tokenizer, text, swaps),
-           pieces: piecesHtml(words, { srcPieces: ids.map((i) => tokenizer.piece(i)), outPieces, probs, notes, est,
-                                       vocab: cfg.vocab_size, languages: [card.source || "", card.target || ""] }) };
+           pieces: said.pieces };
 }
 
 onmessage = async (e) => {

@@ -14,24 +14,20 @@
 
 import { loadCheckpoint, sourceIds } from "../../browser_model/static/load.js";
 import { pageData } from "../../browser_model/static/page_data.js";
-import { extras, loopAdvice, piecesHtml, speaker } from "../../browser_model/static/advice.js";
+import { beside, speaker } from "../../browser_model/static/advice.js";
 
 let loaded = null, words = null, kept = null;
 
 function translate(m, text, maxLen, maxSource) {
-  const { cfg, model, tokenizer, task } = m;
+  const { cfg, model, tokenizer } = m;
   const ids = sourceIds(tokenizer, cfg, text);
   if (maxSource && ids.length > maxSource) throw new Error(`pieces ${ids.length}`);  // (the page says it in words)
   const r = model.greedy(ids, { maxLen });
   kept = r;
-  const outIds = r.ids.concat([cfg.eos_id]), outPieces = outIds.map((i) => tokenizer.piece(i));
-  const probs = r.steps.map((st) => st.p), card = task || {};
-  // (a repetition loop said for this copy: it has no decoding options to point to; escaped by piecesHtml)
-  const notes = loopAdvice(words, outIds, outPieces, "offline.loop");
-  const data = { ...pageData(model, tokenizer, text, r), ...extras(outPieces, probs, null, m.name, card, words.english) };
-  return { translation: data.translation, data, steps: r.steps.length,
-           pieces: piecesHtml(words, { srcPieces: ids.map((i) => tokenizer.piece(i)), outPieces, probs, notes, est: null,
-                                       vocab: cfg.vocab_size, languages: [card.source || "", card.target || ""] }) };
+  // no estimate; a repetition loop said for this copy, which has no decoding options to point to
+  const said = beside(words, m, m.name, ids, r, null, "offline.loop");
+  const data = { ...pageData(model, tokenizer, text, r), ...said.extras };
+  return { translation: data.translation, data, steps: r.steps.length, pieces: said.pieces };
 }
 
 async function handle(msg, post) {
