@@ -178,6 +178,9 @@ def test_a_person_translates_and_opens_every_view_with_the_network_refused(opene
     assert "Output pieces" in pg.inner_text("#pieces")
     drawn(pg, "#fig-heatmap", "layer 2")
     assert f"“{sentence}” decoder positions" in label(pg, "#fig-heatmap")
+    if pg.viewport_size["width"] >= 1100:  # beside the sentence and its German: whole on the first screen
+        box = pg.locator("#fig-heatmap .main-svg").first.bounding_box()
+        assert pg.evaluate("scrollY") == 0 and box["y"] >= 0 and box["y"] + box["height"] <= pg.viewport_size["height"], box
     drawn(pg, "#fig-model", sentence)  # (after the heatmap)
     drawn(pg, "#fig-stats", sentence)
 
