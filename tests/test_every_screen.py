@@ -94,6 +94,11 @@ def test_the_lesson_walks_every_stop_shows_its_view_and_ends_with_a_score(browse
                 assert pg.locator("#pieces .ae-out-line").is_visible()
             reveal = pg.locator(".ae-reveal").inner_text()
             assert reveal.startswith("Right") == (pick == answer)
+            # the options marked: ✗ on a wrong answer given, ✓ on the right one (helper 76: a wrong answer bore a ✓)
+            marks = pg.evaluate("() => [...document.querySelectorAll('#ae-lesson .ae-answer')].map((b) =>"
+                                " getComputedStyle(b, '::after').content)")
+            assert [("✓" in m) for m in marks] == [i == answer for i in range(len(options))], marks
+            assert [("✗" in m) for m in marks] == [i == pick != answer for i in range(len(options))], marks
             pg.locator(".ae-nav button", has_text="Next" if stop < 8 else "Finish").click()
         end = pg.locator("#ae-lesson .ae-end")
         end.wait_for(timeout=5_000)
@@ -267,6 +272,10 @@ def test_a_swipe_over_a_figure_scrolls_a_phones_page(browser, server):  # noqa: 
         before = pg.evaluate("scrollY")
         swipe_up(pg, x, y)
         assert pg.evaluate("scrollY") > before + 50  # the page scrolled: the figure neither zoomed nor took the swipe
+        # no handles at the axes' ends: a tap there opened plotly's box for typing a range, focused (helper 76)
+        handles = pg.evaluate("() => [...new Set([...document.querySelectorAll('#heatmap .drag, #model-view .drag')]"
+                              ".map((e) => e.getAttribute('class')))]")
+        assert handles == ["nsewdrag drag"], handles
         title = pg.evaluate("() => document.querySelector('#heatmap .js-plotly-plot').layout.xaxis.autorange")
         assert title is not False, title  # (not zoomed: a zoom sets a range of its own)
         assert pg.errors == []

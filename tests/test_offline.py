@@ -391,6 +391,12 @@ def test_a_student_runs_the_guided_lesson_to_its_end_with_no_network(opened):
         assert said.startswith(("Right.", "Not quite")), said
         rights += said.startswith("Right.")
         assert pg.get_attribute(f"#lesson-body [data-answer='{choice}']", "aria-pressed") == "true"
+        # ✗ on the answer given where it is wrong, ✓ on the right one (helper 76 saw a wrong answer marked like a right)
+        marks = pg.evaluate("[...document.querySelectorAll('#lesson-body [data-answer]')]"
+                            ".map((b) => getComputedStyle(b, '::after').content)")
+        right = [i for i, m in enumerate(marks) if "✓" in m]
+        assert len(right) == 1 and said.startswith("Right.") == (right == [choice]), (marks, said)
+        assert [("✗" in m) for m in marks] == [i == choice and right != [choice] for i in range(len(marks))], marks
         if k == 5:  # stop 6 asks about the last layer's mean: the heatmap shows it
             drawn(pg, "#fig-heatmap", "layer 2, mean of 4 heads")
         if phone:

@@ -77,7 +77,10 @@
     // (stop 1: the count of source pieces above the tabs; style.css)
     cover();
     led(q);
-    const buttons = q.options.map((_, i) => "<button class='ae-answer" + (lesson.answered === i ? " ae-chosen" : "") +
+    // once answered: the answer given marked ✓ where right and ✗ where not, and the right one ✓ (helper 76: a wrong
+    // answer bore the same ✓ as a right one, and the right one was never shown among the options)
+    const mark = (i) => (lesson.answered === i ? " ae-chosen" : "") + (lesson.answered !== null && i === q.answer ? " ae-is-right" : "");
+    const buttons = q.options.map((_, i) => "<button class='ae-answer" + mark(i) +
       "' data-i='" + i + "' aria-pressed='" + (lesson.answered === i) + "'" + (held || lesson.waits ? " disabled" : "") +
       " onclick='AE.lesson.answer(" + i + ")'><b>" + LETTERS[i] + "</b> " + option(q, i) + "</button>").join(" ");
     let reveal = "";

@@ -761,7 +761,10 @@
   function forTouch(layout, config) {
     const touch = !!(window.matchMedia && window.matchMedia("(pointer: coarse)").matches);
     if (!touch) return [layout, config];
-    return [Object.assign({}, layout, { dragmode: false }), Object.assign({}, config, { displayModeBar: false })];
+    // (nor the axes' ends: a tap or a swipe beside a model view's row labels opened plotly's box for typing an axis's
+    // range, focused, so a phone's keyboard came up and the page moved to it: helper 76)
+    return [Object.assign({}, layout, { dragmode: false }),
+            Object.assign({}, config, { displayModeBar: false, showAxisDragHandles: false, showAxisRangeEntryBoxes: false })];
   }
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", phoneServerFigures);
   else phoneServerFigures();
