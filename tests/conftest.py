@@ -11,23 +11,23 @@ from processes import SUITE_MARK, suite_processes
 from model.config import ModelConfig
 from model.transformer import Transformer
 
-# torch's threads: TORCH_THREADS, else the cores shared among the run's pytest-xdist workers (pyproject.toml runs two):
-# two workers of two threads each would oversubscribe two cores
+# a run in pytest-xdist workers (pyproject.toml runs two): this worker's name ("gw0"), else None (one process, or the
+# workers' controller, which runs no test: whatever it sets here, its workers start with)
+WORKER = os.environ.get("PYTEST_XDIST_WORKER")
 WORKERS = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
-os.environ["TORCH_THREADS"] = os.environ.get("TORCH_THREADS") or str(max(1, min(2, (os.cpu_count() or 2) // WORKERS)))
-torch.set_num_threads(int(os.environ["TORCH_THREADS"]))  # (and app.py, imported by the tests, reads the same)
 # Every process the suite starts inherits this mark, also one its parent no longer waits for (a server's Node
 # process, a browser): at the end, any still alive fails the run (pytest_sessionfinish). Set, not defaulted: a
 # pytest run inside a test checks its own.
 os.environ[SUITE_MARK] = str(os.getpid())
 # class rooms in a SQLite file of this run's own (explorer/classroom/store.py), removed at the end
+# (a worker's own, set, not defaulted: it inherits its controller's, which two workers would share)
 ROOMS_FILE = os.path.join(tempfile.mkdtemp(prefix="ae-rooms-"), "rooms.sqlite3")
-os.environ.setdefault("ATTENTION_EXPLORER_ROOMS", ROOMS_FILE)
+(os.environ.__setitem__ if WORKER else os.environ.setdefault)("ATTENTION_EXPLORER_ROOMS", ROOMS_FILE)
 # Gradio's cache and the app's exports in a folder of this run's own, removed at the end: an export sweeps its folder
 # (explorer/serving/exports.py), and another app on the machine exporting into the shared <tmp>/gradio made
 # test_exports_do_not_accumulate count its files (an audit's server beside the suite)
 GRADIO_TEMP = tempfile.mkdtemp(prefix="ae-gradio-")
-os.environ.setdefault("GRADIO_TEMP_DIR", GRADIO_TEMP)
+(os.environ.__setitem__ if WORKER else os.environ.setdefault)("GRADIO_TEMP_DIR", GRADIO_TEMP)
 # training and distilling in tests run on the CPU also on a machine with a GPU (the same numbers everywhere)
 os.environ["ATTENTION_EXPLORER_DEVICE"] = "cpu"  # set, not defaulted: a test asks for cuda in its own flags
 LEFTOVER_GRACE_S = 5.0  # a process killed at a test's end may take a moment to go
@@ -85,22 +85,44 @@ def beam8_ends_at_once(monkeypatch):
     monkeypatch.setattr(mt, "beam_search", search)
 
 
+def pytest_configure(config):
+    """torch's threads: TORCH_THREADS, else the cores shared among the run's workers, at most 2 (two workers of two
+    threads each would oversubscribe two cores); app.py, which the tests import, reads the same. Not in the workers'
+    controller, which runs no test: what it set would be its workers' TORCH_THREADS."""
+    if getattr(config.option, "numprocesses", None) and not hasattr(config, "workerinput"):
+        return
+    os.environ["TORCH_THREADS"] = os.environ.get("TORCH_THREADS") or str(max(1, min(2, (os.cpu_count() or 2) // WORKERS)))
+    torch.set_num_threads(int(os.environ["TORCH_THREADS"]))
+
+
 def pytest_sessionfinish(session, exitstatus):
     """After the last fixture is torn down: every process the suite started must have ended. Any still alive after
-    a short grace fails the run, is named in the summary, and is killed."""
+    a short grace fails the run, is named in the summary, and is killed. A worker hands those it found to the
+    controller (pytest_testnodedown), whose summary and exit status are the run's."""
     deadline = time.monotonic() + LEFTOVER_GRACE_S
     while (left := suite_processes()) and time.monotonic() < deadline:
         time.sleep(0.2)
-    if not left:
-        return
-    session.config.stash[LEFTOVERS] = left
     for pid in left:
         try:
             os.kill(pid, signal.SIGKILL)
         except OSError:
             pass
+    if hasattr(session.config, "workeroutput"):
+        session.config.workeroutput["ae_leftovers"] = {str(pid): cmd for pid, cmd in left.items()}
+    left = {**session.config.stash.get(LEFTOVERS, {}), **{str(pid): cmd for pid, cmd in left.items()}}
+    if not left:
+        return
+    session.config.stash[LEFTOVERS] = left
     if session.exitstatus == pytest.ExitCode.OK:
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error):
+    """(the controller) a worker's leftovers, for the run's summary and exit status (pytest_sessionfinish)"""
+    left = (getattr(node, "workeroutput", None) or {}).get("ae_leftovers")
+    if left:
+        node.config.stash[LEFTOVERS] = {**node.config.stash.get(LEFTOVERS, {}), **left}
 
 
 def pytest_terminal_summary(terminalreporter):

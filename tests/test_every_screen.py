@@ -270,12 +270,25 @@ def test_a_swipe_over_a_figure_scrolls_a_phones_page(browser, server):  # noqa: 
         box = heat.bounding_box()
         x, y = box["x"] + box["width"] / 2, min(box["y"] + box["height"] / 2, 700)
         before = pg.evaluate("scrollY")
+        start = pg.evaluate("() => { const L = document.querySelector('#heatmap .js-plotly-plot')._fullLayout;"
+                            " return [L.xaxis.range.slice(), L.yaxis.range.slice()]; }")
         swipe_up(pg, x, y)
         assert pg.evaluate("scrollY") > before + 50  # the page scrolled: the figure neither zoomed nor took the swipe
-        # no handles at the axes' ends: a tap there opened plotly's box for typing a range, focused (helper 76)
-        handles = pg.evaluate("() => [...new Set([...document.querySelectorAll('#heatmap .drag, #model-view .drag')]"
-                              ".map((e) => e.getAttribute('class')))]")
-        assert handles == ["nsewdrag drag"], handles
-        title = pg.evaluate("() => document.querySelector('#heatmap .js-plotly-plot').layout.xaxis.autorange")
-        assert title is not False, title  # (not zoomed: a zoom sets a range of its own)
+        ranges = pg.evaluate("() => { const L = document.querySelector('#heatmap .js-plotly-plot')._fullLayout;"
+                             " return [L.xaxis.range.slice(), L.yaxis.range.slice()]; }")
+        assert ranges == start, (start, ranges)  # (not zoomed: a vertical drag would zoom the rows)
+        # no handles at the axes' ends, on the heatmap or the model view below it: a tap beside a model view's labels
+        # opened plotly's box for typing a range, focused (helper 76)
+        pg.locator("#model-view").scroll_into_view_if_needed()
+        pg.locator("#model-view .nsewdrag").first.wait_for(timeout=20_000)
+        for fig in ("#heatmap", "#model-view"):
+            handles = pg.evaluate("(f) => [...new Set([...document.querySelectorAll(f + ' .drag')]"
+                                  ".map((e) => e.getAttribute('class')))]", fig)
+            assert handles == ["nsewdrag drag"], (fig, handles)
+        # and a tap on a cell still shows its numbers
+        heat.scroll_into_view_if_needed()
+        box = heat.locator(".nsewdrag").first.bounding_box()
+        pg.touchscreen.tap(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+        pg.locator("#heatmap .hoverlayer .hovertext").first.wait_for(timeout=5_000)
+        assert "weight" in pg.locator("#heatmap .hoverlayer").text_content()
         assert pg.errors == []

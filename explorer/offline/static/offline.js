@@ -86,7 +86,7 @@
     const fig = JSON.parse(value.plot), title = fig.layout && fig.layout.title;
     el.setAttribute("role", "figure");
     el.setAttribute("aria-label", AE.plainText(typeof title === "string" ? title : (title && title.text) || ""));  // (views.js)
-    const [layout, config] = AE.forTouch(fig.layout, { responsive: true, displaylogo: false });  // (views.js)
+    const [layout, config] = AE.forTouch(fig.layout, { responsive: true, displaylogo: false, displayModeBar: true });  // (views.js)
     window.Plotly.react(el, fig.data, layout, config)
       .then(() => el.querySelectorAll(".modebar-btn").forEach((b) => b.setAttribute("tabindex", "-1")));  // (mouse tools)
   }

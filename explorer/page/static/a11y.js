@@ -547,7 +547,9 @@
   document.addEventListener("click", (e) => {
     const a = document.activeElement, el = e.target;
     if (el.closest && el.closest(".ae-hidden")) return;
-    const control = (el.closest && el.closest("label, button, a, summary, [role]")) || el;  // (a radio's words: its label)
+    // (a radio's words: its label; not any [role]: a tab panel holds its controls and the text between them)
+    const control = (el.closest && el.closest("label, button, a, summary, input, select, textarea, [role=button], [role=tab], " +
+      "[role=option], [role=radio], [role=checkbox], [role=switch], [role=slider], [role=menuitem]")) || el;
     if (a && a !== document.body && control.contains && (a.contains(el) || control.contains(a))) pressed();
   });
 
