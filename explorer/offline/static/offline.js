@@ -215,8 +215,8 @@
     const title = st.title + " <small>" + t("lesson.of", { n: lesson.stop + 1, total: n }) + "</small>";
     if (!q) return [title, "<p>" + st.look + "</p>", "", nav(n)];
     // once answered: the answer given marked ✓ where right and ✗ where not, and the right one ✓ (style: offline.css)
-    const mark = (i) => (lesson.answered !== null && i === q.answer ? " class='is-right'" : "");
-    const options = q.options.map((_, i) => "<button type='button' data-answer='" + i + "'" + mark(i) + " aria-pressed='" + (lesson.answered === i) + "'><b>" +
+    const mark = (i) => (lesson.answered !== null && i === q.answer ? "is-right" : "");
+    const options = q.options.map((_, i) => "<button type='button' class='" + mark(i) + "' data-answer='" + i + "' aria-pressed='" + (lesson.answered === i) + "'><b>" +
       LETTERS[i] + "</b> " + option(q, i) + "</button>").join("");
     const said = lesson.answered === null ? "" : "<p class='" + (lesson.answered === q.answer ? "right" : "") + "'>" +
       (lesson.answered === q.answer ? t("lesson.right") : t("lesson.wrong", { choice: option(q, lesson.answered) })) + " " + q.explain + "</p>";
