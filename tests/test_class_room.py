@@ -6,7 +6,7 @@ from contextlib import ExitStack
 import pytest
 from app_server import MODEL
 from test_browser import browser, idle, open_tab, server, settled, translation  # noqa: F401
-from test_every_screen import LAPTOP, PHONE, opened, wait_tab
+from test_every_screen import LAPTOP, PHONE, in_sight, opened, wait_tab
 
 pytestmark = pytest.mark.skipif(MODEL != "en-de", reason="English sentences on the shipped en-de model")
 
@@ -109,20 +109,26 @@ def says(pg, words: str, timeout: int = 20_000) -> None:
     pg.wait_for_function("(t) => document.body.innerText.includes(t)", arg=words, timeout=timeout)
 
 
+def a_class_of_one(stack, browser, server):  # noqa: F811
+    """A teacher's laptop opens a class and one phone joins it by its link: (teacher, code, link, phone)."""
+    teacher = stack.enter_context(opened(browser, server, **LAPTOP))
+    settled(teacher)
+    teacher.locator("#teach").click()
+    code = teacher.locator("#class-code").inner_text(timeout=10_000)
+    link = f"{server}?class={code}"
+    phone = stack.enter_context(opened(browser, link, **PHONE))
+    phone.locator("#class-banner", has_text="Following the teacher").wait_for(timeout=30_000)
+    return teacher, code, link, phone
+
+
 def test_the_teacher_removes_any_student_for_good_and_locks_the_class(browser, server):  # noqa: F811
     """A student who never sent a view (a fake filling the room) is removed from the panel's roster: their page says
     so and does not join again by its link; locked, the class refuses a newcomer in words and keeps its students
     following; unlocked, the newcomer gets in."""
     with ExitStack() as stack:
-        teacher = stack.enter_context(opened(browser, server, **LAPTOP))
-        settled(teacher)
-        teacher.locator("#teach").click()
-        code = teacher.locator("#class-code").inner_text(timeout=10_000)
-        link = f"{server}?class={code}"
         # one after the other, so that the roster's second is the fake (opened together, either could join first:
         # a clean-clone CI run removed the honest one and waited for the fake to be told)
-        honest = stack.enter_context(opened(browser, link, **PHONE))
-        honest.locator("#class-banner", has_text="Following the teacher").wait_for(timeout=30_000)
+        teacher, code, link, honest = a_class_of_one(stack, browser, server)
         fake = stack.enter_context(opened(browser, link, **PHONE))
         fake.locator("#class-banner", has_text="Following the teacher").wait_for(timeout=30_000)
         teacher.locator("#class-panel", has_text="2 students").wait_for(timeout=10_000)
@@ -171,3 +177,50 @@ def test_the_teacher_removes_any_student_for_good_and_locks_the_class(browser, s
         newcomer.locator("#class-banner", has_text="Following the teacher").wait_for(timeout=60_000)
         teacher.locator("#class-panel", has_text="2 students").wait_for(timeout=10_000)
         assert teacher.errors == [] and honest.errors == [] and fake.errors == []
+
+
+def test_a_teacher_empties_a_room_of_fakes_in_one_press(browser, server):  # noqa: F811
+    """Issue 48's finding 3 as a teacher meets it: 30 fakes joined by a script beside one honest phone. The teacher
+    opens the roster, presses Select all, unticks the class's student, presses Remove selected (asked, accepted): the
+    fakes are gone, told, and cannot rejoin; the honest phone goes on following. Each control is in sight when needed."""
+    import httpx
+
+    with ExitStack() as stack:
+        teacher, code, _, honest = a_class_of_one(stack, browser, server)
+        headers = {"content-type": "application/json"}
+        with httpx.Client(base_url=server, timeout=30) as bot:
+            fakes = [bot.post(f"/class/{code}/join", json={"nick": f"bot {i}"},
+                              headers={**headers, "cookie": f"ae_browser=bot-browser-{i:03d}"}) for i in range(30)]
+            assert all(f.status_code == 200 for f in fakes), [f.text for f in fakes if f.status_code != 200][:1]
+            teacher.locator("#class-panel", has_text="31 students").wait_for(timeout=20_000)
+            teacher.locator("#class-roster summary").click()
+            remove = teacher.locator("#class-remove-picked")
+            remove.wait_for(timeout=10_000)
+            assert remove.inner_text() == "Remove selected (0)"
+            remove.click()  # nothing ticked: said so, nobody removed
+            teacher.locator("#class-panel .ae-class-notice", has_text="Tick the students to remove first").wait_for(
+                timeout=10_000)
+            teacher.locator("#class-pick-all").click()
+            teacher.locator("#class-remove-picked", has_text="Remove selected (31)").wait_for(timeout=10_000)
+            assert teacher.evaluate("() => document.activeElement?.id") == "class-pick-all"  # the focus kept
+            mine = teacher.locator("#class-roster-list li", has_text="Student").first  # (the phone joined unnamed)
+            mine.get_by_role("checkbox").scroll_into_view_if_needed()
+            mine.get_by_role("checkbox").click()
+            teacher.locator("#class-remove-picked", has_text="Remove selected (30)").wait_for(timeout=10_000)
+            teacher.locator("#class-remove-picked").scroll_into_view_if_needed()
+            assert in_sight(teacher, "#class-remove-picked")
+            teacher.locator("#class-remove-picked").click()  # asked, accepted (opened()'s dialog handler)
+            teacher.locator("#class-panel", has_text="1 student").wait_for(timeout=20_000)
+            rows = teacher.locator("#class-roster-list li").all_inner_texts()
+            assert len(rows) == 1 and "bot" not in rows[0] and "following" in rows[0], rows
+            assert teacher.locator("#class-remove-picked").inner_text() == "Remove selected (0)"
+            back = bot.post(f"/class/{code}/join", json={"nick": "bot 0"},
+                            headers={**headers, "cookie": "ae_browser=bot-browser-000"})
+            assert back.status_code == 403 and "removed you" in back.json()["error"]
+            told = bot.post(f"/class/{code}/answer", json={"sid": fakes[3].json()["sid"], "stop": "stop 1",
+                                                           "option": 0, "options": 4}, headers=headers)
+            assert told.status_code == 404  # a removed fake's id answers nothing
+        translate(teacher, "The old man reads a newspaper.")
+        shows(honest, "The old man reads a newspaper.")
+        assert "Following the teacher" in honest.locator("#class-banner").inner_text()
+        assert teacher.errors == [] and honest.errors == []

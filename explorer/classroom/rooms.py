@@ -828,22 +828,35 @@ class Rooms:
         return room
 
     @shared
-    def remove(self, code: object, key: object, share_id: object = None, student: object = None) -> Room:
-        """A student leaves the class, named by a view they sent (``share_id``) or by their place in the roster
-        (``student``, public_id): their answers, their views and their place go; their page is told (its stream ends)
-        and does not join this class again by itself. A fresh join with the code is a new student, unless the teacher
-        locked the room (lock)."""
+    def remove(self, code: object, key: object, share_id: object = None, student: object = None,
+               students: object = None) -> Room:
+        """Students leave the class, named by a view they sent (``share_id``), by their place in the roster
+        (``student``, public_id) or by several places at once (``students``: a list of public ids, a class filled
+        with fakes emptied in one press): their answers, their views and their place go; their page is told (its
+        stream ends) and does not join this class again by itself. A fresh join with the code is a new student,
+        unless the teacher locked the room (lock). Ids no longer in the room are passed over; none in it: 404."""
         room = self.teacher(code, key)
-        if student is not None:
-            sid = next((s for s in room.students if public_id(s) == student), None)
-            if sid is None:
+        if students is not None:
+            if not isinstance(students, list) or not 0 < len(students) <= MAX_STUDENTS:
                 raise RoomError(t("class.err.no_student"), 404)
-            share_id = None
+            named = {s for s in students if isinstance(s, str)}
+            sids = [s for s in room.students if public_id(s) in named]
+        elif student is not None:
+            sids = [s for s in room.students if public_id(s) == student][:1]
         else:
             share = next((s for s in room.shares if s["id"] == share_id), None)
-            if share is None:
+            sids = [share["sid"]] if share is not None else []
+            if not sids:
                 raise RoomError(t("class.err.no_share"), 404)
-            sid = share["sid"]
+        if not sids:
+            raise RoomError(t("class.err.no_student"), 404)
+        for sid in sids:
+            self.drop(room, sid)
+        room.bump()
+        return room
+
+    def drop(self, room: Room, sid: str) -> None:
+        """``sid`` out of ``room``: their place, answers and views; their browser barred from joining again."""
         left = room.students.pop(sid, None)
         if left is not None and left.browser and left.browser not in room.barred:  # (that browser joins no more)
             room.barred = (room.barred + [left.browser])[-MAX_BARRED:]
@@ -851,11 +864,9 @@ class Rooms:
             votes.pop(sid, None)
         gone = {s["id"] for s in room.shares if s["sid"] == sid}
         room.shares = [s for s in room.shares if s["sid"] != sid]
-        if room.shown and (room.shown["id"] == share_id or room.shown["id"] in gone):
+        if room.shown and room.shown["id"] in gone:
             room.shown = None
         self.messages.forget(sid)
-        room.bump()
-        return room
 
     @shared
     def lock(self, code: object, key: object, locked: object) -> Room:

@@ -217,7 +217,8 @@ TEACHER = {"state": lambda r, d: r.set_state(d.get("code"), d.get("key"), d.get(
            "back": lambda r, d: r.bring_back(d.get("code"), d.get("key")),
            "lesson": lambda r, d: r.lesson_at(d.get("code"), d.get("key"), d.get("stop"), d.get("options"),
                                               d.get("answer"), d.get("fresh", False), d.get("ids")),
-           "remove": lambda r, d: r.remove(d.get("code"), d.get("key"), d.get("share"), d.get("student")),
+           "remove": lambda r, d: r.remove(d.get("code"), d.get("key"), d.get("share"), d.get("student"),
+                                              d.get("students")),
            "lock": lambda r, d: r.lock(d.get("code"), d.get("key"), d.get("locked")),
            "size": lambda r, d: r.resize(d.get("code"), d.get("key"), d.get("size"))}
 STUDENT = {"follow": lambda r, d: r.follow(d.get("code"), d.get("sid"), d.get("following")),

@@ -529,7 +529,13 @@
     const counts = { n: d.students, following: d.following, exploring: d.exploring };
     // every student, each removable (a fake, a nickname that should not be there), and the lock against new joins:
     // folded until the teacher opens it
-    const roster = (d.roster || []).map((s) => "<li><b>" + esc(nickOf(s.nick)) + "</b> <small>" +
+    // ... and several at once (a room filled with fakes: "Select all", untick the class, "Remove selected"); the
+    // ticks kept across the panel's redrawing, for students still in the room
+    const inRoom = new Set((d.roster || []).map((s) => s.id));
+    room.picked = new Set([...(room.picked || [])].filter((id) => inRoom.has(id)));
+    const roster = (d.roster || []).map((s) => "<li><label><input type='checkbox' class='ae-roster-pick' id='class-pick-" +
+      esc(s.id) + "'" + (room.picked.has(s.id) ? " checked" : "") + " onchange='AE.room.pick(" + attr(s.id) + ", this.checked)'> <b>" +
+      esc(nickOf(s.nick)) + "</b></label> <small>" +
       AE.t(s.following ? "class.mark_following" : "class.mark_exploring") + "</small> <button class='ae-roster-remove' " +
       "aria-label='" + esc(AE.t("class.remove_label", { nick: nickOf(s.nick) })) + "' onclick='AE.room.removeStudent(" + attr(s.id) + ", " +
       attr(nickOf(s.nick)) + ")'>" + AE.t("class.remove_student") + "</button></li>").join("");
@@ -537,7 +543,10 @@
       "<summary>" + AE.t("class.roster", { n: d.students }) + (d.locked ? " · " + AE.t("class.locked_note") : "") + "</summary>" +
       "<p><button id='class-lock' aria-pressed='" + !!d.locked + "' onclick='AE.room.lock()'>" +
       AE.t(d.locked ? "class.unlock" : "class.lock") + "</button></p>" + sizePart(d) +
-      (roster ? "<ul id='class-roster-list'>" + roster + "</ul>" : "<p class='ae-join'>" + AE.t("class.roster_empty") + "</p>") +
+      (roster ? "<p class='ae-roster-bulk'><button id='class-pick-all' onclick='AE.room.pickAll(true)'>" + AE.t("class.pick_all") +
+        "</button> <button id='class-pick-none' onclick='AE.room.pickAll(false)'>" + AE.t("class.pick_none") + "</button> " +
+        "<button id='class-remove-picked' onclick='AE.room.removePicked()'>" + AE.t("class.remove_picked", { n: room.picked.size }) +
+        "</button></p><ul id='class-roster-list'>" + roster + "</ul>" : "<p class='ae-join'>" + AE.t("class.roster_empty") + "</p>") +
       "</details>";
     const present = !!(AE.state && AE.state.present);
     const retry = el.querySelector(".ae-class-retry");
@@ -545,6 +554,7 @@
     // the control the teacher is on now, if it is in the panel: drawn anew, it keeps the focus (an answer to an earlier
     // press, slow under load, took it from the class size the teacher had moved to, to Lock)
     const active = document.activeElement, was = active && active !== document.body && el.contains(active) ? active.id : "";
+    const list = el.querySelector("#class-roster-list"), scrolled = list ? list.scrollTop : 0;  // (kept: a long roster)
     el.innerHTML = "<div class='ae-class-head'><span>" + AE.t("class.code") + "</span> <b id='class-code'>" + esc(d.code) + "</b>" +
       " <span class='ae-class-count'>" + (d.students === 1 ? AE.t("class.count_one", counts) : AE.t("class.count_many", counts)) +
       "</span> <button id='class-qr-toggle' aria-expanded='" + !!room.qrOpen + "' onclick='AE.room.qr()'>" +
@@ -566,6 +576,7 @@
       students +
       "<p class='ae-class-end'><button id='class-end' onclick='AE.room.end()'>" + AE.t("class.end") + "</button></p>";
     if (retry) el.prepend(retry);
+    if (scrolled && el.querySelector("#class-roster-list")) el.querySelector("#class-roster-list").scrollTop = scrolled;
     // a button the teacher pressed is drawn anew: the focus stays on it (not the page's body); only a focus this
     // drawing took away is given back (one on the rest of the page stays where it is)
     const lost = !document.activeElement || document.activeElement === document.body;
@@ -608,6 +619,24 @@
   function removeStudent(id, nick) {
     if (window.confirm && !window.confirm(AE.t("class.remove_confirm", { nick }))) return null;
     return send("remove", { student: id }).then(answered);
+  }
+  // ticks in the roster: kept in the page (no room news), the count on "Remove selected" told at once
+  function pick(id, on) {
+    if (!room.picked) room.picked = new Set();
+    if (on) room.picked.add(id); else room.picked.delete(id);
+    const button = document.getElementById("class-remove-picked");
+    if (button) button.textContent = AE.t("class.remove_picked", { n: room.picked.size });
+  }
+  function pickAll(on) {
+    room.picked = new Set(on && room.data ? (room.data.roster || []).map((s) => s.id) : []);
+    room.refocus = on ? "class-pick-all" : "class-pick-none";
+    render();
+  }
+  function removePicked() {
+    const ids = [...(room.picked || [])];
+    if (!ids.length) { notice(AE.t("class.remove_picked_none")); return null; }
+    if (window.confirm && !window.confirm(AE.t("class.remove_picked_confirm", { n: ids.length }))) return null;
+    return send("remove", { students: ids }).then((d) => { if (d) room.picked = new Set(); answered(d, "class-lock"); });
   }
   function lock() {
     return send("lock", { locked: !(room.data && room.data.locked) }).then(answered);
@@ -938,7 +967,7 @@
       if (d && AE.a11y) AE.a11y.say(AE.t("class.revealed_said"));
       return d;
     }), show: (id) => send("show", { share: id }),
-    remove: (id) => send("remove", { share: id }), lesson: lessonMove, removeStudent, lock, size,
+    remove: (id) => send("remove", { share: id }), lesson: lessonMove, removeStudent, pick, pickAll, removePicked, lock, size,
     rosterOpen: (open) => { room.rosterOpen = open; },
     qr: () => { room.qrOpen = !room.qrOpen; render(); const b = document.getElementById("class-qr-toggle"); if (b) b.focus(); },
     back: () => send("back", {}, "back"), end: endClass,
