@@ -245,12 +245,18 @@ def test_a_teachers_panel_opens_when_strangers_hold_every_stream_of_the_process(
                 sid = rooms.join(code, "", f"6.6.6.{a}")[1].sid
                 stack.enter_context(rooms.streaming(rooms.rooms[code], "s:" + sid, f"6.6.6.{a}"))
         assert rooms.open_streams == r.MAX_STREAMS
-        sid = rooms.join(klass, "", "9.9.9.9")[1].sid
-        refused(lambda: stack.enter_context(rooms.streaming(rooms.rooms[klass], "s:" + sid, "9.9.9.9")), status=503)
         for _ in range(3):  # the teacher's panel and projector open, from an address past its share too
             stack.enter_context(rooms.streaming(rooms.rooms[klass], "t:" + klass, "6.6.6.0"))
         refused(lambda: stack.enter_context(rooms.streaming(rooms.rooms[klass], "t:" + klass, "9.9.9.9")), status=503)
-    assert rooms.open_streams == 0
+        # the class's students' pages too, within an even share of the process among the rooms' openers (12 / 4):
+        # each takes the place of a stranger's newest stream (told to end), a fourth is refused
+        ends = [stack.enter_context(rooms.streaming(rooms.rooms[klass], "s:" + rooms.join(klass, "", "9.9.9.9")[1].sid,
+                                                    "9.9.9.9")) for _ in range(3)]
+        assert not any(end.is_set() for end in ends)
+        assert sum(end.is_set() for code, live in rooms.live.items() if code != klass for end in live) == 3
+        sid = rooms.join(klass, "", "9.9.9.9")[1].sid
+        refused(lambda: stack.enter_context(rooms.streaming(rooms.rooms[klass], "s:" + sid, "9.9.9.9")), status=503)
+    assert rooms.open_streams == 0 and rooms.live == {}
 
 
 # -- (3) stops: the lesson's own names, tallies bounded, a push only when something changed ---------------------------
@@ -541,6 +547,46 @@ def test_the_teacher_removes_any_student_by_the_roster_and_locks_the_room(tmp_pa
         assert [s["nick"] for s in post(url, f"/class/{code}/back", {"key": key}).json()["roster"]] == ["Ana", "Late"]
 
 
+def test_the_teacher_removes_a_hundred_fakes_in_one_press_and_keeps_the_class():
+    """Issue 48's finding 3: 100 fakes in the room beside a class of 5; one request with the fakes' roster names
+    removes them all (their streams told, their browsers barred), keeps the class and its answers, passes over a name
+    no longer in the room, and refuses what is no list of names, a list longer than a room, and a student's key."""
+    rooms = Rooms()
+    with served(rooms, trusted=1) as url:
+        room = post(url, "/class/new").json()
+        code, key = room["code"], room["key"]
+        post(url, f"/class/{code}/size", {"key": key, "size": 150})
+        at = lambda n: {"x-forwarded-for": f"10.0.{n // 200}.{n % 200 + 1}"}  # noqa: E731 (a browser each)
+        honest = {post(url, f"/class/{code}/join", {"nick": f"Pupil {i}"}, headers=at(i)).json()["sid"]
+                  for i in range(5)}
+        fakes = [post(url, f"/class/{code}/join", {"nick": f"x{i}"},
+                      headers={**at(100 + i), "cookie": f"ae_browser=fake-browser-{i}"}).json()["sid"] for i in range(100)]
+        for sid in [*honest, fakes[0]]:
+            assert post(url, f"/class/{code}/answer", {"sid": sid, "stop": "stop 1", "option": 1,
+                                                      "options": 4}).status_code == 200
+        roster = post(url, f"/class/{code}/back", {"key": key}).json()["roster"]
+        assert len(roster) == 105
+        named = [s["id"] for s in roster if s["nick"].startswith("x")]
+        for bad in ("all", [], [1, 2], ["x"] * 151, {"ids": named}):
+            assert post(url, f"/class/{code}/remove", {"key": key, "students": bad}).status_code == 404, bad
+        assert post(url, f"/class/{code}/remove", {"key": next(iter(honest)), "students": named}).status_code == 404
+        with httpx.stream("GET", f"{url}/class/{code}/events?sid={fakes[7]}", headers=at(107), timeout=30) as told:
+            lines = told.iter_lines()
+            assert next(line for line in lines if line.startswith("data:"))  # the room, now
+            removed = post(url, f"/class/{code}/remove", {"key": key, "students": named + ["gone-already"]})
+            assert removed.status_code == 200, removed.text
+            panel = removed.json()
+            heard = [json.loads(line[5:]) for line in lines if line.startswith("data:")]
+        assert heard[-1]["ended"] == "The teacher removed you from the class."
+        assert sorted(s["nick"] for s in panel["roster"]) == [f"Pupil {i}" for i in range(5)]
+        assert panel["students"] == 5 and panel["tallies"]["stop 1"]["answered"] == 5  # the fake's answer gone
+        again = post(url, f"/class/{code}/join", {"nick": "x0"}, headers={**at(100), "cookie": "ae_browser=fake-browser-0"})
+        assert again.status_code == 403 and "removed you" in again.json()["error"]
+        assert post(url, f"/class/{code}/remove", {"key": key, "students": named}).status_code == 404  # none left
+        assert all(post(url, f"/class/{code}/answer", {"sid": sid, "stop": "stop 2", "option": 0, "options": 4}
+                        ).status_code == 200 for sid in honest)
+
+
 def test_one_address_holds_a_share_of_the_streams_and_empty_rooms_are_freed(monkeypatch):
     """One visitor's own rooms full of their own students take at most STREAMS_PER_ADDRESS of the process's streams
     (the next is refused in words while another address still streams); a room nobody joined, whose teacher's page
@@ -600,6 +646,57 @@ def test_one_address_holds_a_share_of_the_streams_and_empty_rooms_are_freed(monk
         rooms.sweep(later + 120)
     assert set(rooms.rooms) == {followed}
     assert r.EMPTY_S < r.UNWATCHED_S < r.IDLE_S
+
+
+def test_a_visitor_on_four_addresses_cannot_keep_a_new_class_from_the_streams(monkeypatch):
+    """A visitor with four addresses opens rooms from each and fills every stream of the process with their fakes'
+    pages; a teacher at a fifth address then opens a class: its students' pages still stream, up to an even share of
+    the process among the five openers, each taking the place of the visitor's newest stream (closed: its page would
+    reconnect), and the visitor's pages opened again are refused in words while they hold more than their share."""
+    monkeypatch.setattr(r, "MAX_STREAMS", 24)
+    monkeypatch.setattr(r, "STREAMS_PER_ADDRESS", 1_000)  # (the per-address share: other tests)
+    rooms = Rooms()
+    with served(rooms, trusted=1) as url:
+        def as_(ip):
+            return {"x-forwarded-for": ip}
+        theirs = [(post(url, "/class/new", headers=as_(f"10.9.{a}.1")).json()["code"], f"10.9.{a}.1")
+                  for a in range(4) for _ in range(2)]
+        fakes = [(code, post(url, f"/class/{code}/join", {}, headers=as_(ip)).json()["sid"], ip)
+                 for code, ip in theirs for _ in range(3)]
+        teacher = post(url, "/class/new", headers=as_("10.8.0.1")).json()
+        pupils = [post(url, f"/class/{teacher['code']}/join", {}, headers=as_("10.8.0.2")).json()["sid"]
+                  for _ in range(6)]
+
+        async def run():
+            async with httpx.AsyncClient(timeout=10) as client:
+                async def one(code, sid, ip):
+                    request = client.build_request("GET", f"{url}/class/{code}/events", params={"sid": sid},
+                                                   headers=as_(ip))
+                    return await client.send(request, stream=True)
+                held = [await one(*fake) for fake in fakes]
+                assert [h.status_code for h in held] == [200] * 24 and rooms.open_streams == 24
+                mine = [await one(teacher["code"], sid, "10.8.0.2") for sid in pupils]
+                again = await one(*fakes[-1])  # (while every other stream is still held)
+                told = json.loads(await again.aread())
+                reading = [asyncio.ensure_future(h.aread()) for h in held]
+                done, waiting = await asyncio.wait(reading, timeout=5)  # the streams the server closed
+                ended = done
+                for task in waiting:
+                    task.cancel()
+                statuses = [m.status_code for m in mine], len(ended), again.status_code, told
+                for h in [*held, *mine, again]:
+                    await h.aclose()
+                return statuses
+        (mine, ended, again, told) = asyncio.run(run())
+        share = 24 // 5
+        assert mine == [200] * share + [503] * (6 - share), mine  # an even share for the class's opener
+        assert ended == share  # as many of the visitor's streams ended, not more
+        assert again == 503 and "as many classes' pages open as it can hold" in told["error"], told
+        for _ in range(40):
+            if rooms.open_streams == 0:
+                break
+            time.sleep(0.05)
+        assert rooms.open_streams == 0 and rooms.live == {}
 
 
 def test_a_class_behind_the_address_of_someone_filling_rooms_keeps_its_streams(monkeypatch):

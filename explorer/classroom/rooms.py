@@ -23,7 +23,7 @@ import secrets
 import time
 import unicodedata
 import urllib.parse
-from collections import OrderedDict, deque
+from collections import Counter, OrderedDict, deque
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -537,6 +537,8 @@ class Rooms:
         self.address_misses = Rate(ADDRESS_MISSES_PER_MIN, 60)
         self.streams: dict[str, int] = {}  # "s:<sid>" / "t:<code>" -> streams open now
         self.open_streams = 0  # in this process
+        self.live: dict[str, list[asyncio.Event]] = {}  # room code -> its students' streams, the newest last (ended
+        # by setting their event: fair_place)
 
         if getattr(store, "shared", False):
             store.listen(self.heard)
@@ -611,9 +613,10 @@ class Rooms:
 
     # -- push streams ----------------------------------------------------------------------------------------------
     @contextmanager
-    def streaming(self, room: Room, who: str, address: str = "") -> Iterator[None]:
+    def streaming(self, room: Room, who: str, address: str = "") -> Iterator[asyncio.Event]:
         """One push stream of ``who`` ("s:<sid>" or "t:<code>") in ``room`` from ``address`` while the block runs,
-        or a refusal in words when one more would pass a cap (``who``'s, the address's, the room's, the process's)."""
+        or a refusal in words when one more would pass a cap (``who``'s, the address's, the room's, the process's).
+        Yields the stream's end: set when the stream is to end for another class's (fair_place)."""
         mine = self.streams.get(who, 0)
         theirs = self.streams.get("a:" + address, 0)
         here = self.streams.get("r:" + room.code + ":" + address, 0)  # the address's streams in this room
@@ -627,14 +630,18 @@ class Rooms:
         if student and theirs >= STREAMS_PER_ADDRESS and (here >= ROOM_FLOOR or theirs >= ADDRESS_CEILING):
             raise RoomError(t("class.err.address_streams", n=STREAMS_PER_ADDRESS), 429)
         if self.open_streams >= MAX_STREAMS + (0 if student else TEACHER_RESERVE):  # (a teacher's: rooms x 4 at most)
-            raise RoomError(t("class.err.max_streams"), 503)
+            if not (student and self.fair_place(room)):
+                raise RoomError(t("class.err.max_streams"), 503)
         self.streams[who] = mine + 1
         self.streams["a:" + address] = theirs + 1
         self.streams["r:" + room.code + ":" + address] = here + 1
         room.streams += student
         self.open_streams += 1
+        end = asyncio.Event()
+        if student:
+            self.live.setdefault(room.code, []).append(end)
         try:
-            yield
+            yield end
         finally:
             self.open_streams -= 1
             room.streams -= student
@@ -644,6 +651,36 @@ class Rooms:
                     self.streams[name] = left
                 else:
                     self.streams.pop(name, None)
+            if student:
+                ends = self.live.get(room.code, [])
+                if end in ends:
+                    ends.remove(end)
+                if not ends:
+                    self.live.pop(room.code, None)
+
+    def fair_place(self, room: Room) -> bool:
+        """The process holds MAX_STREAMS: a student's stream in ``room`` still opens if the rooms of its opener (the
+        address that opened it) hold less than an even share of the process's students' streams among the openers
+        holding any; then the newest stream of the opener holding the most, in its fullest room, is ended for it
+        (its page reconnects, and is refused while its opener holds more than its share). One visitor's rooms of fakes,
+        opened from several addresses, took most of the process's streams and the next class got none (attacker
+        helpers): now each opener, a teacher's address, keeps an even share."""
+        held: Counter[str] = Counter()
+        for other in self.rooms.values():
+            if other.streams:
+                held[other.opener] += other.streams - sum(e.is_set() for e in self.live.get(other.code, ()))
+        share = MAX_STREAMS // max(1, len(held.keys() | {room.opener}))
+        if held[room.opener] >= share:
+            return False
+        most, count = max(((o, n) for o, n in held.items() if o != room.opener), key=lambda x: x[1], default=("", 0))
+        if count <= share:
+            return False
+        fullest = max((r for r in self.rooms.values() if r.opener == most and r.streams), key=lambda r: r.streams)
+        newest = next((e for e in reversed(self.live.get(fullest.code, [])) if not e.is_set()), None)
+        if newest is None:
+            return False
+        newest.set()
+        return True
 
     # -- finding, sweeping ---------------------------------------------------------------------------------
     def ends_in(self, room: Room, now: float) -> tuple[float, str]:

@@ -199,13 +199,22 @@ async def until_disconnect(receive) -> None:
         pass
 
 
-async def stream(receive, send, room, render, version) -> None:
-    """events() until the room ends or the client goes away, whichever comes first."""
+async def stream(receive, send, room, render, version, end: asyncio.Event | None = None) -> None:
+    """events() until the room ends, the client goes away or ``end`` is set (the stream's place given to another
+    class's: Rooms.fair_place), whichever comes first; ended by ``end``, the response is closed (the page reconnects)."""
     pushing = asyncio.ensure_future(events(send, room, render, version))
     leaving = asyncio.ensure_future(until_disconnect(receive))
-    done, pending = await asyncio.wait({pushing, leaving}, return_when=asyncio.FIRST_COMPLETED)
+    ending = asyncio.ensure_future((end or asyncio.Event()).wait())
+    done, pending = await asyncio.wait({pushing, leaving, ending}, return_when=asyncio.FIRST_COMPLETED)
     for task in pending:
         task.cancel()
+    if ending in done and pushing not in done and leaving not in done:
+        await asyncio.gather(pushing, return_exceptions=True)  # (cancelled: no half-sent event)
+        try:
+            await send({"type": "http.response.body", "body": b"", "more_body": False})
+        except OSError:
+            pass
+        return
     for task in done:
         if task is pushing and task.exception() is not None and not isinstance(task.exception(), OSError):
             raise task.exception()
@@ -279,8 +288,8 @@ class ClassRoutes:
                                                 {"ended": english("class.ended.removed"),
                                                  "ended_key": "class.ended.removed"})
 
-            with rooms.streaming(room, "s:" + sid, client):
-                return await stream(receive, send, room, mine, lambda: room.version)
+            with rooms.streaming(room, "s:" + sid, client) as end:
+                return await stream(receive, send, room, mine, lambda: room.version, end)
         if method == "GET" and action == "teacher":
             admitted(key=query(scope).get("key", ""))
             room = rooms.teacher(code, query(scope).get("key"), charge=False)  # a reload is no change
