@@ -309,3 +309,46 @@ def test_inside_a_head_is_drawn_in_the_browser_as_the_server_draws_it(server, br
     assert wait_until(page, lambda: page.evaluate(INSIDE)["title"].startswith("Inside cross"))
     check("Cross-attention", 2, head, choose("#query", 4))
     page.close()
+
+
+def test_a_following_phone_translates_the_teachers_sentence_itself(server, browser):  # noqa: F811
+    """Issue 51: a class's following pages compute the teacher's sentence in their own browsers. A teacher's laptop
+    and a student's phone, each with the model loaded, in one class: the teacher types a sentence and presses Enter;
+    the phone shows its German, pieces and heatmap, and neither page sent that sentence to the server's queue (the
+    room's own message carries the view, as a link would)."""
+    pages, sent = [], {}
+    try:
+        for name, size in (("teacher", {"width": 1280, "height": 800}), ("phone", {"width": 390, "height": 844})):
+            ctx = browser.new_context(viewport=size, is_mobile=name == "phone", has_touch=name == "phone")
+            pg = ctx.new_page()
+            pg.on("dialog", lambda d: d.accept())
+            sent[name] = []
+            pg.on("request", lambda r, n=name: sent[n].append(r.post_data or "")
+                  if "/gradio_api/" in r.url and r.method == "POST" else None)
+            pages.append(pg)
+        teacher, phone = pages
+        teacher.goto(server)
+        assert wait_until(teacher, lambda: EN["page.local.ready"] in text_of(teacher, "#ae-local"), 60000)
+        teacher.locator("#teach").click()
+        code = teacher.locator("#class-code").inner_text(timeout=10_000)
+        phone.goto(f"{server}?class={code}")
+        phone.locator("#class-banner", has_text="Following the teacher").wait_for(timeout=30_000)
+        assert wait_until(phone, lambda: EN["page.local.ready"] in text_of(phone, "#ae-local"), 60000)
+        text = "The little girl plays with her red ball."
+        a = analysis(Request.parse(text, MODEL))
+        box = teacher.locator("#sentence textarea")
+        box.click()
+        teacher.keyboard.press("Control+a")
+        teacher.keyboard.type(text)
+        teacher.keyboard.press("Enter")
+        assert wait_until(phone, lambda: phone.locator("#translation textarea").input_value() == a.translation and
+                          text[:20] in text_of(phone, "#status .ae-status"), 30000), text_of(phone, "#status")
+        assert wait_until(phone, lambda: text[:20] in text_of(phone, "#heatmap .gtitle"), 20000)
+        html = phone.locator("#pieces .ae-pieces").evaluate("(el) => el.outerHTML")
+        assert phone.evaluate(SAME_HTML, [tokens_html(a), html]), html[:300]
+        for name in ("teacher", "phone"):  # nothing of the sentence asked of the server by either page
+            assert not [b for b in sent[name] if json.dumps(text)[1:-1] in b or text in b], (name, sent[name][-3:])
+        assert "Following the teacher" in phone.locator("#class-banner").inner_text()
+    finally:
+        for pg in pages:
+            pg.context.close()
