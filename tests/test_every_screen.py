@@ -164,6 +164,30 @@ def test_the_first_heatmap_is_above_the_fold_on_a_laptop(browser, server):  # no
             assert in_sight(pg, part), part
 
 
+@en_de
+@pytest.mark.parametrize("size", ["phone", "laptop"])
+def test_the_german_is_on_the_first_screen_after_translate(browser, server, size):  # noqa: F811
+    """Type a sentence and press Translate: its German is in sight without a scroll (the examples above the result
+    once put it at y=1026 of a 390x844 phone and y=743 of a 1280x800 laptop)."""
+    with opened(browser, server, **(PHONE if size == "phone" else LAPTOP)) as pg:
+        settled(pg)
+        before = translation(pg)
+        box = pg.locator("#sentence textarea")
+        box.click()
+        box.fill("")
+        pg.keyboard.type("The old man reads a book in the park.")
+        pg.locator("#translate").click()
+        pg.wait_for_function("(b) => { const t = document.querySelector('#translation textarea');"
+                             " return t && t.value && t.value !== b; }", arg=before, timeout=60_000)
+        idle(pg)
+        assert pg.evaluate("() => window.scrollY") == 0
+        bottom = pg.evaluate("() => document.querySelector('#translation textarea').getBoundingClientRect().bottom")
+        assert 0 < bottom <= pg.viewport_size["height"], bottom
+        for part in ("#sentence", "#translate", "#translation"):
+            assert in_sight(pg, part), part
+        assert pg.errors == []
+
+
 def test_a_link_with_heads_off_restores_the_ablation_result_on_a_phone(browser, server):  # noqa: F811
     with opened(browser, server, **PHONE) as pg:
         settled(pg)

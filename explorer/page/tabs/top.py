@@ -1,6 +1,6 @@
 """The top of the page, above the tabs: the sentence, the model and Translate; the folds ("Join a class", decoding
-options, "Where am I", the guided lesson) with Copy link, Presentation mode and Start over beside them; examples; the status
-line, the translation and its pieces; and the page's copy of the analysis (hidden).
+options, "Where am I", the guided lesson) with Copy link, Presentation mode and Start over beside them; the status
+line, the translation and its pieces; the examples; and the page's copy of the analysis (hidden).
 
 The first screen gets to the point: at 1280x800 the sentence, its translation and the first heatmap are in sight
 (tests/test_every_screen.py)."""
@@ -68,10 +68,6 @@ def build(p: Page, examples_text: list[str], first: tuple) -> None:
         reset = gr.Button(label("page.reset"), elem_id="reset", scale=0, min_width=130)
         teach = gr.Button(label("page.teach"), elem_id="teach", scale=0, min_width=150)
         gr.HTML('<div id="ae-langs"></div>', elem_id="langs")  # the language switch: i18n.js draws it
-    # the examples below the folds: "Join a class" stays on a small phone's first screen (helper 62: at 360x640 the
-    # examples above it put it 140 px below the screen)
-    p.examples = gr.Dataset(components=[gr.Textbox(visible=False)], samples=[[e] for e in examples_text],
-                            label=label("page.examples"), type="index", elem_id="examples")
     gr.HTML('<div id="class-panel"></div>', elem_id="class-panel-box")  # explorer/classroom/static/class.js: the teacher's
     p.status = gr.HTML(elem_id="status")
     with gr.Row(equal_height=False, elem_id="result"):
@@ -80,6 +76,12 @@ def build(p: Page, examples_text: list[str], first: tuple) -> None:
         # the first pieces and their advice in every language (first_pieces is the same, made in English)
         pieces = rendered("page.first.pieces", lambda: tokens_html(analysis(Request.from_json(first_shown))))
         p.pieces = gr.HTML(str(pieces), elem_id="pieces", scale=2, min_width=300)
+    # the examples below the folds ("Join a class" stays on a small phone's first screen: helper 62, at 360x640 the
+    # examples above it put it 140 px below the screen) and below the translation, which a press of Translate puts
+    # on the first screen (helper 76: above it, they put the German at y=1026 of a 390x844 phone, 743 of a 1280x800
+    # laptop's 800)
+    p.examples = gr.Dataset(components=[gr.Textbox(visible=False)], samples=[[e] for e in examples_text],
+                            label=label("page.examples"), type="index", elem_id="examples")
     # the page's copy of the analysis every view draws from: JSON text (views.js parses it once), which Gradio
     # passes through as it is (a gr.JSON value is validated and re-serialised on every event: ~10 ms for 60 KB)
     p.bank = gr.Textbox(first_bank, visible=False, elem_id="bank")
