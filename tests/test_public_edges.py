@@ -51,6 +51,17 @@ def test_recordings_are_refused_and_nothing_is_stored(server):
     assert not {p for p in gradio_files() - before if p.stat().st_size >= 1_000_000}
 
 
+def test_an_uploads_progress_is_refused_at_once_and_nothing_is_kept(server):
+    """Gradio's /gradio_api/upload_progress kept an entry for every id it was asked about, for good, and answered
+    after 3 s (helper 80: 4,000 asks with fresh 15,000-character ids kept 10 MB)."""
+    url, _ = server
+    for path in ("gradio_api/upload_progress", "gradio_api/upload_progress/"):
+        t0 = time.monotonic()
+        r = httpx.get(url + path, params={"upload_id": "x" * 15_000}, timeout=30)
+        assert r.status_code == 404 and "no file uploads" in r.json()["error"], r.text[:200]
+        assert time.monotonic() - t0 < 2.5
+
+
 def test_a_body_over_a_megabyte_gets_413_before_it_is_read(server, capfd):
     """A request body larger than any this app sends (a 2 MB JSON to the queue, as an attacker sent 200 MB ones that
     Gradio read whole into memory) gets 413 and one log line; a Translate still answers."""

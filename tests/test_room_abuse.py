@@ -111,6 +111,16 @@ def test_user_text_is_cleaned_or_refused_before_it_is_stored():
         refused(rooms.join, code, nick, status=400, words="teacher")  # the Cyrillic, full-width, spaced look-alikes too
     # names that look like another's are told apart; one that looks like nothing gets a name of the room's
     # (and one posing as the room's own name for an anonymous student, "Student 3", gets the room's next one: helper 30)
+    # names of other scripts, with marks or with a symbol join as they are (helper 80's rule reads none as "teacher")
+    other, _ = rooms.open("10.0.0.9")
+    for nick in ("\u0410\u043b\u0435\u043a\u0441\u0435\u0439", "\u674e\u660e", "Zo\u00eb", "Mia \U0001f600",
+                 "\u0398\u03b5\u03cc\u03b4\u03c9\u03c1\u03bf\u03c2", "Heather"):
+        assert rooms.join(other, nick)[1].nick == nick
+    # helper 80: a look-alike in no table (Cyrillic, Coptic, CJK, a symbol, Latin Extended-D) standing in for up to a
+    # third of the word's letters (in a room of their own: a room takes 60 joins a minute from an address)
+    for nick in ("T\u0454acher", "T\u04bdacher", "\u22a4eacher", "\u4e05eacher", "\u2ca6eacher", "Teache\ua75b",
+                 "\ua786eacher", "Le\u2c8fr\u0454r"):
+        refused(rooms.join, other, nick, status=400, words="teacher")
     names = [rooms.join(code, nick)[1].nick for nick in ("ana", "\u0410na", "...", "\u00a0\u3000", "\u3164\u3164",
                                                          "Student 3", "Sch\u00fcler/in 3")]
     assert names[:2] == ["ana (2)", "\u0410na (3)"] and all(n.startswith("Student") for n in names[2:]), names
@@ -421,12 +431,12 @@ def test_a_forged_forwarded_for_buys_no_rooms_and_a_trusted_proxy_is_read(monkey
         assert post(url, f"/class/{code}/join", {}, headers={"x-forwarded-for": "5.5.5.6"}).status_code == 200
     rooms = Rooms()
     rooms.opens = r.Rate(3, 3600)
-    with served(rooms, trusted=1) as url:  # IPv6: one visitor holds a whole /64, so it counts as one address
+    with served(rooms, trusted=1) as url:  # IPv6: one home holds a whole /56 (256 /64s): it counts as one address
         for i in range(3):
             assert post(url, "/class/new", headers={"x-forwarded-for": f"2001:db8:5:6::{i + 1}"}).status_code == 200
-        for other in ("2001:db8:5:6:ffff:1:2:3", "[2001:db8:5:6::99]"):
+        for other in ("2001:db8:5:6:ffff:1:2:3", "[2001:db8:5:6::99]", "2001:db8:5:7::1", "2001:db8:5:ff::1"):
             assert post(url, "/class/new", headers={"x-forwarded-for": other}).status_code == 429
-        assert post(url, "/class/new", headers={"x-forwarded-for": "2001:db8:5:7::1"}).status_code == 200
+        assert post(url, "/class/new", headers={"x-forwarded-for": "2001:db8:5:100::1"}).status_code == 200
 
 
 def test_trusted_proxy_setting_and_address_rules(monkeypatch):
@@ -446,7 +456,9 @@ def test_trusted_proxy_setting_and_address_rules(monkeypatch):
     assert address(scope, 5) == "1.1.1.1"
     assert address({"client": ("9.9.9.9", 5), "headers": []}, 1) == "9.9.9.9"
     v6 = {"client": ("2001:db8:1:2:3:4:5:6", 5), "headers": []}
-    assert address(v6, 0) == "2001:db8:1:2::/64" == address({**v6, "client": ("2001:db8:1:2::9", 5)}, 0)
+    assert address(v6, 0) == "2001:db8:1::/56" == address({**v6, "client": ("2001:db8:1:2::9", 5)}, 0)
+    assert address({**v6, "client": ("2001:db8:1:ff::1", 5)}, 0) == "2001:db8:1::/56"  # helper 80: 16-99 /64s of a home
+    assert address({**v6, "client": ("2001:db8:1:100::1", 5)}, 0) == "2001:db8:1:100::/56"
     assert address({"client": ("::ffff:8.8.4.4", 5), "headers": []}, 0) == "8.8.4.4"  # IPv4 written as IPv6
 
 
@@ -909,3 +921,25 @@ def test_a_locked_rooms_file_never_stalls_the_server_and_an_answered_change_is_i
             assert json.loads(data)["state"] == f"text=s{i}"
     again = Rooms(RoomStore(path))  # a restart
     assert again.rooms[code].state == "text=s2"
+
+
+def test_fakes_sending_views_push_no_honest_students_view_out_of_the_room():
+    """Helper 80: 20 fakes sent 3 views each and Kid5's view left the room for good (the newest 20 were kept);
+    removing the fakes did not bring it back. Now the room keeps one view a student, the largest going first past
+    a bound on them all, and the panel lists the newest of them."""
+    rooms = Rooms()
+    code, key = rooms.open()
+    _, kid = rooms.join(code, "Kid5", "10.0.0.1")
+    rooms.share(code, kid.sid, "text=A+dog+runs.&tab=attend", "my view")
+    fakes = [rooms.join(code, f"Fake {i}", "10.0.0.2")[1] for i in range(25)]
+    for round_ in range(3):  # small views, then views of the largest size
+        for i, f in enumerate(fakes):
+            state = f"text=fake+{i}+{round_}" if round_ < 2 else "text=" + "x" * (r.STATE_CHARS - 10)
+            rooms.share(code, f.sid, state, "")
+    room = rooms.rooms[code]
+    assert kid.sid in {s["sid"] for s in room.shares}
+    assert sum(len(s["state"]) + len(s["note"]) for s in room.shares) <= r.SHARE_CHARS
+    assert len(room.for_teacher()["shares"]) == r.MAX_SHARES  # the panel: the newest
+    picks = [p["id"] for p in room.for_teacher()["roster"] if p["nick"].startswith("Fake")]
+    room = rooms.remove(code, key, students=picks)
+    assert [(s["nick"], s["note"]) for s in room.for_teacher()["shares"]] == [("Kid5", "my view")]

@@ -55,8 +55,9 @@ STATE_CHARS = 8_000  # a view: a link's query string (links.js), as long as a lo
 STOP_CHARS = 40  # a lesson stop's name
 MAX_OPTIONS = 8
 OPTION_CHARS = 160  # one option's text, as the teacher's panel shows it
-# views sent to the teacher that a room keeps (the newest of each student), the oldest going first: the panel lists
-# them all; each may hold STATE_CHARS, and a room is written whole at every change (432 KB at 60, 1.2 ms a change)
+# views sent to the teacher: a room keeps the newest of each of its students (kept_shares), the panel lists the
+# newest MAX_SHARES of them; together they hold at most SHARE_CHARS, as 20 of the largest did (a room is written
+# whole at every change: 432 KB at 60 of the largest, 1.2 ms a change), the largest going first
 MAX_SHARES = 20
 MESSAGES_PER_MIN = 60  # what one student may send in a minute
 # what the teacher's page may send in a minute: it posts its view every 0.4 s while a slider moves (150 a minute), and
@@ -241,6 +242,35 @@ ALIKE = str.maketrans("l1|0", "iiio")
 def skeleton(name: str) -> str:
     """``looks`` with the letters and digits that read alike in one font made one: for telling names apart."""
     return looks(name).translate(ALIKE).replace("rn", "m").replace("vv", "w")
+
+
+def wildcards(name: str) -> str:
+    """A nickname read one character at a time as ``skeleton`` reads it, with "?" for each letter or symbol that
+    reads as no Latin letter or digit (spaces, punctuation and marks left out): a look-alike no table here lists."""
+    out = []
+    for ch in unicodedata.normalize("NFKC", name):
+        kind = unicodedata.category(ch)
+        if kind[0] in "PZMC":
+            continue
+        seen = looks(ch).translate(ALIKE)
+        out.append(seen if seen and seen.isascii() else "?")
+    return "".join(out)
+
+
+def poses_as_teacher(name: str) -> bool:
+    """A word for the teacher in the name, up to a third of its letters standing in for any look-alike (helper 80 got
+    in as "Tєacher", "Tҽacher", "⊤eacher", "丅eacher", "Ⲧeacher", "Teacheꝛ" and "Ꞇeacher", one new look-alike each time
+    a table grew); names wholly of another script are read by ``looks`` alone."""
+    seen = wildcards(name)
+    if "?" not in seen:
+        return False
+    for word in TEACHER_WORDS:
+        word = word.translate(ALIKE)
+        for i in range(len(seen) - len(word) + 1):
+            part = seen[i:i + len(word)]
+            if 0 < part.count("?") <= len(word) // 3 and all(a in ("?", b) for a, b in zip(part, word)):
+                return True
+    return False
 
 
 def shown_state(view: str, teacher: str) -> str:
@@ -491,6 +521,21 @@ def shared(method):
 
 
 SHARE_TEXT_CHARS = 80  # of a sent view's sentence, as the panel quotes it
+SHARE_CHARS = MAX_SHARES * STATE_CHARS  # of all the views a room keeps, together
+
+
+def kept_shares(shares: list[dict], size: int) -> list[dict]:
+    """The views a room keeps (one a student, the newest last): at most ``size``, and within SHARE_CHARS, the
+    largest going first. A class's views are links of a few hundred characters: 20 students sending views of the
+    largest size no longer push an honest student's view out of the room (helper 80: 20 fakes' 60 sends took Kid5's,
+    for good), and a view removed with its sender brings back the ones the panel had no room for."""
+    kept = shares[-max(1, size):]
+    total = sum(len(s["state"]) + len(s["note"]) for s in kept)
+    while total > SHARE_CHARS and kept:
+        big = max(range(len(kept)), key=lambda i: (len(kept[i]["state"]) + len(kept[i]["note"]), -i))
+        total -= len(kept[big]["state"]) + len(kept[big]["note"])
+        del kept[big]
+    return kept
 
 
 def brief(share: dict) -> dict:
@@ -959,7 +1004,8 @@ class Rooms:
         self.joins.take("a:" + address, t("class.err.joins"))
         name = clean(nick, "nickname", NICK_CHARS, empty="")
         look, like = looks(name), skeleton(name)
-        if like in {skeleton(n) for n in NOT_TEACHER_NICKS} or any(skeleton(w) in like for w in TEACHER_WORDS):
+        if (like in {skeleton(n) for n in NOT_TEACHER_NICKS} or any(skeleton(w) in like for w in TEACHER_WORDS)
+                or poses_as_teacher(name)):
             raise RoomError(t("class.err.teacher_nick"))
         if not look or ROOM_NICK.fullmatch(look):  # blank-looking (dots, spaces, marks), or posing as one of the
             # room's own names: a name of the room's own, kept in English and
@@ -1033,7 +1079,7 @@ class Rooms:
         share = {"id": secrets.token_urlsafe(6), "sid": sid, "nick": student.nick, "state": view, "note": note}
         # a student's newest view replaces the ones they sent before (one a student on the panel: a student sending
         # view after view fills it with nothing new)
-        room.shares = ([s for s in room.shares if s["sid"] != sid] + [share])[-MAX_SHARES:]
+        room.shares = kept_shares([s for s in room.shares if s["sid"] != sid] + [share], max(room.size, MAX_SHARES))
         room.bump(follower=False)
         return room
 

@@ -36,9 +36,14 @@ def address(scope, trusted: int | None = None) -> str:
     return person(str(client[0]))
 
 
+V6_PREFIX = 56  # bits of an IPv6 address that name one visitor
+
+
 def person(addr: str) -> str:
-    """An IPv6 address counts as its /64 network: a home, a phone or a rented server is given a whole /64, so one
-    visitor could otherwise take a fresh address, and fresh per-address limits, for every request. IPv4 (and an
+    """An IPv6 address counts as its /56 network: a phone or a rented server is given a whole /64 and a home as many
+    as 256 (a /56; helper 80 took a fresh share of the streams, the rooms and the model's turns from each of 16-99
+    /64s), so one visitor could otherwise take fresh per-address limits for every request. The limits are sized for
+    a whole class behind one address, so strangers on one /56 (a carrier's phones) share them unharmed. IPv4 (and an
     IPv4 address written as IPv6) and anything that is no address count as they are."""
     try:
         ip = ipaddress.ip_address(addr.strip("[]"))
@@ -48,4 +53,4 @@ def person(addr: str) -> str:
         return str(ip)
     if ip.ipv4_mapped is not None:
         return str(ip.ipv4_mapped)
-    return str(ipaddress.ip_network(f"{ip}/64", strict=False))
+    return str(ipaddress.ip_network(f"{ip}/{V6_PREFIX}", strict=False))

@@ -46,6 +46,9 @@ LOG_EVERY_S = 1.0
 MAX_URL = 16_384  # characters of path + query string
 MAX_BODY = 1_000_000  # bytes of a request body (a Translate's is well under 4 KB; a class route's at most 16 KB)
 UPLOAD_PATHS = ("/gradio_api/upload", "/upload", "/gradio_api/process_recording", "/process_recording")
+# an upload's progress, asked by any method: Gradio's tracker keeps an entry for every id it is asked about and never
+# drops it (helper 80: 4,000 asks with fresh 15,000-character ids kept 10 MB), and this app takes no uploads
+UPLOAD_PROGRESS = ("/gradio_api/upload_progress", "/upload_progress")
 # Gradio's dashboard: the page never asks for it, and each visit wrote its address to the log (helper 30: 87 bytes a
 # request, 259 MB an hour of a flood)
 MONITORING = ("/monitoring", "/gradio_api/monitoring")
@@ -79,6 +82,8 @@ def refusal(method: str, path: str, query: bytes, names: frozenset[str],
         return 414, f"This address is {len(path) + len(query):,} characters long; links of this app are at most {MAX_URL:,}."
     if method == "POST" and path.rstrip("/") in UPLOAD_PATHS:
         return 403, "This app takes no file uploads."
+    if path.rstrip("/") in UPLOAD_PROGRESS:
+        return 404, "This app takes no file uploads."
     if length is not None and length > MAX_BODY:
         return 413, f"This request's body is {length:,} bytes; this app's requests are at most {MAX_BODY:,}."
     if path.rstrip("/") in MONITORING or path.startswith(tuple(m + "/" for m in MONITORING)):
