@@ -61,7 +61,7 @@ def test_the_lesson_walks_every_stop_shows_its_view_and_ends_with_a_score(browse
         pg.locator("#ae-lesson-start").click()
         views = {1: ("Translate & attend", "#heatmap"), 2: ("Positional encoding", "#pe-table"),
                  3: ("Inside a head", "#inside-plot"), 4: ("Translate & attend", "#model-view"),
-                 5: ("Translate & attend", "#heatmap"), 6: ("Translate & attend", "#heatmap"),
+                 5: ("Translate & attend", "#ae-figure1"), 6: ("Translate & attend", "#heatmap"),
                  7: ("Step by step", "#step-plot"), 8: ("Experiments", "#lens-plot")}
         right_first = 0
         for stop in range(1, 9):
@@ -78,6 +78,15 @@ def test_the_lesson_walks_every_stop_shows_its_view_and_ends_with_a_score(browse
                                  " const sheet = d ? d.getBoundingClientRect().top : innerHeight;"
                                  " const below = sheet > innerHeight / 3 ? sheet : innerHeight;"
                                  " return r.top >= -2 && r.top < below - 40; }", arg=focus, timeout=5_000)
+            # stop 5 asks about the feed-forward network: "Where am I" shows it, marked, with its note; the next stop
+            # folds it again (helper 81: the question was asked over a heatmap that shows no feed-forward network)
+            marked = pg.evaluate("() => [...document.querySelectorAll('#ae-figure1 .ae-part.ae-on')].map((g) => g.dataset.part)")
+            note = pg.locator("#ae-figure1-point")
+            if stop == 5:
+                assert {"enc_ffn", "dec_ffn"} <= set(marked), marked
+                assert note.is_visible() and "each position alone" in note.inner_text()
+            else:
+                assert not {"enc_ffn", "dec_ffn"} & set(marked) and note.count() == 0, (stop, marked)
             options = pg.locator(".ae-answer").all_inner_texts()
             assert [o.split(None, 1)[0] for o in options] == list("ABCD")[:len(options)]  # lettered, not numbered
             values = [o.split(None, 1)[1] for o in options]

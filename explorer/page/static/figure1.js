@@ -37,11 +37,56 @@
       esc(t("views.figure1.click", { part: spoken(id, label) })) +
       "</title><rect x='" + x + "' y='" + y + "' width='" + w + "' height='" + h +
       "' rx='6'/><text x='" + (x + w / 2) + "' y='" + (y + h / 2 + 4) + "' text-anchor='middle'>" + esc(label) + "</text></g>").join("");
-    return "<svg viewBox='0 0 460 350' role='group' aria-label='" + esc(t("views.figure1.name")) + "'>" +
+    // (a named figure: the lesson's stop 5 gives it the focus of a student whose own control it scrolled away,
+    // as every view's figure: sight.js focusView)
+    return "<svg viewBox='0 0 460 350' role='figure' aria-label='" + esc(t("views.figure1.name")) + "'>" +
       "<rect class='ae-stack' x='4' y='172' width='202' height='100' rx='10'/><text class='ae-note' x='105' y='288' " +
       "text-anchor='middle'>" + esc(t("views.figure1.encoder_stack")) + "</text><rect class='ae-stack' x='234' y='122' width='222' height='160' " +
       "rx='10'/><text class='ae-note' x='345' y='296' text-anchor='middle'>" + esc(t("views.figure1.decoder_stack")) + "</text>" +
       "<path class='ae-arrow' d='M206 200 C 222 200, 222 202, 240 202'/>" + boxes + "</svg>";
+  }
+
+  // Parts a lesson stop points at beside the open view's (stop 5: the feed-forward parts, which have no view of their
+  // own: helper 81 found its question on the feed-forward network asked over a heatmap that shows none). point(parts)
+  // opens "Where am I" with them marked and their note said above the drawing (below it, a phone's docked lesson
+  // covered it); point([]) (any other view) unmarks them, takes the note away and folds "Where am I" again if
+  // pointing opened it.
+  let pointed = [], opened = false;
+  const fold = () => document.querySelector("#where > .label-wrap, #where .label-wrap");
+  function point(parts) {
+    const was = pointed.length > 0;
+    pointed = parts || [];
+    const old = document.getElementById("ae-figure1-point");
+    if (!pointed.length) {
+      if (!was) return;
+      if (old) old.remove();
+      const f = fold();
+      if (opened && f && f.classList.contains("open")) {
+        // (the focus on the drawing, given it at stop 5, goes to the fold, not to the page's body as the drawing
+        // hides; the next view, brought into sight, takes it from there: sight.js focusView)
+        const inside = f.parentElement && f.parentElement.contains(document.activeElement);
+        f.click();
+        if (inside) f.focus({ preventScroll: true });
+      }
+      opened = false;
+      highlight();
+      return;
+    }
+    const f = fold();
+    if (f && !f.classList.contains("open")) { f.click(); opened = true; }
+    const text = pointed.some((id) => /_ffn$/.test(id)) ? FFN : "";
+    const draw = (n) => {  // (the fold's content is drawn once it opens)
+      const el = document.getElementById("ae-figure1");
+      if (!el) { if (n < 30) setTimeout(() => draw(n + 1), 100); return; }
+      highlight();
+      if (!pointed.length || !text) return;
+      const p = document.getElementById("ae-figure1-point") || document.createElement("p");
+      p.id = "ae-figure1-point";
+      p.className = "ae-figure-note";
+      p.textContent = text;
+      if (el.firstChild !== p) el.insertBefore(p, el.firstChild);
+    };
+    draw(0);
   }
 
   function highlight() {
@@ -49,7 +94,7 @@
     if (!el) return;
     if (!el.querySelector("svg")) el.innerHTML = svg() + "<p id='ae-figure1-note' class='ae-figure-note'></p>";
     const kind = (document.querySelector("#kind input:checked") || {}).value;
-    const on = shown(AE.state.tab, kind);
+    const on = shown(AE.state.tab, kind).concat(pointed);
     el.querySelectorAll(".ae-part").forEach((g) => g.classList.toggle("ae-on", on.includes(g.dataset.part)));
   }
 
@@ -105,5 +150,5 @@
   });
   document.addEventListener("change", (e) => { if (e.target && e.target.closest && e.target.closest("#kind")) highlight(); });
 
-  AE.figure1 = { open, highlight, shown, parts: Object.keys(PARTS) };
+  AE.figure1 = { open, highlight, shown, point, parts: Object.keys(PARTS) };
 })();

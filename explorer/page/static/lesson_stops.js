@@ -69,9 +69,11 @@
       ask: (b) => Object.assign(options(number(b.heads), [b.heads * 2, 1, b.heads + 2].map(number)), {
         prompt: AE.t("lesson.s4.prompt"), explain: AE.t("lesson.s4.explain", { n: b.heads }) }) },
     { title: "lesson.s5.title", look: "lesson.s5.look", recap: "lesson.s5.recap",
-      // (the heatmap: attention, which mixes positions, beside the question on what the feed-forward network does;
-      // the tab bar it showed before left a phone's sheet over everything but the tabs)
-      view: { tab: "attend" }, focus: "#heatmap",
+      // (the heatmap: attention, which mixes positions; and "Where am I" open with the feed-forward parts marked and
+      // their note, where the page has it (helper 81: the question on the feed-forward network was asked over a
+      // heatmap alone); the tab bar it showed before left a phone's sheet over everything but the tabs. The focus:
+      // the drawing, else (the offline page) the heatmap: querySelector takes the first in the page's order)
+      view: { tab: "attend", parts: ["enc_ffn", "dec_ffn"] }, focus: "#ae-figure1, #heatmap",
       ask: () => Object.assign(options(said("lesson.s5.each"), [said("lesson.s5.all"), said("lesson.s5.first"), said("lesson.s5.last")]), {
         prompt: AE.t("lesson.s5.prompt"), explain: AE.t("lesson.s5.explain") }) },
     { title: "lesson.s6.title", look: "lesson.s6.look", recap: "lesson.s6.recap",

@@ -263,9 +263,10 @@
   }
 
   // A view opened as the student would open it: its tab's button, then its attention type's radio (lesson.js and
-  // figure1.js). view: {tab, kind (a radio label)}
+  // figure1.js). view: {tab, kind (a radio label), parts (of "Where am I" to point at: figure1.js point)}
   function showView(view) {
     if (view.tab) openTabButton(view.tab);
+    if (AE.figure1 && AE.figure1.point) AE.figure1.point(view.parts || []);
     if (view.kind) {
       const radio = document.querySelector("#kind input[value='" + view.kind + "']");
       if (radio && !radio.checked) radio.click();
