@@ -114,12 +114,17 @@ def test_user_text_is_cleaned_or_refused_before_it_is_stored():
     # names of other scripts, with marks or with a symbol join as they are (helper 80's rule reads none as "teacher")
     other, _ = rooms.open("10.0.0.9")
     for nick in ("\u0410\u043b\u0435\u043a\u0441\u0435\u0439", "\u674e\u660e", "Zo\u00eb", "Mia \U0001f600",
-                 "\u0398\u03b5\u03cc\u03b4\u03c9\u03c1\u03bf\u03c2", "Heather"):
+                 "\u0398\u03b5\u03cc\u03b4\u03c9\u03c1\u03bf\u03c2", "Heather", "\u039d\u0399\u039a\u039f\u03a3",
+                 "\u0645\u062d\u0645\u062f", "Admira", "Adam", "Kim 3", "\u0397\u03bb\u03af\u03b1\u03c2"):
         assert rooms.join(other, nick)[1].nick == nick
     # helper 80: a look-alike in no table (Cyrillic, Coptic, CJK, a symbol, Latin Extended-D) standing in for up to a
     # third of the word's letters (in a room of their own: a room takes 60 joins a minute from an address)
     for nick in ("T\u0454acher", "T\u04bdacher", "\u22a4eacher", "\u4e05eacher", "\u2ca6eacher", "Teache\ua75b",
-                 "\ua786eacher", "Le\u2c8fr\u0454r"):
+                 "\ua786eacher", "Le\u2c8fr\u0454r",
+                 # helper 82: more than a third swapped, a Greek capital Nu and a small eta, dots drawn as letters
+                 # inside the word, digits for letters
+                 "T\u0454a\u2ca5h\u0454r", "L\u0454hr\u0454\u2c85", "\u15c5\u15ea\u15f0IN", "ADMI\u039d", "Admi\u03b7",
+                 "Tea\ua78fcher", "Teach\u02bcer", "Ad\u1427min", "Teach3r", "7eacher", "4dmin"):
         refused(rooms.join, other, nick, status=400, words="teacher")
     names = [rooms.join(code, nick)[1].nick for nick in ("ana", "\u0410na", "...", "\u00a0\u3000", "\u3164\u3164",
                                                          "Student 3", "Sch\u00fcler/in 3")]
@@ -437,6 +442,15 @@ def test_a_forged_forwarded_for_buys_no_rooms_and_a_trusted_proxy_is_read(monkey
         for other in ("2001:db8:5:6:ffff:1:2:3", "[2001:db8:5:6::99]", "2001:db8:5:7::1", "2001:db8:5:ff::1"):
             assert post(url, "/class/new", headers={"x-forwarded-for": other}).status_code == 429
         assert post(url, "/class/new", headers={"x-forwarded-for": "2001:db8:5:100::1"}).status_code == 200
+    rooms = Rooms()
+    rooms.site_opens = r.Rate(4, 3600)
+    with served(rooms, trusted=1) as url:  # helper 82: 198 rooms from 24 /56s of one /48 (a free tunnel)
+        for i in range(4):
+            assert post(url, "/class/new", headers={"x-forwarded-for": f"2001:db8:7:{i}00::1"}).status_code == 200
+        late = post(url, "/class/new", headers={"x-forwarded-for": "2001:db8:7:900::1"})
+        assert late.status_code == 429 and "network" in late.json()["error"]
+        assert post(url, "/class/new", headers={"x-forwarded-for": "2001:db8:8::1"}).status_code == 200  # another /48
+        assert post(url, "/class/new", headers={"x-forwarded-for": "5.5.5.7"}).status_code == 200
 
 
 def test_trusted_proxy_setting_and_address_rules(monkeypatch):
@@ -459,6 +473,8 @@ def test_trusted_proxy_setting_and_address_rules(monkeypatch):
     assert address(v6, 0) == "2001:db8:1::/56" == address({**v6, "client": ("2001:db8:1:2::9", 5)}, 0)
     assert address({**v6, "client": ("2001:db8:1:ff::1", 5)}, 0) == "2001:db8:1::/56"  # helper 80: 16-99 /64s of a home
     assert address({**v6, "client": ("2001:db8:1:100::1", 5)}, 0) == "2001:db8:1:100::/56"
+    from explorer.serving.addresses import site
+    assert site("2001:db8:1:100::/56") == "2001:db8:1::/48" == site("2001:db8:1::/56") and site("8.8.4.4") == "8.8.4.4"
     assert address({"client": ("::ffff:8.8.4.4", 5), "headers": []}, 0) == "8.8.4.4"  # IPv4 written as IPv6
 
 
@@ -925,21 +941,32 @@ def test_a_locked_rooms_file_never_stalls_the_server_and_an_answered_change_is_i
 
 def test_fakes_sending_views_push_no_honest_students_view_out_of_the_room():
     """Helper 80: 20 fakes sent 3 views each and Kid5's view left the room for good (the newest 20 were kept);
-    removing the fakes did not bring it back. Now the room keeps one view a student, the largest going first past
-    a bound on them all, and the panel lists the newest of them."""
+    helper 82: fakes' views a character smaller than an honest one made it the largest, dropped first. Now the room
+    keeps one view a student, a new view past the bound on them all is refused in words, and the panel lists the
+    newest; removing the fakes brings the honest view back to the panel and makes room."""
     rooms = Rooms()
     code, key = rooms.open()
+    rooms.resize(code, key, 150)
     _, kid = rooms.join(code, "Kid5", "10.0.0.1")
-    rooms.share(code, kid.sid, "text=A+dog+runs.&tab=attend", "my view")
-    fakes = [rooms.join(code, f"Fake {i}", "10.0.0.2")[1] for i in range(25)]
-    for round_ in range(3):  # small views, then views of the largest size
+    honest = "text=" + "A+dog+runs+in+the+park.+" * 60
+    rooms.share(code, kid.sid, honest, "my view")
+    fakes = [rooms.join(code, f"Fake {i}", f"10.0.{i // 50}.2")[1] for i in range(148)]
+    refusals = 0
+    for round_ in range(2):  # small views, then views a character smaller than the honest one
         for i, f in enumerate(fakes):
-            state = f"text=fake+{i}+{round_}" if round_ < 2 else "text=" + "x" * (r.STATE_CHARS - 10)
-            rooms.share(code, f.sid, state, "")
+            state = f"text=fake+{i}+{round_}" if round_ == 0 else honest[:-1]
+            try:
+                rooms.share(code, f.sid, state, "")
+            except RoomError as e:
+                assert e.status == 409 and "full" in str(e)
+                refusals += 1
     room = rooms.rooms[code]
-    assert kid.sid in {s["sid"] for s in room.shares}
+    assert refusals > 0 and kid.sid in {s["sid"] for s in room.shares}
     assert sum(len(s["state"]) + len(s["note"]) for s in room.shares) <= r.SHARE_CHARS
     assert len(room.for_teacher()["shares"]) == r.MAX_SHARES  # the panel: the newest
+    _, late = rooms.join(code, "Late", "10.0.9.1")
+    refused(rooms.share, code, late.sid, honest, "", status=409, words="full")  # said, never silently dropped
     picks = [p["id"] for p in room.for_teacher()["roster"] if p["nick"].startswith("Fake")]
     room = rooms.remove(code, key, students=picks)
     assert [(s["nick"], s["note"]) for s in room.for_teacher()["shares"]] == [("Kid5", "my view")]
+    rooms.share(code, late.sid, honest, "now")  # room again

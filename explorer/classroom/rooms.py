@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from urllib.parse import parse_qs
 
 from explorer.classroom.store import RoomStore
+from explorer.serving.addresses import site
 from i18n import DEFAULT, t
 from i18n import speaking as _speaking
 
@@ -57,7 +58,7 @@ MAX_OPTIONS = 8
 OPTION_CHARS = 160  # one option's text, as the teacher's panel shows it
 # views sent to the teacher: a room keeps the newest of each of its students (kept_shares), the panel lists the
 # newest MAX_SHARES of them; together they hold at most SHARE_CHARS, as 20 of the largest did (a room is written
-# whole at every change: 432 KB at 60 of the largest, 1.2 ms a change), the largest going first
+# whole at every change: 432 KB at 60 of the largest, 1.2 ms a change); past it a new view is refused
 MAX_SHARES = 20
 MESSAGES_PER_MIN = 60  # what one student may send in a minute
 # what the teacher's page may send in a minute: it posts its view every 0.4 s while a slider moves (150 a minute), and
@@ -76,6 +77,9 @@ ROOM_JOINS_PER_MIN = 60  # joins into one room from one address in a minute: a c
 # (locked, full, removed) costs nothing
 JOINS_PER_MIN = 2 * OPEN_PER_ADDRESS * ROOM_JOINS_PER_MIN
 ROOMS_PER_HOUR = 20  # rooms one address may open in an hour (a school's teachers behind one address)
+# ... and one IPv6 /48 (a site, or one person's free tunnel: helper 82 filled all 200 rooms from 24 of its /56s):
+# rooms live 3 hours at most untouched, so a site holds at most 3 x 40 of the process's MAX_ROOMS
+SITE_ROOMS_PER_HOUR = 40
 RATE_KEYS = 20_000  # addresses (or ids) one rate table remembers; the least recently seen go first
 # the lesson's stops as its page names them (explorer/page/static/lesson.js: stopKey(), eight stops)
 STOPS = tuple(f"stop {i}" for i in range(1, 9))
@@ -244,33 +248,55 @@ def skeleton(name: str) -> str:
     return looks(name).translate(ALIKE).replace("rn", "m").replace("vv", "w")
 
 
+# capitals of other scripts drawn as Latin capitals, read before case folding turns them into small letters of
+# another look (Greek's Nu "Ν" folds to "ν", read as "v"; Eta "Η" to "η": helper 82's "ADMIΝ" got in)
+CAPITAL_LOOKALIKE = str.maketrans("ΑΒΕΖΗΙΚΜΝΟΡΤΥΧη", "ABEZHIKMNOPTYXn")  # (and a small eta, drawn as n)
+# digits written for letters, for the words for the teacher only ("Teach3r", "7eacher", "4dmin": helper 82)
+LEET = str.maketrans("34705$", "eatoss")
+
+
 def wildcards(name: str) -> str:
     """A nickname read one character at a time as ``skeleton`` reads it, with "?" for each letter or symbol that
-    reads as no Latin letter or digit (spaces, punctuation and marks left out): a look-alike no table here lists."""
+    reads as no Latin letter or digit (spaces, punctuation and marks left out): a look-alike no table here lists,
+    or a dot drawn as a letter inside a word ("Teaꞏcher")."""
     out = []
-    for ch in unicodedata.normalize("NFKC", name):
+    for ch in unicodedata.normalize("NFKC", name.translate(CAPITAL_LOOKALIKE)):
         kind = unicodedata.category(ch)
         if kind[0] in "PZMC":
             continue
-        seen = looks(ch).translate(ALIKE)
+        seen = looks(ch.translate(CAPITAL_LOOKALIKE)).translate(ALIKE)
         out.append(seen if seen and seen.isascii() else "?")
     return "".join(out)
 
 
+def _most_read(seen: str, word: str) -> int:
+    """The most letters of ``word`` read in ``seen`` at once: each letter read as itself or stood for by one "?",
+    any "?" between two of them left over (a dot inside the word); -1 where the word is not there."""
+    @functools.cache
+    def best(j: int, k: int) -> int:
+        if k == len(word):
+            return 0
+        if j == len(seen):
+            return -1
+        options = []
+        if seen[j] in (word[k], "?"):
+            rest = best(j + 1, k + 1)
+            if rest >= 0:
+                options.append(rest + (seen[j] == word[k]))
+        if seen[j] == "?" and 0 < k:
+            options.append(best(j + 1, k))
+        return max(options, default=-1)
+
+    return max((best(i, 0) for i in range(len(seen)) if seen[i] in (word[0], "?")), default=-1)
+
+
 def poses_as_teacher(name: str) -> bool:
-    """A word for the teacher in the name, up to a third of its letters standing in for any look-alike (helper 80 got
-    in as "Tєacher", "Tҽacher", "⊤eacher", "丅eacher", "Ⲧeacher", "Teacheꝛ" and "Ꞇeacher", one new look-alike each time
-    a table grew); names wholly of another script are read by ``looks`` alone."""
-    seen = wildcards(name)
-    if "?" not in seen:
-        return False
-    for word in TEACHER_WORDS:
-        word = word.translate(ALIKE)
-        for i in range(len(seen) - len(word) + 1):
-            part = seen[i:i + len(word)]
-            if 0 < part.count("?") <= len(word) // 3 and all(a in ("?", b) for a, b in zip(part, word)):
-                return True
-    return False
+    """A word for the teacher in the name, read with look-alikes of any script or symbol standing for any of its
+    letters but two, dots drawn as letters inside it and digits for letters (helper 80 got in as "Tєacher",
+    "⊤eacher", "Teacheꝛ"; helper 82 with more than a third of the letters swapped, "Teaꞏcher", "Teach3r"): a name
+    wholly of another script reads as no Latin word and is read by ``looks`` alone."""
+    seen = wildcards(name).translate(LEET)
+    return any(_most_read(seen, word.translate(ALIKE)) >= 2 for word in TEACHER_WORDS)
 
 
 def shown_state(view: str, teacher: str) -> str:
@@ -524,18 +550,13 @@ SHARE_TEXT_CHARS = 80  # of a sent view's sentence, as the panel quotes it
 SHARE_CHARS = MAX_SHARES * STATE_CHARS  # of all the views a room keeps, together
 
 
-def kept_shares(shares: list[dict], size: int) -> list[dict]:
-    """The views a room keeps (one a student, the newest last): at most ``size``, and within SHARE_CHARS, the
-    largest going first. A class's views are links of a few hundred characters: 20 students sending views of the
-    largest size no longer push an honest student's view out of the room (helper 80: 20 fakes' 60 sends took Kid5's,
-    for good), and a view removed with its sender brings back the ones the panel had no room for."""
+def kept_shares(shares: list[dict], size: int) -> list[dict] | None:
+    """The views a room keeps (one a student, the newest last), at most ``size`` of them; None where together they
+    would hold more than SHARE_CHARS: the newest is refused in words, never one kept before it dropped (helper 80:
+    20 fakes' views pushed Kid5's out for good; helper 82: fakes' views a character smaller than an honest one made
+    it the largest, dropped first). The teacher removing the fakes makes room again."""
     kept = shares[-max(1, size):]
-    total = sum(len(s["state"]) + len(s["note"]) for s in kept)
-    while total > SHARE_CHARS and kept:
-        big = max(range(len(kept)), key=lambda i: (len(kept[i]["state"]) + len(kept[i]["note"]), -i))
-        total -= len(kept[big]["state"]) + len(kept[big]["note"])
-        del kept[big]
-    return kept
+    return kept if sum(len(s["state"]) + len(s["note"]) for s in kept) <= SHARE_CHARS else None
 
 
 def brief(share: dict) -> dict:
@@ -578,6 +599,7 @@ class Rooms:
         self.joins = Rate(JOINS_PER_MIN, 60)
         self.room_joins = Rate(ROOM_JOINS_PER_MIN, 60)
         self.opens = Rate(ROOMS_PER_HOUR, 3600)
+        self.site_opens = Rate(SITE_ROOMS_PER_HOUR, 3600)
         self.misses = Rate(MISSES_PER_MIN, 60)  # by address and browser (routes.browser: its cookie)
         self.address_misses = Rate(ADDRESS_MISSES_PER_MIN, 60)
         self.streams: dict[str, int] = {}  # "s:<sid>" / "t:<code>" -> streams open now
@@ -802,6 +824,10 @@ class Rooms:
             raise RoomError(t("class.err.open_per_address", n=OPEN_PER_ADDRESS), 429)
         self.opens.take("a:" + address, t("class.err.rooms_per_hour", n=ROOMS_PER_HOUR,
                                           minutes=minutes(self.opens.wait("a:" + address))))
+        network = site(address)
+        if network != address:
+            self.site_opens.take("s:" + network, t("class.err.rooms_per_site", n=SITE_ROOMS_PER_HOUR,
+                                                   minutes=minutes(self.site_opens.wait("s:" + network))))
         while True:
             code = "".join(secrets.choice(ALPHABET) for _ in range(CODE_LEN))
             if code not in self.rooms and not (getattr(self.store, "shared", False) and self.store.get(code)):
@@ -1079,7 +1105,10 @@ class Rooms:
         share = {"id": secrets.token_urlsafe(6), "sid": sid, "nick": student.nick, "state": view, "note": note}
         # a student's newest view replaces the ones they sent before (one a student on the panel: a student sending
         # view after view fills it with nothing new)
-        room.shares = kept_shares([s for s in room.shares if s["sid"] != sid] + [share], max(room.size, MAX_SHARES))
+        kept = kept_shares([s for s in room.shares if s["sid"] != sid] + [share], max(room.size, MAX_SHARES))
+        if kept is None:
+            raise RoomError(t("class.err.shares_full"), 409)
+        room.shares = kept
         room.bump(follower=False)
         return room
 
