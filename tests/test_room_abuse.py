@@ -970,3 +970,19 @@ def test_fakes_sending_views_push_no_honest_students_view_out_of_the_room():
     room = rooms.remove(code, key, students=picks)
     assert [(s["nick"], s["note"]) for s in room.for_teacher()["shares"]] == [("Kid5", "my view")]
     rooms.share(code, late.sid, honest, "now")  # room again
+
+
+def test_a_size_set_below_the_class_drops_no_honest_view():
+    """Helper 84: the teacher set the room's size to 20 with 46 students in it; 45 fakes sent views and the honest
+    one left the room for good (it kept the newest `size` views)."""
+    rooms = Rooms()
+    code, key = rooms.open()
+    _, kid = rooms.join(code, "Kid", "10.0.0.1")
+    rooms.share(code, kid.sid, "text=My+honest+view", "")
+    fakes = [rooms.join(code, f"Fake {i}", f"10.2.9.{i}")[1] for i in range(45)]
+    rooms.resize(code, key, 20)
+    for f in fakes:
+        rooms.share(code, f.sid, "text=" + "x" * 3000, "")
+    room = rooms.remove(code, key, students=[p["id"] for p in rooms.rooms[code].for_teacher()["roster"]
+                                             if p["nick"].startswith("Fake")])
+    assert [s["nick"] for s in room.for_teacher()["shares"]] == ["Kid"]

@@ -1105,7 +1105,8 @@ class Rooms:
         share = {"id": secrets.token_urlsafe(6), "sid": sid, "nick": student.nick, "state": view, "note": note}
         # a student's newest view replaces the ones they sent before (one a student on the panel: a student sending
         # view after view fills it with nothing new)
-        kept = kept_shares([s for s in room.shares if s["sid"] != sid] + [share], max(room.size, MAX_SHARES))
+        kept = kept_shares([s for s in room.shares if s["sid"] != sid] + [share],
+                           max(room.size, len(room.students), MAX_SHARES))  # (a size set below the class: helper 84)
         if kept is None:
             raise RoomError(t("class.err.shares_full"), 409)
         room.shares = kept
