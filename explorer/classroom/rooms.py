@@ -264,7 +264,7 @@ def wildcards(name: str) -> str:
         kind = unicodedata.category(ch)
         if kind[0] in "PZMC":
             continue
-        seen = looks(ch.translate(CAPITAL_LOOKALIKE)).translate(ALIKE)
+        seen = looks(ch).translate(ALIKE)
         out.append(seen if seen and seen.isascii() else "?")
     return "".join(out)
 
@@ -550,13 +550,13 @@ SHARE_TEXT_CHARS = 80  # of a sent view's sentence, as the panel quotes it
 SHARE_CHARS = MAX_SHARES * STATE_CHARS  # of all the views a room keeps, together
 
 
-def kept_shares(shares: list[dict], size: int) -> list[dict] | None:
-    """The views a room keeps (one a student, the newest last), at most ``size`` of them; None where together they
+def kept_shares(shares: list[dict]) -> list[dict] | None:
+    """The views a room keeps (one a student in it: a removed student's go with them), or None where together they
     would hold more than SHARE_CHARS: the newest is refused in words, never one kept before it dropped (helper 80:
     20 fakes' views pushed Kid5's out for good; helper 82: fakes' views a character smaller than an honest one made
-    it the largest, dropped first). The teacher removing the fakes makes room again."""
-    kept = shares[-max(1, size):]
-    return kept if sum(len(s["state"]) + len(s["note"]) for s in kept) <= SHARE_CHARS else None
+    it the largest, dropped first; helper 84: a size set below the class dropped the oldest). The teacher removing
+    the fakes makes room again."""
+    return shares if sum(len(s["state"]) + len(s["note"]) for s in shares) <= SHARE_CHARS else None
 
 
 def brief(share: dict) -> dict:
@@ -1105,8 +1105,7 @@ class Rooms:
         share = {"id": secrets.token_urlsafe(6), "sid": sid, "nick": student.nick, "state": view, "note": note}
         # a student's newest view replaces the ones they sent before (one a student on the panel: a student sending
         # view after view fills it with nothing new)
-        kept = kept_shares([s for s in room.shares if s["sid"] != sid] + [share],
-                           max(room.size, len(room.students), MAX_SHARES))  # (a size set below the class: helper 84)
+        kept = kept_shares([s for s in room.shares if s["sid"] != sid] + [share])
         if kept is None:
             raise RoomError(t("class.err.shares_full"), 409)
         room.shares = kept
