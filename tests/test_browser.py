@@ -144,6 +144,20 @@ def idle(pg) -> None:
     pg.wait_for_function(IDLE, polling=200, timeout=90_000)
 
 
+STILL = """() => {
+  const y = Math.round(window.scrollY), now = Date.now();
+  if (window.__stillY !== y) { window.__stillY = y; window.__stillSince = now; return false; }
+  return now - window.__stillSince > 500;
+}"""
+
+
+def still(pg) -> None:
+    """Wait until the page has not scrolled for half a second: a view brought into sight (smooth, after a timer) has
+    come to rest, as a person sees before their next tap (a tap made as it began to move lands on what moved there)."""
+    pg.evaluate("() => { window.__stillY = undefined; }")
+    pg.wait_for_function(STILL, polling=100, timeout=15_000)
+
+
 def settled(pg) -> None:
     """Wait until the page's own first-load chain (decode, then every tab) has finished."""
     pg.wait_for_function("() => document.querySelector('#translation textarea')?.value.length > 0", timeout=90_000)

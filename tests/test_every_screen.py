@@ -11,7 +11,7 @@ from urllib.parse import quote
 import pytest
 from app_server import LOOPING_SENTENCE, MODEL, SENTENCE
 from closing import close_within
-from test_browser import browser, idle, open_tab, rendered_plot, server, settled, translation  # noqa: F401
+from test_browser import browser, idle, open_tab, rendered_plot, server, settled, still, translation  # noqa: F401
 from touch import swipe_up
 
 PHONE = dict(viewport={"width": 390, "height": 844}, device_scale_factor=2, is_mobile=True, has_touch=True)
@@ -142,9 +142,11 @@ def test_a_tap_on_the_diagram_opens_its_view_on_a_phone(browser, server):  # noq
         wait_tab(pg, "Step by step")
         pg.wait_for_function("() => { const r = document.querySelector('#tabs').getBoundingClientRect();"
                              " return r.top >= -2 && r.top < innerHeight; }", timeout=5_000)
+        still(pg)  # (each tap on what is at rest: CI, two workers on two cores, tapped the next part as the page moved)
         pg.locator(".ae-part[data-part='enc_self']").tap()
         wait_tab(pg, "Translate & attend")
         assert pg.locator("#kind input[value='Encoder self-attention']").is_checked()
+        still(pg)
         pg.locator(".ae-part[data-part='dec_ffn']").tap()  # no view of its own: it says so, and opens the lens
         wait_tab(pg, "Experiments")
         assert "no view of its own" in pg.locator("#ae-figure1-note").inner_text()

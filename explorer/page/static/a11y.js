@@ -524,8 +524,12 @@
   });
   // (for a focus Tab moved: one the page gives back itself, to an answer as the class's answers arrive, stays where
   // the page put it; CI: a phone's sheet scrolled from the class's answers to the answer refocused)
+  // (and not a focus a press of the pointer gave, even just after a Tab: the sheet scrolled to the question on the
+  // press of answer A, the release came down on the question and the answer was never given; CI, 1 walk in 2 at
+  // 320x640 with the text doubled and the machine busy)
   let tabbed = -1e9;
   document.addEventListener("keydown", (e) => { if (e.key === "Tab") tabbed = performance.now(); }, true);
+  document.addEventListener("pointerdown", () => { tabbed = -1e9; }, true);
   document.addEventListener("focusin", (e) => {
     // (still focused a frame later: a control the page gave the focus to and then took it from, answer A kept by
     // keepFocus at a new stop and the stop's title then focused, was scrolled to: audit 54's fix)
