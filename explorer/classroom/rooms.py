@@ -6,7 +6,7 @@ every change: a restart brings every open room back, and pages reconnect by them
 student is a random id and, if they give one, a nickname; answers are counted per room, never named to the class.
 Control is a secret key that only the teacher's browser holds: it is never part
 of the join link, and only its digest is kept here. No Gradio, no asyncio loop needed to create a room: waiting for a
-change (``Room.changed``) is the one awaitable, for the push channel.
+change (``Room.changed``, a bell: bell.py) is the one awaitable, for the push channel.
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from urllib.parse import parse_qs
 
+from explorer.classroom.bell import Bell
 from explorer.classroom.store import RoomStore
 from explorer.serving.addresses import site
 from i18n import DEFAULT, t
@@ -416,13 +417,13 @@ class Room:
     barred: list[str] = field(default_factory=list)  # browsers the teacher removed (their digests, the newest last)
     size: int = ROOM_SIZE  # students the room takes (the teacher's, 1 to MAX_STUDENTS): then a join is refused in words
     opener: str = ""  # the digest of the address that opened it (OPEN_PER_ADDRESS), never the address itself
-    _changed: asyncio.Event | None = None
+    _changed: Bell | None = None
     _save: object = None  # Rooms' writer to its store (store.py), called at every change
 
     # -- the push channel: every waiter wakes at a change, reads the newest state (changes in between coalesce)
-    def changed(self) -> asyncio.Event:
+    def changed(self) -> Bell:
         if self._changed is None:
-            self._changed = asyncio.Event()
+            self._changed = Bell()
         return self._changed
 
     def bump(self, follower: bool = True) -> None:
@@ -604,7 +605,7 @@ class Rooms:
         self.address_misses = Rate(ADDRESS_MISSES_PER_MIN, 60)
         self.streams: dict[str, int] = {}  # "s:<sid>" / "t:<code>" -> streams open now
         self.open_streams = 0  # in this process
-        self.live: dict[str, list[asyncio.Event]] = {}  # room code -> its students' streams, the newest last (ended
+        self.live: dict[str, list[Bell]] = {}  # room code -> its students' streams, the newest last (ended
         # by setting their event: fair_place)
 
         if getattr(store, "shared", False):
@@ -680,7 +681,7 @@ class Rooms:
 
     # -- push streams ----------------------------------------------------------------------------------------------
     @contextmanager
-    def streaming(self, room: Room, who: str, address: str = "") -> Iterator[asyncio.Event]:
+    def streaming(self, room: Room, who: str, address: str = "") -> Iterator[Bell]:
         """One push stream of ``who`` ("s:<sid>" or "t:<code>") in ``room`` from ``address`` while the block runs,
         or a refusal in words when one more would pass a cap (``who``'s, the address's, the room's, the process's).
         Yields the stream's end: set when the stream is to end for another class's (fair_place)."""
@@ -704,7 +705,7 @@ class Rooms:
         self.streams["r:" + room.code + ":" + address] = here + 1
         room.streams += student
         self.open_streams += 1
-        end = asyncio.Event()
+        end = Bell()
         if student:
             self.live.setdefault(room.code, []).append(end)
         try:

@@ -35,6 +35,7 @@ import re
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from explorer.classroom.bell import Bell, any_of
 from explorer.classroom.rooms import ROOMS, NoRoom, Rate, Room, RoomError, Rooms, english
 from explorer.serving.addresses import address, trusted_proxies
 from i18n import COOKIE, from_accept, known, num, speaking, t
@@ -171,53 +172,46 @@ def join_url(scope, origin: str, code: str) -> str:
     return f"{origin}/?class={code}"
 
 
-async def events(send, room: Room, render: Callable[[], dict], version: Callable[[], int]) -> None:
-    """Server-sent events: the rendered room now, then again at every change (changes in between coalesce into
-    the newest); ends after the room ends (or after telling a removed student so)."""
-    await send({"type": "http.response.start", "status": 200,
-                "headers": [(b"content-type", b"text/event-stream"), (b"cache-control", b"no-store"),
-                            (b"x-accel-buffering", b"no")]})
-    last = None
-    while True:
-        changed = room.changed()  # taken before reading: a change from here on wakes us
-        if version() != last or room.ended:
-            last = version()
-            rendered = render()
-            over = bool(room.ended or rendered.get("ended"))  # the room ended, or this student was removed
-            await send({"type": "http.response.body", "body": b"event: room\ndata: " + as_bytes(rendered) + b"\n\n",
-                        "more_body": not over})
-            if over:
+async def stream(receive, send, room: Room, render: Callable[[], dict], version: Callable[[], int],
+                 end: Bell | None = None) -> None:
+    """Server-sent events: the rendered room now, then again at every change (changes in between coalesce into the
+    newest), a comment line every KEEPALIVE_S while nothing changes; until the room ends (or a removed student has been
+    told so), the client goes away or ``end`` rings (the stream's place given to another class's: Rooms.fair_place;
+    then the response is closed, and the page reconnects). One task besides the request's own: the one that hears the
+    client leave (bell.any_of waits for the rest)."""
+    leaving = asyncio.ensure_future(until_disconnect(receive))
+    bells = [room.changed()] if end is None else [room.changed(), end]
+    try:
+        await send({"type": "http.response.start", "status": 200,
+                    "headers": [(b"content-type", b"text/event-stream"), (b"cache-control", b"no-store"),
+                                (b"x-accel-buffering", b"no")]})
+        last = None
+        while True:
+            bells[0] = room.changed()  # taken before reading: a change from here on rings it
+            if version() != last or room.ended:
+                last = version()
+                rendered = render()
+                over = bool(room.ended or rendered.get("ended"))  # the room ended, or this student was removed
+                await send({"type": "http.response.body", "body": b"event: room\ndata: " + as_bytes(rendered) + b"\n\n",
+                            "more_body": not over})
+                if over:
+                    return
+            if leaving.done():
                 return
-        try:
-            await asyncio.wait_for(changed.wait(), KEEPALIVE_S)
-        except asyncio.TimeoutError:
-            await send({"type": "http.response.body", "body": b": keep-alive\n\n", "more_body": True})
+            if end is not None and end.is_set():
+                await send({"type": "http.response.body", "body": b"", "more_body": False})
+                return
+            if not await any_of(bells, leaving, KEEPALIVE_S):
+                await send({"type": "http.response.body", "body": b": keep-alive\n\n", "more_body": True})
+    except OSError:  # (the client went away while a message was sent)
+        return
+    finally:
+        leaving.cancel()
 
 
 async def until_disconnect(receive) -> None:
     while (await receive())["type"] != "http.disconnect":
         pass
-
-
-async def stream(receive, send, room, render, version, end: asyncio.Event | None = None) -> None:
-    """events() until the room ends, the client goes away or ``end`` is set (the stream's place given to another
-    class's: Rooms.fair_place), whichever comes first; ended by ``end``, the response is closed (the page reconnects)."""
-    pushing = asyncio.ensure_future(events(send, room, render, version))
-    leaving = asyncio.ensure_future(until_disconnect(receive))
-    ending = asyncio.ensure_future((end or asyncio.Event()).wait())
-    done, pending = await asyncio.wait({pushing, leaving, ending}, return_when=asyncio.FIRST_COMPLETED)
-    for task in pending:
-        task.cancel()
-    if ending in done and pushing not in done and leaving not in done:
-        await asyncio.gather(pushing, return_exceptions=True)  # (cancelled: no half-sent event)
-        try:
-            await send({"type": "http.response.body", "body": b"", "more_body": False})
-        except OSError:
-            pass
-        return
-    for task in done:
-        if task is pushing and task.exception() is not None and not isinstance(task.exception(), OSError):
-            raise task.exception()
 
 
 TEACHER = {"state": lambda r, d: r.set_state(d.get("code"), d.get("key"), d.get("state")),
