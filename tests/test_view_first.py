@@ -210,13 +210,24 @@ FIGURE1_TEXT = """() => { const svg = document.querySelector('#ae-figure1 svg'),
   return Math.min(...[...svg.querySelectorAll('text')].map((t) => parseFloat(getComputedStyle(t).fontSize) * k)); }"""
 
 
+# the parts of "Where am I" not wholly inside the box it is drawn in (its scrolled-away width counts as outside)
+FIGURE1_WHOLE = """() => { const box = document.querySelector('#ae-figure1'), b = box.getBoundingClientRect();
+  if (box.scrollWidth > box.clientWidth + 1) return ['scrolls sideways: ' + box.scrollWidth + ' > ' + box.clientWidth];
+  return [...box.querySelectorAll('.ae-part')].filter((g) => { const r = g.getBoundingClientRect();
+    return r.left < b.left - 1 || r.right > b.right + 1; }).map((g) => g.dataset.part); }"""
+
+
 @pytest.mark.parametrize("screen", ["390x844", "1280x800"])
 def test_figure1_tables_and_the_docked_lesson_stay_readable(browser, server, screen):  # noqa: F811
     with opened(browser, server, **(PHONES[screen] if screen in PHONES else LAPTOP)) as pg:
         settled(pg)
         pg.get_by_text("Where am I").first.click()
         pg.locator("#ae-figure1 svg").wait_for(timeout=5_000)
+        pg.wait_for_timeout(300)  # (its place measured: the layout that fits it drawn)
         assert pg.evaluate(FIGURE1_TEXT) >= 12
+        # every part whole in its place, none scrolled sideways out of it (helper 83: at both sizes the 540-px drawing
+        # scrolled sideways in its column, the decoder's feed-forward part cut off at lesson stop 5)
+        assert pg.evaluate(FIGURE1_WHOLE) == [], screen
         pg.get_by_text("Where am I").first.click()
         if screen in PHONES:  # the BLEU table on a phone: no column squeezed to a letter or two (it scrolls sideways)
             open_tab(pg, "Model")

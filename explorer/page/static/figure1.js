@@ -17,6 +17,17 @@
     dec_ffn: [t("views.figure1.ffn"), 240, 130, 210, 34, { tab: "experiments", note: FFN }],
     output: [t("views.figure1.output"), 240, 60, 210, 34, { tab: "steps" }],
   };
+  // A narrow place (a phone, the column beside a docked lesson: narrower than the wide drawing's 540 px, below which
+  // its text would be under 12 px) draws the two stacks one above the other, the decoder's on top as its output is,
+  // read bottom up as in the paper (helper 83: at 390x844 and 1280x800 the wide drawing scrolled sideways, the
+  // decoder's feed-forward part cut off at stop 5): part -> [x, y, width, height]
+  const NARROW = { output: [10, 8, 210, 34], dec_ffn: [10, 58, 210, 34], cross: [10, 100, 210, 34],
+    dec_self: [10, 142, 210, 34], out_embed: [10, 226, 210, 34], enc_ffn: [10, 284, 210, 34],
+    enc_self: [10, 326, 210, 34], embed: [10, 410, 210, 34] };
+  // (the wide drawing's least width: 540 px, 860 in presentation mode, where its text is 20 px and more: style.css)
+  const widePx = () => (document.querySelector(".ae-present") ? 860 : 540);
+  const narrowIn = (el) => el.clientWidth > 0 && el.clientWidth < widePx();
+
   // the open view -> the parts it shows
   function shown(tab, kind) {
     if (tab === "attend" || tab === "compare") {
@@ -27,11 +38,12 @@
       model: [] }[tab] || [];
   }
 
-  function svg() {
+  function svg(narrow) {
     // (the two feed-forward parts are told apart by their stack in what is said: helper 40 heard two alike)
     const spoken = (id, label) => ({ enc_ffn: label + ", " + t("views.figure1.encoder_stack"),
       dec_ffn: label + ", " + t("views.figure1.decoder_stack") })[id] || label;
-    const boxes = Object.entries(PARTS).map(([id, [label, x, y, w, h]]) =>
+    const at = (id, wide) => (narrow ? NARROW[id] : wide);
+    const boxes = Object.entries(PARTS).map(([id, [label, ...wide]]) => [id, label, ...at(id, wide.slice(0, 4))]).map(([id, label, x, y, w, h]) =>
       "<g class='ae-part' data-part='" + id + "' onclick='AE.figure1.open(\"" + id + "\")' role='button' tabindex='0' " +
       "aria-label='" + esc(t("views.figure1.open", { part: spoken(id, label) })) + "'><title>" +
       esc(t("views.figure1.click", { part: spoken(id, label) })) +
@@ -39,10 +51,19 @@
       "' rx='6'/><text x='" + (x + w / 2) + "' y='" + (y + h / 2 + 4) + "' text-anchor='middle'>" + esc(label) + "</text></g>").join("");
     // (a named figure: the lesson's stop 5 gives it the focus of a student whose own control it scrolled away,
     // as every view's figure: sight.js focusView)
-    return "<svg viewBox='0 0 460 350' role='figure' aria-label='" + esc(t("views.figure1.name")) + "'>" +
-      "<rect class='ae-stack' x='4' y='172' width='202' height='100' rx='10'/><text class='ae-note' x='105' y='288' " +
-      "text-anchor='middle'>" + esc(t("views.figure1.encoder_stack")) + "</text><rect class='ae-stack' x='234' y='122' width='222' height='160' " +
-      "rx='10'/><text class='ae-note' x='345' y='296' text-anchor='middle'>" + esc(t("views.figure1.decoder_stack")) + "</text>" +
+    const name = "role='figure' aria-label='" + esc(t("views.figure1.name")) + "'";
+    const stack = (x, y, w, h, tx, ty, key) => "<rect class='ae-stack' x='" + x + "' y='" + y + "' width='" + w +
+      "' height='" + h + "' rx='10'/><text class='ae-note' x='" + tx + "' y='" + ty + "' text-anchor='middle'>" +
+      esc(t(key)) + "</text>";
+    if (narrow) {
+      return "<svg class='ae-narrow' viewBox='0 0 250 452' " + name + ">" +
+        stack(4, 50, 222, 160, 115, 200, "views.figure1.decoder_stack") +
+        stack(4, 276, 222, 116, 115, 384, "views.figure1.encoder_stack") +
+        "<path class='ae-arrow' d='M220 301 C 246 301, 246 117, 220 117'/>" + boxes + "</svg>";
+    }
+    return "<svg viewBox='0 0 460 350' " + name + ">" +
+      stack(4, 172, 202, 100, 105, 288, "views.figure1.encoder_stack") +
+      stack(234, 122, 222, 160, 345, 296, "views.figure1.decoder_stack") +
       "<path class='ae-arrow' d='M206 200 C 222 200, 222 202, 240 202'/>" + boxes + "</svg>";
   }
 
@@ -92,10 +113,31 @@
   function highlight() {
     const el = document.getElementById("ae-figure1");
     if (!el) return;
-    if (!el.querySelector("svg")) el.innerHTML = svg() + "<p id='ae-figure1-note' class='ae-figure-note'></p>";
+    if (!el.querySelector("svg")) {
+      el.innerHTML = svg(narrowIn(el)) + "<p id='ae-figure1-note' class='ae-figure-note'></p>";
+      fit(el);
+    }
     const kind = (document.querySelector("#kind input:checked") || {}).value;
     const on = shown(AE.state.tab, kind).concat(pointed);
     el.querySelectorAll(".ae-part").forEach((g) => g.classList.toggle("ae-on", on.includes(g.dataset.part)));
+  }
+
+  // The drawing redrawn in the other layout as its place crosses widePx() (the fold opened, a phone turned, the lesson
+  // docked beside it), the focused part focused again
+  let watched = null;
+  function fit(el) {
+    if (watched === el || !window.ResizeObserver) return;
+    watched = el;
+    new ResizeObserver(() => {
+      const old = el.querySelector("svg");
+      if (!old || !el.clientWidth || old.classList.contains("ae-narrow") === narrowIn(el)) return;
+      const focused = document.activeElement && old.contains(document.activeElement) ? document.activeElement.dataset.part : null;
+      const box = document.createElement("div");
+      box.innerHTML = svg(narrowIn(el));
+      old.replaceWith(box.firstChild);
+      highlight();
+      if (focused) { const g = el.querySelector(".ae-part[data-part='" + focused + "']"); if (g) g.focus({ preventScroll: true }); }
+    }).observe(el);
   }
 
   // byKey: pressed with Enter or Space. Its view is said and the focus follows the view to its tab (below); a part
