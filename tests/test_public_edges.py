@@ -368,3 +368,35 @@ def test_a_session_hash_is_short_or_refused_before_gradio_keeps_it(server):
             assert r.status_code == 400, path
     event, payload = call(url, "translate", [SENTENCE], session=str(uuid.uuid4()))  # gradio_client's: 36 characters
     assert event == "complete", payload
+
+
+def test_one_address_holds_a_bounded_number_of_heartbeats_and_another_is_not_refused(server, monkeypatch):
+    """Gradio's heartbeat is a stream each open page holds. Behind a trusted proxy one address held 2,041 of them
+    (attacker helper 82, +57 MB): now an address holds at most HEARTBEATS_PER_ADDRESS (3 here), the next is refused
+    in words, another address still opens its page's, and a closed one gives its place back."""
+    from explorer.serving import edges
+
+    url, _ = server
+    monkeypatch.setattr(edges, "HEARTBEATS_PER_ADDRESS", 3)
+    monkeypatch.setenv("ATTENTION_EXPLORER_TRUSTED_PROXY", "1")
+
+    async def play() -> None:
+        async with httpx.AsyncClient(timeout=30) as client:
+            async def open_one(who: str, n: int):
+                r = await client.send(client.build_request("GET", f"{url}gradio_api/heartbeat/beat{n}",
+                                                           headers={"x-forwarded-for": who}), stream=True)
+                return r
+            held = [await open_one("203.0.113.7", n) for n in range(3)]
+            assert [r.status_code for r in held] == [200, 200, 200]
+            over = await open_one("203.0.113.7", 3)
+            await over.aread()
+            assert over.status_code == 429 and "open pages" in over.json()["error"]
+            other = await open_one("198.51.100.2", 4)  # a stranger is not refused for it
+            assert other.status_code == 200
+            await held[0].aclose()
+            await asyncio.sleep(0.5)  # (the server hears the close)
+            again = await open_one("203.0.113.7", 5)
+            assert again.status_code == 200
+            for r in held[1:] + [other, again]:
+                await r.aclose()
+    asyncio.run(play())

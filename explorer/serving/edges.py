@@ -38,6 +38,7 @@ from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
 from explorer.serving import listeners
+from explorer.serving.addresses import address
 from explorer.serving.listeners import CALL_PREFIX
 
 log = logging.getLogger("attention-explorer")
@@ -54,6 +55,10 @@ UPLOAD_PROGRESS = ("/gradio_api/upload_progress", "/upload_progress")
 MONITORING = ("/monitoring", "/gradio_api/monitoring")
 MAX_SESSION = 64  # characters of a session_hash (Gradio's pages send 11, gradio_client 36)
 HEARTBEAT = "/gradio_api/heartbeat/"
+# Gradio's heartbeat is one long-lived stream an open page holds: one address holds at most this many at once (a
+# school behind one address: 10 classes of 60 pages), the next answered 429 (attacker helper 82: one address behind a
+# trusted proxy held 2,041, +57 MB; without a trusted proxy connections.PER_PEER already bounds it)
+HEARTBEATS_PER_ADDRESS = 600
 TRACEBACK_EVERY_S = 60.0  # an error escaping Gradio: its traceback at most this often
 
 
@@ -192,6 +197,7 @@ class Edges:
         self._logged_at = 0.0  # when the last refusal line was written
         self._unlogged = 0  # refusals since, not written
         self._traceback_at = -TRACEBACK_EVERY_S  # when an error escaping Gradio last had its traceback logged
+        self.heartbeats: dict[str, int] = {}  # address -> Gradio heartbeats it holds open now
 
     def said(self, what: str, *args: Any) -> None:
         """One log line for a refusal, at most one a second: the ones in between are counted into the next."""
@@ -261,6 +267,8 @@ class Edges:
             self.refused += 1
             self.said("refused %s %s: a session_hash over %s characters", method, path[:80], MAX_SESSION)
             return await answer(send, 400, f"A session_hash is a string of at most {MAX_SESSION} characters.")
+        if method == "GET" and path.startswith(HEARTBEAT):
+            return await self.heartbeat(scope, receive, send)
         key = listeners.stream_key(method, path, query)
         if key is None:
             return await self.passed(scope, receive, send)
@@ -269,6 +277,25 @@ class Edges:
             return await self.passed(scope, receive, send)
         finally:
             listeners.closed(key)
+
+
+    async def heartbeat(self, scope: dict[str, Any], receive, send) -> None:
+        """A page's heartbeat, counted for its address while it is open (HEARTBEATS_PER_ADDRESS)."""
+        who = address(scope)
+        held = self.heartbeats.get(who, 0)
+        if held >= HEARTBEATS_PER_ADDRESS:
+            self.refused += 1
+            self.said("refused a heartbeat: %s open from one address", held)
+            return await answer(send, 429, f"This address holds {held} open pages of this app, the most it may.")
+        self.heartbeats[who] = held + 1
+        try:
+            return await self.passed(scope, receive, send)
+        finally:
+            left = self.heartbeats.get(who, 1) - 1
+            if left > 0:
+                self.heartbeats[who] = left
+            else:
+                self.heartbeats.pop(who, None)
 
 
 class _Unfinished(logging.Filter):
