@@ -144,18 +144,18 @@ def idle(pg) -> None:
     pg.wait_for_function(IDLE, polling=200, timeout=90_000)
 
 
-STILL = """() => {
+STILL = """(ms) => {
   const y = Math.round(window.scrollY), now = Date.now();
   if (window.__stillY !== y) { window.__stillY = y; window.__stillSince = now; return false; }
-  return now - window.__stillSince > 500;
+  return now - window.__stillSince > ms;
 }"""
 
 
-def still(pg) -> None:
-    """Wait until the page has not scrolled for half a second: a view brought into sight (smooth, after a timer) has
-    come to rest, as a person sees before their next tap (a tap made as it began to move lands on what moved there)."""
+def still(pg, ms: int = 500) -> None:
+    """Wait until the page has not scrolled for ``ms``: a view brought into sight (smooth, after a timer) has come to
+    rest, as a person sees before their next tap (a tap made as it began to move lands on what moved there)."""
     pg.evaluate("() => { window.__stillY = undefined; }")
-    pg.wait_for_function(STILL, polling=100, timeout=15_000)
+    pg.wait_for_function(STILL, arg=ms, polling=100, timeout=30_000)
 
 
 def settled(pg) -> None:

@@ -327,3 +327,44 @@ def test_a_swipe_over_a_figure_scrolls_a_phones_page(browser, server):  # noqa: 
         pg.locator("#heatmap .hoverlayer .hovertext").first.wait_for(timeout=5_000)
         assert "weight" in pg.locator("#heatmap .hoverlayer").text_content()
         assert pg.errors == []
+
+
+def test_scrolling_the_lessons_sheet_to_its_end_leaves_the_view_behind_it_in_place(browser, server):  # noqa: F811
+    """Helper 85: on a 390x844 phone a wheel over the lesson's sheet, once the sheet had reached its end, scrolled the
+    page behind it, and the view the question is about left the screen (stop 4's model view, stop 6's heatmap, the
+    lens after Finish). The sheet keeps its scrolling to itself, at every stop where it scrolls."""
+    checked = []
+    with opened(browser, server, **PHONE) as pg:
+        settled(pg)
+        pg.get_by_text("Guided lesson").first.click()
+        pg.locator("#ae-lesson-start").click()
+        for stop in range(1, 9):
+            pg.wait_for_function(f"() => document.querySelector('#ae-lesson')?.innerText.includes('stop {stop} of 8')",
+                                 timeout=20_000)
+            idle(pg)
+            pg.locator("#ae-lesson .ae-answer").first.click()  # (its feedback makes the sheet longer than itself)
+            pg.locator("#ae-lesson .ae-reveal").wait_for(timeout=10_000)
+            if pg.evaluate("() => { const s = document.querySelector('#lesson-box .ae-docked');"
+                           " return s.scrollHeight > s.clientHeight + 2; }"):
+                box = pg.locator("#lesson-box .ae-docked").bounding_box()
+                pg.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+                pg.mouse.wheel(0, -2000)  # the sheet from its top (its feedback scrolled it down)
+                # (the page's own placing of the stop's view over: it keeps it above the sheet while it is drawn)
+                still(pg, 2_500)
+                assert pg.evaluate("() => document.querySelector('#lesson-box .ae-docked').scrollTop") == 0
+                before = pg.evaluate("() => Math.round(window.scrollY)")
+                for _ in range(5):  # well past the sheet's end
+                    pg.mouse.wheel(0, 300)
+                    pg.wait_for_timeout(150)
+                pg.wait_for_timeout(500)
+                at_end = pg.evaluate("() => { const s = document.querySelector('#lesson-box .ae-docked');"
+                                     " return s.scrollTop + s.clientHeight >= s.scrollHeight - 2; }")
+                assert at_end, f"stop {stop}: the sheet did not scroll to its end"
+                assert pg.evaluate("() => Math.round(window.scrollY)") == before, f"stop {stop}: the page scrolled"
+                checked.append(stop)
+            nxt = pg.locator(".ae-nav button", has_text="Next")
+            if stop == 8 or not nxt.count():
+                break
+            nxt.click()
+        assert len(checked) >= 3, checked  # (stops whose answered sheet scrolls at this size: 8 of 8 here)
+        assert pg.errors == []
