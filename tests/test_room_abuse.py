@@ -986,3 +986,59 @@ def test_a_size_set_below_the_class_drops_no_honest_view():
     room = rooms.remove(code, key, students=[p["id"] for p in rooms.rooms[code].for_teacher()["roster"]
                                              if p["nick"].startswith("Fake")])
     assert [s["nick"] for s in room.for_teacher()["shares"]] == ["Kid"]
+
+
+def test_a_burst_of_changes_reaches_every_stream_coalesced_and_the_class_part_is_built_once_a_change(monkeypatch):
+    """Attacker helper 86: one address's 800 streams in its own rooms, fed as fast as each room's teacher allowance
+    lets, had every stream build its whole message at every change; the event loop was busy enough that an honest
+    Translate took 1.0-1.9 s. Now a stream sends at most one message a PUSH_GAP_S (the changes between coalesce into
+    the newest), and the part every student gets alike is built once a change for the whole room."""
+    from explorer.classroom import routes
+    from explorer.classroom.rooms import Room
+
+    built = []
+    for_class = Room.for_class
+    monkeypatch.setattr(Room, "for_class", lambda self: built.append(self.version) or for_class(self))
+    rooms = Rooms()
+    code, key = rooms.open("10.0.0.1")
+    sids = [rooms.join(code, f"s{i}", f"10.0.1.{i}")[1].sid for i in range(12)]
+    with served(rooms) as url:
+        async def play() -> tuple:
+            heard: list[list[dict]] = [[] for _ in sids]
+            async with httpx.AsyncClient(timeout=30) as client:
+                async def listen(i: int, sid: str) -> None:
+                    async with client.stream("GET", f"{url}/class/{code}/events", params={"sid": sid}) as s:
+                        async for line in s.aiter_lines():
+                            if line.startswith("data:"):
+                                heard[i].append(json.loads(line[5:]))
+                                if heard[i][-1].get("ended"):
+                                    return
+                tasks = [asyncio.create_task(listen(i, sid)) for i, sid in enumerate(sids)]
+                while min(map(len, heard)) < 1:
+                    await asyncio.sleep(0.05)
+                built.clear()
+                t0 = time.monotonic()
+                for n in range(40):  # 40 changes in about a second, as a teacher's allowance bursts
+                    r = await client.post(f"{url}/class/{code}/state", json={"key": key, "state": f"text=change{n}"},
+                                          headers=JSON)
+                    assert r.status_code == 200
+                    await asyncio.sleep(0.025)
+                burst = time.monotonic() - t0
+                await asyncio.sleep(3 * routes.PUSH_GAP_S)
+                changes = len(set(built))
+                messages = [len(h) - 1 for h in heard]
+                await client.post(f"{url}/class/{code}/end", json={"key": key}, headers=JSON)
+                await asyncio.gather(*tasks)
+            return heard, messages, changes, burst
+        heard, messages, changes, burst = asyncio.run(play())
+    assert built, "no message was built"
+    print("burst", burst, "messages", messages, "changes sent", changes, "built", len(built))
+    most = burst / routes.PUSH_GAP_S + 3  # one a gap, the first at once and the last after the burst
+    for i, (h, sent) in enumerate(zip(heard, messages)):
+        states = [m["state"] for m in h if not m.get("ended")]
+        assert states[-1] == "text=change39", (i, states[-3:])  # the newest change, whatever was coalesced
+        assert sent <= most, (i, sent, most)
+        assert h[-2]["nick"] == f"s{i}" and h[-2]["following"] is True  # their own part, not another's
+    assert messages[0] < 40  # coalesced
+    # the class-wide part built once for each change sent, not once for each stream
+    assert len(built) <= changes + 2, (len(built), changes)

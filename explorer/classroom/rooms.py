@@ -452,17 +452,25 @@ class Room:
 
     def for_student(self, sid: str) -> dict:
         """What one student's page needs: the teacher's view, the tallies revealed, their own answers, a shown view."""
-        me = self.students.get(sid)
+        return self.for_class() | self.for_one(sid)
+
+    def for_class(self) -> dict:
+        """The part of for_student every student of the room gets alike: it changes only with ``version`` (and
+        ``ended``), so a change's message is encoded once for the whole class (routes.student_event)."""
         return {"code": self.code, "version": self.version, "state": self.state, "ended": self.ended,
                 "ended_key": ended_key(self.ended) if self.ended else "",
-                "following": bool(me and me.following), "nick": me.nick if me else "",
-                "mine": {stop: votes[sid] for stop, votes in self.answers.items() if sid in votes},
                 # the question each stop's answers answer (the teacher's, in words no language changes): a page that
                 # shows another question there (a view shown to everyone, translated before the teacher's new
                 # question reached the room) takes no answer of the old one for it
                 "asked": {stop: q.get("ids", q["options"]) for stop, q in self.questions.items()},
                 "revealed": {stop: self.tally(stop) for stop in sorted(self.revealed)},
                 "shown": self.shown, "back": self.back, "lesson": self.stop, "run": self.run}
+
+    def for_one(self, sid: str) -> dict:
+        """The part of for_student that is this student's own (never empty)."""
+        me = self.students.get(sid)
+        return {"following": bool(me and me.following), "nick": me.nick if me else "",
+                "mine": {stop: votes[sid] for stop, votes in self.answers.items() if sid in votes}}
 
     def for_teacher(self) -> dict:
         following = sum(s.following for s in self.students.values())

@@ -32,6 +32,7 @@ import io
 import json
 import logging
 import re
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -43,6 +44,11 @@ from i18n import COOKIE, from_accept, known, num, speaking, t
 log = logging.getLogger("attention-explorer")
 PREFIX = "/class/"
 KEEPALIVE_S = 15  # a comment line this often keeps proxies from closing a quiet stream
+# A stream's messages come at most this often: the changes in between coalesce into the newest (attacker helper 86:
+# one address's 800 streams in its own 10 rooms, fed as fast as each room's teacher allowance lets, each message
+# built for each stream, kept the event loop busy and an honest Translate took 1.0-1.9 s)
+PUSH_GAP_S = 0.25
+WIRE_ROOMS = 32  # rooms whose newest class-wide message is kept encoded (student_event)
 MAX_BODY = 16_384  # bytes of one POST: a view is at most rooms.STATE_CHARS characters
 RETRY_S = 10  # what a refused stream asks the page to wait (Retry-After)
 # The join links one room's QR code is drawn for (the projector's origin, a proxy's, a tunnel's): each new link costs a
@@ -172,15 +178,41 @@ def join_url(scope, origin: str, code: str) -> str:
     return f"{origin}/?class={code}"
 
 
-async def stream(receive, send, room: Room, render: Callable[[], dict], version: Callable[[], int],
+_wire: OrderedDict[str, tuple[tuple, bytes]] = OrderedDict()  # room code -> ((room, version, ended), its JSON)
+
+
+def student_event(room: Room, sid: str) -> tuple[bytes, bool]:
+    """(one student's message as JSON, whether it is their stream's last): the class-wide part encoded once a version
+    for every stream of the room (the WIRE_ROOMS rooms changed last), their own part added; a student the teacher
+    removed hears it once (and their stream ends)."""
+    if sid not in room.students and not room.ended:
+        return as_bytes(room.for_student(sid) | {"ended": english("class.ended.removed"),
+                                                 "ended_key": "class.ended.removed"}), True
+    key = (id(room), room.version, room.ended)  # (a code an ended room had may name a new one)
+    kept = _wire.get(room.code)
+    if kept is None or kept[0] != key:
+        kept = _wire[room.code] = (key, as_bytes(room.for_class())[:-1])  # (without its closing brace)
+        while len(_wire) > WIRE_ROOMS:
+            _wire.popitem(last=False)
+    _wire.move_to_end(room.code)
+    return kept[1] + b"," + as_bytes(room.for_one(sid))[1:], bool(room.ended)
+
+
+def teacher_event(room: Room) -> tuple[bytes, bool]:
+    return as_bytes(room.for_teacher()), bool(room.ended)
+
+
+async def stream(receive, send, room: Room, render: Callable[[], tuple[bytes, bool]], version: Callable[[], int],
                  end: Bell | None = None) -> None:
-    """Server-sent events: the rendered room now, then again at every change (changes in between coalesce into the
-    newest), a comment line every KEEPALIVE_S while nothing changes; until the room ends (or a removed student has been
-    told so), the client goes away or ``end`` rings (the stream's place given to another class's: Rooms.fair_place;
-    then the response is closed, and the page reconnects). One task besides the request's own: the one that hears the
-    client leave (bell.any_of waits for the rest)."""
+    """Server-sent events: ``render()``'s message now, then again at a change (at most one a PUSH_GAP_S: changes in
+    between coalesce into the newest), a comment line every KEEPALIVE_S while nothing changes; until the room ends (or
+    a removed student has been told so), the client goes away or ``end`` rings (the stream's place given to another
+    class's: Rooms.fair_place; then the response is closed, and the page reconnects). One task besides the request's
+    own: the one that hears the client leave (bell.any_of waits for the rest)."""
     leaving = asyncio.ensure_future(until_disconnect(receive))
     bells = [room.changed()] if end is None else [room.changed(), end]
+    loop = asyncio.get_running_loop()
+    sent_at = -PUSH_GAP_S
     try:
         await send({"type": "http.response.start", "status": 200,
                     "headers": [(b"content-type", b"text/event-stream"), (b"cache-control", b"no-store"),
@@ -189,11 +221,17 @@ async def stream(receive, send, room: Room, render: Callable[[], dict], version:
         while True:
             bells[0] = room.changed()  # taken before reading: a change from here on rings it
             if version() != last or room.ended:
+                wait = sent_at + PUSH_GAP_S - loop.time()
+                if wait > 0 and not room.ended:
+                    await any_of(bells[1:], leaving, wait)  # (the changes meanwhile coalesce into the newest)
+                    if leaving.done():
+                        return
+                    continue
                 last = version()
-                rendered = render()
-                over = bool(room.ended or rendered.get("ended"))  # the room ended, or this student was removed
-                await send({"type": "http.response.body", "body": b"event: room\ndata: " + as_bytes(rendered) + b"\n\n",
+                body, over = render()  # over: the room ended, or this student was removed
+                await send({"type": "http.response.body", "body": b"event: room\ndata: " + body + b"\n\n",
                             "more_body": not over})
+                sent_at = loop.time()
                 if over:
                     return
             if leaving.done():
@@ -277,18 +315,13 @@ class ClassRoutes:
             admitted(sid=sid)
             room = rooms.room(code)
             rooms.student(room, sid, charge=False)
-            def mine() -> dict:  # a student the teacher removed hears it once, and their stream ends
-                return room.for_student(sid) | ({} if sid in room.students or room.ended else
-                                                {"ended": english("class.ended.removed"),
-                                                 "ended_key": "class.ended.removed"})
-
             with rooms.streaming(room, "s:" + sid, client) as end:
-                return await stream(receive, send, room, mine, lambda: room.version, end)
+                return await stream(receive, send, room, lambda: student_event(room, sid), lambda: room.version, end)
         if method == "GET" and action == "teacher":
             admitted(key=query(scope).get("key", ""))
             room = rooms.teacher(code, query(scope).get("key"), charge=False)  # a reload is no change
             with rooms.streaming(room, "t:" + room.code, client):
-                return await stream(receive, send, room, room.for_teacher, lambda: room.teacher_version)
+                return await stream(receive, send, room, lambda: teacher_event(room), lambda: room.teacher_version)
         if method == "GET" and action == "qr.svg":
             # the teacher's panel asks with the room's key: its drawings are counted per room, not per address, and
             # go on past the address's misses (helper 33: someone behind the school's address drew 12 codes for
