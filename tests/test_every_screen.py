@@ -368,3 +368,30 @@ def test_scrolling_the_lessons_sheet_to_its_end_leaves_the_view_behind_it_in_pla
             nxt.click()
         assert len(checked) >= 3, checked  # (stops whose answered sheet scrolls at this size: 8 of 8 here)
         assert pg.errors == []
+
+
+def test_bold_text_is_drawn_in_the_pages_own_font_every_letter(browser, server):  # noqa: F811
+    """Helper 85: answers A and B looked lighter and smaller than C and D. Gradio 6.31's SemiBold face of Source Sans
+    Pro holds the glyphs "A" and "B" only, so every other bold letter was drawn in the system's DejaVu Sans Bold. Every
+    letter of the lesson's bold text (its letters, title, question word) is now drawn in a font the page serves."""
+    with opened(browser, server, **LAPTOP) as pg:
+        settled(pg)
+        pg.get_by_text("Guided lesson").first.click()
+        pg.locator("#ae-lesson-start").click()
+        pg.locator("#ae-lesson .ae-answer").first.wait_for(timeout=10_000)
+        pg.evaluate("""() => { const d = document.createElement('p'); d.id = 'ae-test-letters';
+          d.style.fontWeight = '600'; d.innerHTML = [...'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789']
+            .map((c) => '<span>' + c + '</span>').join(''); document.querySelector('#ae-lesson').appendChild(d); }""")
+        pg.wait_for_timeout(1000)  # (its face loaded)
+        cdp = pg.context.new_cdp_session(pg)
+        cdp.send("DOM.enable")
+        cdp.send("CSS.enable")
+        root = cdp.send("DOM.getDocument", {"depth": -1})["root"]["nodeId"]
+        system = []
+        for selector in ("#ae-lesson .ae-answer b", "#ae-lesson h3", "#ae-test-letters span"):
+            nodes = cdp.send("DOM.querySelectorAll", {"nodeId": root, "selector": selector})["nodeIds"]
+            assert nodes, selector
+            for node in nodes:
+                fonts = cdp.send("CSS.getPlatformFontsForNode", {"nodeId": node})["fonts"]
+                system += [(selector, f["familyName"]) for f in fonts if not f["isCustomFont"]]
+        assert system == [], system[:5]
