@@ -44,6 +44,7 @@ sys.path.insert(0, str(ROOT))
 from bench.app_server import rss_mb, start  # noqa: E402
 from bench.fair_share import Translators  # noqa: E402
 from bench.siege import show_siege, siege  # noqa: E402
+from explorer.classroom.rooms import ROOM_SIZE  # noqa: E402
 from explorer.serving.limits import ANALYSIS_CACHE, LONG_SLOTS  # noqa: E402
 
 TICK = os.sysconf("SC_CLK_TCK")
@@ -100,6 +101,7 @@ async def teach(url: str, pid: int, rooms: int, per_room: int, changes: int, gap
             r = await client.post(f"{url}/class/new", json={})
             r.raise_for_status()
             opened.append(r.json())
+            await sized(client, url, opened[-1], per_room)
         await asyncio.sleep(1)
         rss0 = rss_mb(pid)
         heard = [dict() for _ in opened]
@@ -218,10 +220,19 @@ class Panel:
                 "panel_mb": self.bytes / 1e6, "panel_ok": ok == len(self.statuses) > 0 and self.events > 0}
 
 
+async def sized(client: httpx.AsyncClient, url: str, room: dict, students: int) -> None:
+    """A room takes rooms.ROOM_SIZE students unless its teacher sets more (a lecture hall's size): set to ``students``
+    where that is more (the cases here run 100-150 in one room)."""
+    if students > ROOM_SIZE:
+        r = await client.post(f"{url}/class/{room['code']}/size", json={"key": room["key"], "size": students})
+        r.raise_for_status()
+
+
 async def flood_room(client: httpx.AsyncClient, url: str, students: int) -> tuple[dict, list[str]]:
     r = await client.post(f"{url}/class/new", json={})
     r.raise_for_status()
     room = r.json()
+    await sized(client, url, room, students)
     sids = []
     for _ in range(students):
         j = await client.post(f"{url}/class/{room['code']}/join", json={"nick": ""}, headers=own_address())
@@ -380,6 +391,7 @@ async def restart_case(url: str, port: int, students: int, server: list) -> dict
     async with httpx.AsyncClient(timeout=httpx.Timeout(60, connect=2), limits=limits) as client:
         room = (await client.post(f"{url}/class/new", json={})).json()
         code, key = room["code"], room["key"]
+        await sized(client, url, room, students)
         sids = []
         for _ in range(students):
             r = await client.post(f"{url}/class/{code}/join", json={"nick": ""}, headers=own_address())
