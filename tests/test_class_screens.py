@@ -262,3 +262,27 @@ def test_stop_7s_answers_stay_in_sight_on_a_360_by_640_phone_as_the_teacher_step
             hidden = b.evaluate(LINES_HIDDEN, "#ae-lesson .ae-answer" if step == first else "#ae-lesson .ae-class-moved")
             assert hidden == [], (step, hidden)
         assert b.errors == []
+
+
+# the projector's main view: the first figure whose top is in the screen's upper half (its box's id, top, bottom)
+MAIN_VIEW = """() => { const e = [...document.querySelectorAll('.js-plotly-plot')].find((el) => { if (!el.offsetParent)
+  return false; const r = el.getBoundingClientRect(); return r.height > 0 && r.top >= 0 && r.top < innerHeight / 2; });
+  if (!e) return null; const r = e.getBoundingClientRect(); return [e.closest('[id]').id, Math.round(r.top)]; }"""
+
+
+def test_finish_after_the_last_stop_leaves_the_projector_on_the_lens(browser, server):  # noqa: F811
+    """Helper 85: on a 1920x1080 projector in presentation mode, Finish after stop 8 redrew the teacher's panel
+    (shorter); the side column's new width moved the page to the tab bar, and the class saw the Experiments tab's
+    checkboxes instead of the logit lens the last stop was about. The lens stays where it was."""
+    with ExitStack() as stack:
+        teacher, _ = class_opened(stack, browser, server, dict(viewport={"width": 1920, "height": 1080}))
+        teacher.locator("#present").click()
+        lesson_on(teacher, 8)
+        teacher.wait_for_timeout(3_000)  # (the stop's own scrolls: lesson.js inSight, up to 2.5 s)
+        before = teacher.evaluate(MAIN_VIEW)
+        assert before and before[0] == "lens-plot", before
+        teacher.locator("#class-next", has_text="Finish").click()
+        teacher.locator("#class-lesson-start").wait_for(timeout=10_000)  # the lesson has ended on the panel
+        teacher.wait_for_timeout(2_000)  # (present.js: a resize is answered 300 ms later, figures refit after)
+        after = teacher.evaluate(MAIN_VIEW)
+        assert after and after[0] == "lens-plot" and abs(after[1] - before[1]) < 40, (before, after)

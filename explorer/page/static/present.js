@@ -159,9 +159,13 @@
       // another screen (1920x1080 to 1366x768): the page's own figures drawn again for it, as a reload would (which
       // words fit, the lens on its side: helper 28, the model view's rows written over each other until a reload)
       const now = window.innerWidth + "x" + window.innerHeight, redraw = document.getElementById("ae-redraw");
-      if (now !== screen && redraw) redraw.click();
+      const another = now !== screen;
+      if (another && redraw) redraw.click();
       screen = now;
-      if (!(AE.lesson && AE.lesson.reaim && AE.lesson.reaim())) place();
+      // (the tab bar brought up for another window only: the side column's width changing, fitFigures' resize, left
+      // the page where it was; helper 85: Finish after the last stop redrew the teacher's panel, and the projector
+      // jumped from the lens to the Experiments tab's checkboxes)
+      if (!(AE.lesson && AE.lesson.reaim && AE.lesson.reaim()) && another) place();
       // (and again after the lesson's own scrolls, at 1 s and 2.5 s: helper 23's step figure was fitted before the
       // stop brought it to the top, and ran 56 px under a 768 px screen)
       [150, 1300, 2800].forEach((ms) => setTimeout(fitScreen, ms));
