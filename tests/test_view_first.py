@@ -217,6 +217,13 @@ FIGURE1_WHOLE = """() => { const box = document.querySelector('#ae-figure1'), b 
     return r.left < b.left - 1 || r.right > b.right + 1; }).map((g) => g.dataset.part); }"""
 
 
+# the parts "Where am I" lights up (a lesson stop's) that are under the docked lesson or off the screen
+PARTS_UNDER_THE_LESSON = """() => { const d = document.querySelector('#lesson-box .ae-docked').getBoundingClientRect();
+  return [...document.querySelectorAll('#ae-figure1 .ae-part.ae-on')].filter((g) => { const r = g.getBoundingClientRect();
+    const apart = r.right <= d.left || d.right <= r.left || r.bottom <= d.top || d.bottom <= r.top;
+    return !apart || r.top < 0 || r.bottom > innerHeight; }).map((g) => g.dataset.part); }"""
+
+
 @pytest.mark.parametrize("screen", ["390x844", "1280x800"])
 def test_figure1_tables_and_the_docked_lesson_stay_readable(browser, server, screen):  # noqa: F811
     with opened(browser, server, **(PHONES[screen] if screen in PHONES else LAPTOP)) as pg:
@@ -238,8 +245,14 @@ def test_figure1_tables_and_the_docked_lesson_stay_readable(browser, server, scr
         open_tab(pg, "Translate & attend")
         pg.get_by_text("Guided lesson").first.click()
         pg.locator("#ae-lesson-start").click()
-        for _ in range(5):  # stop 6: cross-attention, the heatmap
+        for _ in range(4):  # stop 5: the feed-forward parts of "Where am I"
             pg.locator(".ae-nav button", has_text="Next").click()
+        pg.wait_for_function("() => document.querySelector('#ae-lesson')?.innerText.includes('stop 5 of 8')")
+        pg.wait_for_timeout(1500)  # the figure scrolled into sight
+        if screen not in PHONES:  # every part the question is about in sight, none under the lesson (helper 85)
+            hidden = pg.evaluate(PARTS_UNDER_THE_LESSON)
+            assert hidden == [], hidden
+        pg.locator(".ae-nav button", has_text="Next").click()  # stop 6: cross-attention, the heatmap
         pg.wait_for_function("() => document.querySelector('#ae-lesson')?.innerText.includes('stop 6 of 8')")
         pg.wait_for_timeout(1500)  # the heatmap scrolled into sight
         dock = pg.locator(".ae-docked").bounding_box()

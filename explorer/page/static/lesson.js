@@ -7,7 +7,7 @@
 (function () {
   const AE = window.AE;
   // (chose: this page's answer at each stop, by its question's ids, for a stop gone back to alone; a class's is the room's)
-  const lesson = { stop: -1, answered: null, first: [], chose: [], restart: false };
+  const lesson = { stop: -1, answered: null, first: [], firstOf: [], chose: [], restart: false };
 
   const { STOPS, LETTERS, option } = AE.lessonStops;  // (lesson_stops.js: the stops and their questions)
 
@@ -70,7 +70,7 @@
       q && q.ids && mine && mine.ids === JSON.stringify(q.ids) ? mine.i : null;
     if (lesson.answered === null && kept !== null && kept < q.options.length) {
       lesson.answered = kept;
-      if (lesson.first[lesson.stop] === undefined) lesson.first[lesson.stop] = kept === q.answer;
+      firstAnswer(lesson.stop, q, kept);
     }
     if (!held) lesson.asked = b;
     // a question not answered yet (nor revealed to the class): what would give its answer away stays covered
@@ -89,6 +89,12 @@
       reveal = "<div class='ae-reveal " + (right ? "ae-right" : "ae-wrong") + "'>" +
         (right ? AE.t("lesson.right") : AE.t("lesson.wrong", { choice: option(q, lesson.answered) })) + " " + q.explain +
         "</div>";
+      // another answer tried after the first: the score and the class's count keep the first, said under it (helper
+      // 87: a phone tapped A after its B was counted, saw "Not quite: you chose 10" and could not tell which counted)
+      const first = lesson.firstOf[lesson.stop];
+      if (first && first.ids === JSON.stringify(q.ids || null) && first.i !== lesson.answered && first.i < q.options.length) {
+        reveal += "<p class='ae-status ae-first-counts'>" + AE.esc(AE.t("lesson.first_counts", { letter: LETTERS[first.i] })) + "</p>";
+      }
     }
     // a student's answer to a question of their own (their own sentence) at a stop where the class has another: said
     // under the feedback that the class's count does not take it (helper 19: only "Not quite ..." was said)
@@ -295,6 +301,16 @@
     try { return new URLSearchParams(d.state).get("text") === b.text; } catch (e) { return false; }
   }
 
+  // The score: each stop's first answer to the question it asks now. A stop asked again about a new sentence is a new
+  // question, as the class's count takes it (helper 87: a phone's score kept its wrong answer to the first sentence's
+  // stop 8 after a right one to the new sentence's, which the class's count had taken)
+  function firstAnswer(stop, q, i) {
+    const ids = JSON.stringify(q.ids || null), was = lesson.firstOf[stop];
+    if (was && was.ids === ids) return;
+    lesson.firstOf[stop] = { ids, i };
+    lesson.first[stop] = i === q.answer;
+  }
+
   // After the last stop: the score (first answers), what each stop showed, and where to go next.
   function ending() {
     // in a class, the answers the room holds for stops this page forgot (a reload, a language switch) count too,
@@ -302,8 +318,8 @@
     const b = AE.current();
     STOPS.forEach((st, i) => {
       const mine = AE.room && AE.room.mine ? AE.room.mine("stop " + (i + 1)) : null;
-      if (lesson.first[i] !== undefined || mine === null || !b || !b.att || !roomSentence(b)) return;
-      try { const q = st.ask(b); if (mine < q.options.length) lesson.first[i] = mine === q.answer; } catch (e) { /* no question */ }
+      if (mine === null || !b || !b.att || !roomSentence(b)) return;
+      try { const q = about(st.ask(b), b); if (mine < q.options.length) firstAnswer(i, q, mine); } catch (e) { /* no question */ }
     });
     const answered = lesson.first.filter((r) => r !== undefined).length;
     const right = lesson.first.filter((r) => r === true).length;
@@ -351,7 +367,20 @@
   function show(stop) {
     AE.showView(stop.view);
     aim(stop);
+    dockBeside(document.querySelector(focusOf(stop)));
     inSight(stop);
+  }
+
+  // A stop whose view is in the page's left column, where a laptop's lesson docks (style.css, 1000 px wide and more):
+  // the lesson docks on the right while it runs (helper 85's leftover: at 1280x800 stop 5's lesson covered the lower
+  // half of "Where am I", the encoder's feed-forward part its question is about)
+  function dockBeside(el) {
+    const dock = body();
+    if (!dock) return;
+    const r = el && el.getBoundingClientRect ? el.getBoundingClientRect() : null;
+    const left = !!(r && r.width && window.innerWidth >= 1000 && !(AE.state && AE.state.present) &&
+      r.left < 12 + dock.getBoundingClientRect().width);
+    dock.classList.toggle("ae-dock-right", left);
   }
 
   const focusOf = (stop) => (AE.state && AE.state.present && stop.present) || stop.focus;
@@ -366,6 +395,7 @@
       if (AE.sight && AE.sight.touchedSince && AE.sight.touchedSince(since + 300)) return;  // (not the key or tap that moved it)
       const el = document.querySelector(focusOf(stop));
       if (!el) return;
+      dockBeside(el);  // (a view opened late: its place known now)
       if (stop.panel && panelAbove(el, stop.panel)) return;
       if (AE.sight && AE.sight.bring) AE.sight.bring(el); else if (el.scrollIntoView) el.scrollIntoView({ block: "start" });
       // the control used (an example, the sentence box with Enter) left above the screen: the focus goes to the view
@@ -403,7 +433,7 @@
   function start() {
     lesson.fresh = true;  // a class counts this run's answers afresh (led)
     if (!body()) { lesson.stop = -1; at(0); return; }  // its fold opened first (at)
-    lesson.stop = 0; lesson.answered = null; lesson.first = []; lesson.chose = []; lesson.held = null;
+    lesson.stop = 0; lesson.answered = null; lesson.first = []; lesson.firstOf = []; lesson.chose = []; lesson.held = null;
     show(STOPS[0]);
     render();
   }
@@ -458,7 +488,7 @@
   function answer(i) {
     if (lesson.showing || lesson.waits) return;  // (the question waits while a student's view is shown: render)
     if (!lesson.q || lesson.stop < 0 || lesson.stop >= STOPS.length || i < 0 || i >= lesson.q.options.length) return;
-    if (lesson.first[lesson.stop] === undefined) lesson.first[lesson.stop] = i === lesson.q.answer;  // the score
+    firstAnswer(lesson.stop, lesson.q, i);  // the score
     // in a class: into its tally, once for each question the room asks there (the stop asked again on another
     // sentence counts afresh: the room no longer holds this page's answer)
     if (AE.room && AE.room.mine(stopKey()) === null) AE.room.answer(stopKey(), i, lesson.q.options.length, lesson.q.ids);
@@ -667,6 +697,8 @@
       // the first answers too: the score after a reload (helper 24: 8 of 8, then 0 of 8 once the class had ended and
       // the room no longer held them)
       sessionStorage.setItem("ae-lesson-first", JSON.stringify(lesson.first.map((r) => (r === undefined ? null : r))));
+      // (and which answer to which question each is: a later answer to the same question does not take its place)
+      sessionStorage.setItem("ae-lesson-first-of", JSON.stringify(lesson.firstOf.map((c) => c || null)));
       // and the answer given at each stop, marked again where the student goes back to it after a reload
       sessionStorage.setItem("ae-lesson-chose", JSON.stringify(lesson.chose.map((c) => c || null)));
     } catch (e) { /* storage refused */ }
@@ -695,8 +727,11 @@
     if (Array.isArray(first)) lesson.first = first.slice(0, STOPS.length).map((r) => (typeof r === "boolean" ? r : undefined));
     let chose = [];
     try { chose = JSON.parse(sessionStorage.getItem("ae-lesson-chose") || "[]"); } catch (e) { chose = []; }
-    if (Array.isArray(chose)) lesson.chose = chose.slice(0, STOPS.length).map((c) => (c && Number.isInteger(c.i) &&
-      c.i >= 0 && typeof c.ids === "string" ? { i: c.i, ids: c.ids } : undefined));
+    const choice = (c) => (c && Number.isInteger(c.i) && c.i >= 0 && typeof c.ids === "string" ? { i: c.i, ids: c.ids } : undefined);
+    if (Array.isArray(chose)) lesson.chose = chose.slice(0, STOPS.length).map(choice);
+    let firstOf = [];
+    try { firstOf = JSON.parse(sessionStorage.getItem("ae-lesson-first-of") || "[]"); } catch (e) { firstOf = []; }
+    if (Array.isArray(firstOf)) lesson.firstOf = firstOf.slice(0, STOPS.length).map(choice);
     at(Number(stop), teaching);
   }
 
