@@ -858,3 +858,42 @@ def test_a_projector_resized_mid_stop_draws_its_views_again_for_the_new_size(bro
             raise AssertionError(teacher.evaluate(OVERLAPS, "#model-view .ytick text")) from None
         assert teacher.errors == []
 
+
+
+def test_the_score_takes_the_first_answer_to_the_question_asked_now_and_says_which_answer_counts(browser, server):  # noqa: F811
+    """Helper 87: a phone answered stop 8 wrong, the teacher translated a new sentence, the phone answered the stop's
+    new question right and the class counted it, but the phone's score after Finish kept the old wrong answer; and a
+    second tap after the first answer changed the feedback without a word that the first is the one counted. Alone
+    here (the score is the page's own): the stop's first answer to the question it asks now is scored, and a second
+    answer is told that the first counts."""
+    with opened(browser, server, **LAPTOP) as pg:
+        settled(pg)
+        lesson_to(pg, 1)
+        right = ("() => [...document.querySelectorAll('#ae-lesson .ae-answer')]"
+                 ".findIndex((b) => b.classList.contains('ae-is-right'))")
+        pg.locator("#ae-lesson .ae-answer").nth(0).click()
+        old_right = pg.evaluate(right) == 0
+        pg.locator("#ae-lesson .ae-answer").nth(1).click()
+        note = pg.locator("#ae-lesson .ae-first-counts")
+        note.wait_for(timeout=5_000)
+        assert note.inner_text().strip() == "Your first answer, A, is the one counted."
+        # the stop asked again about new sentences until one's first answer is scored otherwise than the old one
+        for k, text in enumerate(("A cat sleeps on the sofa.", "Two men are fishing from a small boat on the lake.",
+                                  "The girl in the red coat is reading a book.", "A dog runs on the beach."), 1):
+            translate(pg, text)
+            pg.wait_for_function("() => !document.querySelector('#ae-lesson .ae-reveal')", timeout=20_000)
+            pg.locator("#ae-lesson .ae-answer").nth(k % 4).click()  # (another option each time)
+            pg.locator("#ae-lesson .ae-reveal").wait_for(timeout=5_000)
+            assert pg.locator("#ae-lesson .ae-first-counts").count() == 0  # (a new question: this answer is its first)
+            new_right = pg.evaluate(right) == k % 4
+            if new_right != old_right:
+                break
+        assert new_right != old_right, "no sentence's stop 1 scored otherwise than the first's: the test tells nothing"
+        for n in range(2, 9):
+            pg.locator("#ae-lesson .ae-nav button", has_text="Next").click()
+            at_stop(pg, n)
+        pg.locator("#ae-lesson .ae-nav button", has_text="Finish").click()
+        pg.locator("#ae-lesson .ae-score").wait_for(timeout=5_000)
+        assert pg.locator("#ae-lesson .ae-score").inner_text().startswith(f"Score: {int(new_right)} of 8")
+        assert pg.locator("#ae-lesson .ae-recap li").first.inner_text().startswith("✓" if new_right else "✗")
+        assert pg.errors == []
