@@ -286,3 +286,25 @@ def test_finish_after_the_last_stop_leaves_the_projector_on_the_lens(browser, se
         teacher.wait_for_timeout(2_000)  # (present.js: a resize is answered 300 ms later, figures refit after)
         after = teacher.evaluate(MAIN_VIEW)
         assert after and after[0] == "lens-plot" and abs(after[1] - before[1]) < 40, (before, after)
+
+
+# the heatmap's row words and column words that are not between the class banner and the lesson's sheet
+WORDS_OUT_OF_SIGHT = """() => { const top = document.querySelector('#class-banner').getBoundingClientRect().bottom;
+  const foot = document.querySelector('#lesson-box .ae-docked').getBoundingClientRect().top;
+  return [...document.querySelectorAll("#heatmap .js-plotly-plot g[class*='tick'] text")].filter((w) => {
+    const r = w.getBoundingClientRect(); return r.top < top - 1 || r.bottom > foot + 1; }).map((w) => w.textContent); }"""
+
+
+def test_stop_6s_rows_and_columns_are_above_the_sheet_on_a_360_by_640_phone(browser, server):  # noqa: F811
+    """Helper 87: on a 360x640 phone following stop 6 ("the row 'am': which source token does it look at most?") the
+    sheet covered the last rows and every column's word; the plot and its words needed 4 px more than the screen
+    left below the banner once the title was under it, and so the title was kept in sight instead. Now the title goes
+    under the banner as far as the plot's own top allows: every row and column word of the heatmap is in sight."""
+    with ExitStack() as stack:
+        teacher, (phone,) = class_opened(stack, browser, server, LAPTOP, SMALL_PHONE)
+        lesson_on(teacher, 6)
+        at_stop(phone, 6)
+        phone.wait_for_timeout(3_000)  # (the stop's view brought into sight, again as the page settles)
+        assert phone.evaluate(WORDS_OUT_OF_SIGHT) == []
+        under = phone.evaluate(UNDER_BANNER)
+        assert under["rows"] == 0 and under["plot"] == 0 and under["n"] > 0, under
