@@ -115,7 +115,8 @@ def test_user_text_is_cleaned_or_refused_before_it_is_stored():
     other, _ = rooms.open("10.0.0.9")
     for nick in ("\u0410\u043b\u0435\u043a\u0441\u0435\u0439", "\u674e\u660e", "Zo\u00eb", "Mia \U0001f600",
                  "\u0398\u03b5\u03cc\u03b4\u03c9\u03c1\u03bf\u03c2", "Heather", "\u039d\u0399\u039a\u039f\u03a3",
-                 "\u0645\u062d\u0645\u062f", "Admira", "Adam", "Kim 3", "\u0397\u03bb\u03af\u03b1\u03c2"):
+                 "\u0645\u062d\u0645\u062f", "Admira", "Adam", "Kim 3", "\u0397\u03bb\u03af\u03b1\u03c2",
+                 "\u140a\u14c2\u14ef", "\u2ca1\u2c89\u2ca7\u2ca3\u2c9f\u2ca5"):  # (Inuktitut syllabics; Coptic "Petros")
         assert rooms.join(other, nick)[1].nick == nick
     # helper 80: a look-alike in no table (Cyrillic, Coptic, CJK, a symbol, Latin Extended-D) standing in for up to a
     # third of the word's letters (in a room of their own: a room takes 60 joins a minute from an address)
@@ -124,7 +125,10 @@ def test_user_text_is_cleaned_or_refused_before_it_is_stored():
                  # helper 82: more than a third swapped, a Greek capital Nu and a small eta, dots drawn as letters
                  # inside the word, digits for letters
                  "T\u0454a\u2ca5h\u0454r", "L\u0454hr\u0454\u2c85", "\u15c5\u15ea\u15f0IN", "ADMI\u039d", "Admi\u03b7",
-                 "Tea\ua78fcher", "Teach\u02bcer", "Ad\u1427min", "Teach3r", "7eacher", "4dmin"):
+                 "Tea\ua78fcher", "Teach\u02bcer", "Ad\u1427min", "Teach3r", "7eacher", "4dmin",
+                 # Coptic capitals and Canadian syllabics for all but the last letter, or with a Cherokee T
+                 "\u2ca6\u2c88\u2c80\u2ca4\u2c8e\u2c88R", "\u13a2\u15f4\u15e9\u1455\u157c\u15f4\u1587",
+                 "\u14aa\u15f4\u157c\u1587\u15f4\u1587"):
         refused(rooms.join, other, nick, status=400, words="teacher")
     names = [rooms.join(code, nick)[1].nick for nick in ("ana", "\u0410na", "...", "\u00a0\u3000", "\u3164\u3164",
                                                          "Student 3", "Sch\u00fcler/in 3")]

@@ -209,6 +209,10 @@ MORE_LOOKALIKE = str.maketrans("ɑɡɩıɪʋɾꭇгհոսօϲσϳɛꞵꮪ" "ηβ
                                "agiiivrrrhnuoccjebs" "hbzmy" "trggl" "pzvwmsvwyvb" "rgqwl")
 # ... and (helper 35: "ꓔeacher", "ꓮna" beside "Ana") Lisu's letters, drawn as Latin capitals
 LISU_LOOKALIKE = str.maketrans("ꓐꓑꓓꓔꓖꓗꓙꓚꓜꓝꓟꓠꓡꓢꓣꓦꓧꓪꓫꓬꓮꓰꓲꓳꓴ", "bpdtgkjczfmnlsrvhwxyaeiou")
+# ... and Coptic's small letters (its capitals fold to them) and Canadian syllabics drawn as Latin letters ("ⲦⲈⲀⲤⲎⲈR",
+# "Ꭲᗴᗩᑕᕼᗴᖇ": more than all but two letters of the word in no table read as any letter)
+COPTIC_SYLLABICS_LOOKALIKE = str.maketrans("ⲁⲃⲉⲍⲏⲓⲕⲙⲛⲟⲣⲥⲧⲩⲭ" "ᗩᗅᗷᑕᗪᗴᖴᕼᒍᒪᗰᑎᑭᖇᔕᑌᐯᗯ᙭ᘔ",
+                                           "abezhikmnopctyx" "aabcdefhjlmnprsuvwxz")
 # a Latin letter with a hook, stroke, curl or tail ("Ƭeacher", "Teacħer": helper 35) reads as the letter it is drawn
 # from, as its Unicode name says ("LATIN SMALL LETTER H WITH STROKE"); marks that combine are dropped in ``looks``
 LATIN_NAMED = re.compile(r"LATIN (?:SMALL |CAPITAL )?LETTER (?:SMALL CAPITAL )?([A-Z])(?: WITH .*)?$")
@@ -234,7 +238,7 @@ def looks(name: str) -> str:
     other scripts read as Latin, and only letters and digits kept ("Tеacher" in Cyrillic, "Ｔｅａｃｈｅｒ" and
     "T e a c h e r" all look like "teacher"; a name of dots and spaces looks like nothing)."""
     folded = unicodedata.normalize("NFKC", name).casefold().translate(LOOKALIKE).translate(MORE_LOOKALIKE)
-    folded = "".join(map(latin_base, folded.translate(LISU_LOOKALIKE)))
+    folded = "".join(map(latin_base, folded.translate(LISU_LOOKALIKE).translate(COPTIC_SYLLABICS_LOOKALIKE)))
     bare = "".join(ch for ch in unicodedata.normalize("NFKD", folded) if not unicodedata.combining(ch))
     return "".join(ch for ch in bare if ch.isalnum())
 
